@@ -1,0 +1,56 @@
+#pragma once
+// What a caller asks the simulator for: one collective over one or more disjoint groups that run at the same
+// time and share the links. This header is the narrow interface between sim/ and the layers above; it has no
+// SimGrid in it.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "topologies/group.hpp"
+
+namespace tpusim::sim {
+
+enum class CollectiveKind { allreduce, reduce_scatter, allgather, alltoall, broadcast, permute };
+enum class ReduceOp { sum, max };
+
+const char* to_string(CollectiveKind kind);
+CollectiveKind parse_collective_kind(const std::string& name);  // InputError listing the valid names
+
+// Data layout, for a group of p members and a buffer of `elements` per member, chunk i being the balanced
+// slice [i*elements/p, (i+1)*elements/p) and "position" a member's index in group.ranks:
+//   allreduce       every member's buffer becomes the element-wise reduction of all buffers
+//   reduce_scatter  member i's chunk i becomes the reduction of everyone's chunk i (other chunks: unspecified)
+//   allgather       member i contributes its chunk i; every member ends with all chunks
+//   alltoall        chunk j of member i ends as chunk i of member j
+//   broadcast       every member ends with position 0's buffer
+//   permute         the pairs (source rank, destination rank) each move the whole buffer; a rank that
+//                   receives nothing ends with zeros
+struct CollectiveRequest {
+  CollectiveKind kind = CollectiveKind::allreduce;
+  ReduceOp op = ReduceOp::sum;
+  // One name for the whole group (flattened in group order), or one per group dimension: then the collective
+  // is composed dimension by dimension (reduce-scatter along the first ones, the innermost on 1/k of the
+  // data, allgather back), each dimension with its own algorithm.
+  std::vector<std::string> algorithms;
+  std::vector<topo::Group> groups;
+  std::vector<std::pair<topo::Rank, topo::Rank>> permutation;  // permute only
+  std::uint64_t elements = 0;      // per member, see above
+  std::uint32_t element_bytes = 4; // bytes on the wire per element (2 for bf16 even when data is fp32)
+  // Optional real data: one buffer of `elements` floats per member rank, moved and reduced by the simulated
+  // messages. Empty means timing only.
+  std::map<topo::Rank, std::vector<float>>* data = nullptr;
+  std::string label;  // shown in traces and statistics
+};
+
+struct CollectiveResult {
+  double time_s = 0;          // from the start until the last member finishes
+  std::uint64_t messages = 0; // simulated transfers (folded repetitions counted)
+  std::uint64_t bytes_per_member = 0;  // elements * element_bytes
+  int group_size = 0;
+  double algbw_Bps = 0;  // bytes_per_member / time (nccl-tests)
+  double busbw_Bps = 0;  // algbw * the nccl-tests factor of the kind
+};
+
+}  // namespace tpusim::sim

@@ -1,0 +1,50 @@
+#pragma once
+// The simulation engine of one process. SimGrid keeps global state, so at most one Simulator exists per
+// process; collectives run one after another on its clock, each timed as a clock difference.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/collective.hpp"
+#include "topologies/topology.hpp"
+
+namespace tpusim::sim {
+
+enum class NetworkModel { ideal, lv08 };
+
+struct SimOptions {
+  NetworkModel network = NetworkModel::ideal;
+  bool record_trace = false;  // keep every transfer for write_chrome_trace
+  // Rounds whose transfers all started and ended together repeat exactly while the pattern repeats: simulate
+  // one, advance the clock by the rest. Exact in the ideal model; tests compare it with folding off.
+  bool fold_repeated_rounds = true;
+};
+
+struct LinkLoad {
+  std::string link;      // SimGrid link name
+  double bytes = 0;      // carried in all collectives so far
+  double busy_s = 0;     // bytes / bandwidth
+  double bandwidth_Bps = 0;
+};
+
+class Simulator {
+ public:
+  // Throws InputError if a Simulator was already created in this process.
+  Simulator(const topo::Topology& topology, SimOptions options = {});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  const topo::Topology& topology() const;
+  // Validates the request (InputError naming the problem) before anything is simulated.
+  CollectiveResult run(const CollectiveRequest& request);
+  double now_s() const;
+  std::vector<LinkLoad> link_loads() const;  // links that carried bytes, busiest first
+  void write_chrome_trace(const std::string& path) const;  // atomically; needs record_trace
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tpusim::sim

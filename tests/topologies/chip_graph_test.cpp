@@ -1,0 +1,46 @@
+#include <catch2/catch.hpp>
+
+#include "topologies/chip_graph.hpp"
+#include "topologies/presets.hpp"
+
+using namespace tpusim::topo;
+
+TEST_CASE("figures of the TPU v2 pod torus") {
+  const auto figures = graph_figures(preset("tpu-v2-pod"));
+  CHECK(figures.chips == 256);
+  CHECK(figures.links == 512);
+  CHECK(figures.diameter_hops == 16);
+  CHECK(figures.bisection_links == 32);  // 16 rows, each cut twice thanks to the wraparound
+  // Mean over distinct pairs of the sum of two independent ring distances on 16-rings: 2 * 64/16 * 256/255.
+  CHECK(figures.average_hops == Approx(2 * 4.0 * 256.0 / 255.0));
+}
+
+TEST_CASE("a mesh without wraparound has fewer links, a longer diameter and half the bisection") {
+  const auto mesh = graph_figures(preset("mesh-4x4"));
+  const auto torus = graph_figures(preset("torus-4x4"));
+  CHECK(mesh.links == 24);
+  CHECK(torus.links == 32);
+  CHECK(mesh.diameter_hops == 6);
+  CHECK(torus.diameter_hops == 4);
+  CHECK(mesh.bisection_links == 4);
+  CHECK(torus.bisection_links == 8);
+}
+
+TEST_CASE("figures of a 3D torus and a ring") {
+  const auto cube = graph_figures(preset("torus-4x4x4"));
+  CHECK(cube.diameter_hops == 6);
+  CHECK(cube.bisection_links == 32);
+  const auto ring = graph_figures(preset("ring-8"));
+  CHECK(ring.diameter_hops == 4);
+  CHECK(ring.bisection_links == 2);
+  CHECK(ring.average_hops == Approx(16.0 / 7.0));
+}
+
+TEST_CASE("dimension-order routes go along x first, the short way round") {
+  const Topology torus = preset("torus-8x8");
+  CHECK(dimension_order_route(torus, 0, 7) == std::vector<int>{0, 7});
+  CHECK(dimension_order_route(torus, 0, 9) == std::vector<int>{0, 1, 9});
+  CHECK(hop_count(torus, 0, 4 + 8 * 4) == 8);
+  const Topology mesh = preset("mesh-4x4");
+  CHECK(dimension_order_route(mesh, 0, 3) == std::vector<int>{0, 1, 2, 3});
+}

@@ -1,0 +1,42 @@
+#include <catch2/catch.hpp>
+
+#include "topologies/presets.hpp"
+#include "topologies/support/input_error.hpp"
+
+using namespace tpusim::topo;
+
+TEST_CASE("the TPU pods have the published sizes and link rates") {
+  const Topology v2 = preset("tpu-v2-pod");
+  CHECK(v2.num_cores() == 512);
+  CHECK(v2.chip_dims() == std::vector<int>{16, 16});
+  CHECK(v2.inter_chip().bandwidth_Bps() == Approx(62e9));
+  const Topology v3 = preset("tpu-v3-pod");
+  CHECK(v3.num_cores() == 2048);
+  CHECK(v3.inter_chip().bandwidth_Bps() == Approx(82e9));
+}
+
+TEST_CASE("specs build tori, meshes and rings with overrides") {
+  const Topology t = topology_from_spec("torus:4x8,cores=2,bw=100GBps,lat=2us");
+  CHECK(t.kind() == "torus");
+  CHECK(t.num_cores() == 64);
+  CHECK(t.inter_chip().bandwidth_Bps() == Approx(100e9));
+  CHECK(t.inter_chip().latency_s() == Approx(2e-6));
+  CHECK(topology_from_spec("mesh:3x3").kind() == "mesh");
+  CHECK(topology_from_spec("ring:5").kind() == "ring");
+  CHECK(topology_from_spec("tpu-v2-pod,bw=1e9").inter_chip().bandwidth_Bps() == 1e9);
+}
+
+TEST_CASE("rejects unknown presets and bad overrides with one clear message") {
+  CHECK_THROWS_WITH(preset("tpu-v2-pdo"),
+                    "unknown topology preset 'tpu-v2-pdo' (did you mean 'tpu-v2-pod'?); valid presets are tpu-v2-pod, "
+                    "tpu-v3-pod, tpu-v2-32, tpu-v2-128, ring-8, torus-4x4, torus-8x8, torus-4x4x4, mesh-4x4 (or a spec "
+                    "such as torus:8x8,cores=2)");
+  CHECK_THROWS_WITH(topology_from_spec("torus:4x0"),
+                    "topology 'torus:4x0': '4x0' is not a list of sizes such as 16x16 or 4x4x4");
+  CHECK_THROWS_WITH(topology_from_spec("torus:4x4,bw=0GBps"),
+                    "topology 'torus:4x4,bw=0GBps': bw: bad value '0GBps' '0GBps' is not a bandwidth: it must be positive");
+  CHECK_THROWS_WITH(topology_from_spec("torus:4x4,bandwidth=1"),
+                    "topology 'torus:4x4,bandwidth=1': unknown key 'bandwidth'; keys are cores, bw, lat, intra_bw, intra_lat");
+  CHECK_THROWS_AS(topology_from_spec("torus:4x4,cores=0"), tpusim::InputError);
+  CHECK_THROWS_AS(topology_from_spec("hypercube:4"), tpusim::InputError);
+}

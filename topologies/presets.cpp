@@ -1,0 +1,157 @@
+#include "topologies/presets.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/units.hpp"
+
+namespace tpusim::topo {
+namespace {
+
+// Jouppi et al. (CACM 2020): 496 Gbit/s (v2) and 656 Gbit/s (v3) per inter-chip link. The per-hop latency and
+// the on-chip core-to-core figures are not published; 1 us per hop and half the HBM bandwidth on chip are our
+// assumptions, overridable with lat= / intra_bw= / intra_lat=.
+const LinkParams kV2Link(496e9 / 8, 1e-6);
+const LinkParams kV3Link(656e9 / 8, 1e-6);
+const LinkParams kV2OnChip(350e9, 0.5e-6);
+const LinkParams kV3OnChip(450e9, 0.5e-6);
+
+struct PresetEntry {
+  const char* name;
+  const char* description;
+  std::vector<int> chip_dims;
+  bool wraparound;
+  int cores_per_chip;
+  LinkParams inter_chip;
+  LinkParams intra_chip;
+};
+
+const std::vector<PresetEntry>& table() {
+  static const std::vector<PresetEntry> entries = {
+      {"tpu-v2-pod", "TPU v2 pod: 16x16 chip 2D torus, 2 cores per chip (512 cores)", {16, 16}, true, 2, kV2Link, kV2OnChip},
+      {"tpu-v3-pod", "TPU v3 pod: 32x32 chip 2D torus, 2 cores per chip (2048 cores)", {32, 32}, true, 2, kV3Link, kV3OnChip},
+      {"tpu-v2-32", "TPU v2 slice: 4x4 chip torus, 2 cores per chip (32 cores)", {4, 4}, true, 2, kV2Link, kV2OnChip},
+      {"tpu-v2-128", "TPU v2 slice: 8x8 chip torus, 2 cores per chip (128 cores)", {8, 8}, true, 2, kV2Link, kV2OnChip},
+      {"ring-8", "8 single-core chips on a ring", {8}, true, 1, kV2Link, kV2OnChip},
+      {"torus-4x4", "4x4 torus of single-core chips", {4, 4}, true, 1, kV2Link, kV2OnChip},
+      {"torus-8x8", "8x8 torus of single-core chips", {8, 8}, true, 1, kV2Link, kV2OnChip},
+      {"torus-4x4x4", "4x4x4 3D torus of single-core chips", {4, 4, 4}, true, 1, kV2Link, kV2OnChip},
+      {"mesh-4x4", "4x4 mesh without wraparound, single-core chips", {4, 4}, false, 1, kV2Link, kV2OnChip},
+  };
+  return entries;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, separator)) parts.push_back(part);
+  return parts;
+}
+
+std::vector<int> parse_dims(const std::string& spec, const std::string& text) {
+  std::vector<int> dims;
+  for (const auto& part : split(text, 'x')) {
+    std::size_t used = 0;
+    int size = 0;
+    try {
+      size = std::stoi(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (part.empty() || used != part.size() || size < 1) {
+      throw InputError(fmt::format("topology '{}': '{}' is not a list of sizes such as 16x16 or 4x4x4", spec, text));
+    }
+    dims.push_back(size);
+  }
+  return dims;
+}
+
+}  // namespace
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : table()) names.push_back(entry.name);
+  return names;
+}
+
+Topology preset(const std::string& name) {
+  for (const auto& entry : table()) {
+    if (name == entry.name) {
+      return Topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip, entry.inter_chip,
+                      entry.intra_chip);
+    }
+  }
+  throw InputError(fmt::format("unknown topology preset '{}'{}; valid presets are {} (or a spec such as "
+                               "torus:8x8,cores=2)",
+                               name, did_you_mean(name, preset_names()), join(preset_names())));
+}
+
+// spec := base ( ',' key '=' value )*
+// base := preset-name | kind ':' dims      kind := ring | line | torus | mesh     dims := N ('x' N)*
+// keys: cores, bw, lat, intra_bw, intra_lat
+Topology topology_from_spec(const std::string& spec) {
+  const auto parts = split(spec, ',');
+  if (parts.empty() || parts[0].empty()) throw InputError("topology: empty specification");
+  const std::string& base = parts[0];
+  std::optional<Topology> topology;
+  const auto colon = base.find(':');
+  if (colon == std::string::npos) {
+    topology = preset(base);
+  } else {
+    const std::string kind = base.substr(0, colon);
+    const auto dims = parse_dims(spec, base.substr(colon + 1));
+    const bool wrap = kind == "ring" || kind == "torus";
+    if (kind != "ring" && kind != "line" && kind != "torus" && kind != "mesh") {
+      throw InputError(fmt::format("topology '{}': unknown kind '{}'; valid kinds are ring, line, torus, mesh", spec, kind));
+    }
+    if ((kind == "ring" || kind == "line") && dims.size() != 1) {
+      throw InputError(fmt::format("topology '{}': a {} has one dimension", spec, kind));
+    }
+    topology = Topology(base, dims, wrap, 1, kV2Link, kV2OnChip);
+  }
+  int cores = topology->cores_per_chip();
+  double bw = topology->inter_chip().bandwidth_Bps(), lat = topology->inter_chip().latency_s();
+  double intra_bw = topology->intra_chip().bandwidth_Bps(), intra_lat = topology->intra_chip().latency_s();
+  const std::vector<std::string> keys = {"cores", "bw", "lat", "intra_bw", "intra_lat"};
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const auto eq = parts[i].find('=');
+    const std::string key = parts[i].substr(0, eq);
+    if (eq == std::string::npos) {
+      throw InputError(fmt::format("topology '{}': '{}' is not key=value; keys are {}", spec, parts[i], join(keys)));
+    }
+    const std::string value = parts[i].substr(eq + 1);
+    try {
+      if (key == "cores") {
+        std::size_t used = 0;
+        cores = std::stoi(value, &used);
+        if (used != value.size()) throw InputError("");
+      } else if (key == "bw") {
+        bw = parse_bandwidth_Bps(value);
+      } else if (key == "lat") {
+        lat = parse_duration_s(value);
+      } else if (key == "intra_bw") {
+        intra_bw = parse_bandwidth_Bps(value);
+      } else if (key == "intra_lat") {
+        intra_lat = parse_duration_s(value);
+      } else {
+        throw InputError(fmt::format("topology '{}': unknown key '{}'{}; keys are {}", spec, key,
+                                     did_you_mean(key, keys), join(keys)));
+      }
+    } catch (const InputError& error) {
+      if (std::string(error.what()).rfind("topology", 0) == 0) throw;
+      throw InputError(fmt::format("topology '{}': {}: bad value '{}' {}", spec, key, value, error.what()));
+    } catch (const std::exception&) {
+      throw InputError(fmt::format("topology '{}': {}: '{}' is not a whole number", spec, key, value));
+    }
+  }
+  return Topology(topology->name() == base ? spec : topology->name(), topology->chip_dims(), topology->wraparound(),
+                  cores, LinkParams(bw, lat), LinkParams(intra_bw, intra_lat));
+}
+
+}  // namespace tpusim::topo

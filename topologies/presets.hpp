@@ -1,0 +1,20 @@
+#pragma once
+// Named topologies. TPU figures from Jouppi et al. (CACM 2020), see shared reference mesh_tf.md:
+//   tpu-v2-pod: 16x16 torus, 2 cores/chip, 496 Gbit/s per inter-chip link direction.
+//   tpu-v3-pod: 32x32 torus, 2 cores/chip, 656 Gbit/s.
+// Small ones (ring-8, torus-4x4, torus-8x8, torus-4x4x4, mesh-4x4, ...) are for tests and examples.
+#include <string>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace tpusim::topo {
+
+std::vector<std::string> preset_names();
+Topology preset(const std::string& name);  // InputError listing the valid names
+
+// A preset name, or a spec "torus:16x16x2c", "mesh:4x4", "ring:8", with optional ",bw=..,lat=.." link
+// overrides; see topology_spec.cpp for the grammar.
+Topology topology_from_spec(const std::string& spec);
+
+}  // namespace tpusim::topo

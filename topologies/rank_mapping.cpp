@@ -1,0 +1,38 @@
+#include "topologies/rank_mapping.hpp"
+
+#include "topologies/support/check.hpp"
+
+namespace tpusim::topo {
+
+int chip_id(const Topology& topology, const std::vector<int>& chip_coord) {
+  const auto& dims = topology.chip_dims();
+  TPUSIM_CHECK(chip_coord.size() == dims.size());
+  int id = 0;
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    TPUSIM_CHECK(chip_coord[d] >= 0 && chip_coord[d] < dims[d]);
+    id = id * dims[d] + chip_coord[d];
+  }
+  return id;
+}
+
+std::vector<int> chip_coord(const Topology& topology, int id) {
+  TPUSIM_CHECK(id >= 0 && id < topology.num_chips());
+  std::vector<int> coord;
+  for (const int size : topology.chip_dims()) {
+    coord.push_back(id % size);
+    id /= size;
+  }
+  return coord;
+}
+
+Rank rank_of(const Topology& topology, const CoreCoord& coord) {
+  TPUSIM_CHECK(coord.core >= 0 && coord.core < topology.cores_per_chip());
+  return coord.core + topology.cores_per_chip() * chip_id(topology, coord.chip);
+}
+
+CoreCoord coord_of(const Topology& topology, Rank rank) {
+  TPUSIM_CHECK(rank >= 0 && rank < topology.num_cores());
+  return {rank % topology.cores_per_chip(), chip_coord(topology, rank / topology.cores_per_chip())};
+}
+
+}  // namespace tpusim::topo

@@ -1,0 +1,54 @@
+#pragma once
+// A pod: chips on a 1D/2D/3D grid (torus with wraparound, or mesh without), each chip with one or more cores.
+// Links join neighbouring chips (inter_chip); the cores of one chip talk over intra_chip.
+#include <string>
+#include <vector>
+
+#include "topologies/link_params.hpp"
+
+namespace tpusim::topo {
+
+using Rank = int;  // a core's global number, see rank_mapping.hpp
+
+// A physical axis of the pod as seen by groups and meshes: "core" (the cores of one chip), then "x", "y", "z".
+struct PhysicalAxis {
+  std::string name;
+  int size;
+  int stride;  // rank distance between neighbours along this axis
+};
+
+class Topology {
+ public:
+  // Throws InputError unless 1 <= chip_dims.size() <= 3, every size >= 1 and cores_per_chip >= 1.
+  Topology(std::string name, std::vector<int> chip_dims, bool wraparound, int cores_per_chip, LinkParams inter_chip,
+           LinkParams intra_chip);
+
+  const std::string& name() const { return name_; }
+  const std::vector<int>& chip_dims() const { return chip_dims_; }
+  bool wraparound() const { return wraparound_; }
+  int cores_per_chip() const { return cores_per_chip_; }
+  int num_chips() const { return num_chips_; }
+  int num_cores() const { return num_chips_ * cores_per_chip_; }
+  const LinkParams& inter_chip() const { return inter_chip_; }
+  const LinkParams& intra_chip() const { return intra_chip_; }
+
+  // "core" first (always present, size 1 on single-core chips), then one per chip dimension.
+  std::vector<PhysicalAxis> axes() const;
+  int axis_index(const std::string& name) const;  // throws InputError listing the valid names
+
+  std::string kind() const;   // "ring", "torus", "mesh" (1D without wraparound is a "line")
+  std::string shape() const;  // "16x16 chips x 2 cores"
+
+  Topology with_links(LinkParams inter_chip, LinkParams intra_chip) const;
+
+ private:
+  std::string name_;
+  std::vector<int> chip_dims_;
+  bool wraparound_;
+  int cores_per_chip_;
+  int num_chips_;
+  LinkParams inter_chip_;
+  LinkParams intra_chip_;
+};
+
+}  // namespace tpusim::topo

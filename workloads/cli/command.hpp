@@ -1,0 +1,18 @@
+#pragma once
+// Every subcommand lives in its own file and registers itself here. A subcommand's callback throws
+// InputError for bad input; main() prints it as one line and exits with status 2.
+#include <CLI/CLI.hpp>
+
+namespace tpusim::cli {
+
+void add_topo_command(CLI::App& app);        // topo_command.cpp
+void add_collective_command(CLI::App& app);  // collective_command.cpp
+void add_validate_command(CLI::App& app);    // validate_command.cpp
+void add_run_command(CLI::App& app);         // run_command.cpp
+void add_bench_command(CLI::App& app);       // bench_command.cpp: the parent of the three below
+
+void add_bench_collectives(CLI::App& bench);  // bench_collectives.cpp
+void add_bench_engine(CLI::App& bench);       // bench_engine.cpp
+void add_bench_step(CLI::App& bench);         // bench_step.cpp
+
+}  // namespace tpusim::cli

@@ -1,0 +1,56 @@
+// tpusim topo describe <preset|spec>: the figures of a topology.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "topologies/chip_graph.hpp"
+#include "topologies/presets.hpp"
+#include "topologies/support/units.hpp"
+#include "workloads/cli/command.hpp"
+
+namespace tpusim::cli {
+
+void add_topo_command(CLI::App& app) {
+  auto* topo = app.add_subcommand("topo", "Topologies: presets and their figures");
+  topo->require_subcommand(1);
+  auto* describe = topo->add_subcommand("describe", "Print diameter, bisection, hop counts of a topology");
+  static std::string spec;
+  static bool json = false;
+  describe->add_option("topology", spec, "Preset name or spec (torus:8x8,cores=2,bw=62GBps,lat=1us)")->required();
+  describe->add_flag("--json", json, "Print one JSON object");
+  describe->callback([] {
+    const auto topology = topo::topology_from_spec(spec);
+    const auto figures = topo::graph_figures(topology);
+    if (json) {
+      nlohmann::json out = {{"topology", topology.name()},
+                            {"kind", topology.kind()},
+                            {"chip_dims", topology.chip_dims()},
+                            {"cores_per_chip", topology.cores_per_chip()},
+                            {"cores", topology.num_cores()},
+                            {"chips", figures.chips},
+                            {"links", figures.links},
+                            {"diameter_hops", figures.diameter_hops},
+                            {"average_hops", figures.average_hops},
+                            {"bisection_links", figures.bisection_links},
+                            {"bisection_Bps", figures.bisection_Bps},
+                            {"inter_chip_bandwidth_Bps", topology.inter_chip().bandwidth_Bps()},
+                            {"inter_chip_latency_s", topology.inter_chip().latency_s()},
+                            {"intra_chip_bandwidth_Bps", topology.intra_chip().bandwidth_Bps()},
+                            {"intra_chip_latency_s", topology.intra_chip().latency_s()}};
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    std::cout << fmt::format("topology        {} ({})\n", topology.name(), topology.kind());
+    std::cout << fmt::format("shape           {} = {} cores\n", topology.shape(), topology.num_cores());
+    std::cout << fmt::format("inter-chip link {}\n", topology.inter_chip().describe());
+    std::cout << fmt::format("intra-chip link {}\n", topology.intra_chip().describe());
+    std::cout << fmt::format("links           {} full-duplex inter-chip links\n", figures.links);
+    std::cout << fmt::format("diameter        {} hops\n", figures.diameter_hops);
+    std::cout << fmt::format("average hops    {:.4f}\n", figures.average_hops);
+    std::cout << fmt::format("bisection       {} links, {} both directions\n", figures.bisection_links,
+                             format_bandwidth(figures.bisection_Bps));
+  });
+}
+
+}  // namespace tpusim::cli

@@ -1,0 +1,157 @@
+#include "workloads/config/config_node.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/units.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+const char* type_name(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Null:
+      return "empty";
+    default:
+      return "a scalar";
+  }
+}
+
+}  // namespace
+
+ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string key_path)
+    : ConfigNode(node, std::move(file), std::move(key_path), node.Mark()) {}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string key_path, YAML::Mark key_mark)
+    : node_(node), file_(std::move(file)), key_path_(std::move(key_path)), mark_(key_mark) {}
+
+ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+    return ConfigNode(root, file, "");
+  } catch (const YAML::ParserException& error) {
+    throw InputError(fmt::format("{}:{}: YAML syntax error: {}", file, error.mark.line + 1, error.msg));
+  }
+}
+
+int ConfigNode::line() const { return mark_.is_null() ? 1 : mark_.line + 1; }
+
+std::string ConfigNode::where() const {
+  if (key_path_.empty()) return fmt::format("{}:{}", file_, line());
+  return fmt::format("{}:{}: {}", file_, line(), key_path_);
+}
+
+void ConfigNode::fail(const std::string& problem) const { throw InputError(fmt::format("{}: {}", where(), problem)); }
+
+void ConfigNode::expect_map(const std::vector<std::string>& allowed) const {
+  if (!node_.IsMap()) fail(fmt::format("expected a map with keys {}, found {}", join(allowed), type_name(node_)));
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    bool known = false;
+    for (const auto& name : allowed) known = known || name == key;
+    if (!known) {
+      const std::string path = key_path_.empty() ? key : key_path_ + "." + key;
+      throw InputError(fmt::format("{}:{}: {}: unknown key{}; valid keys are {}", file_, it->first.Mark().line + 1,
+                                   path, did_you_mean(key, allowed), join(allowed)));
+    }
+  }
+}
+
+bool ConfigNode::has(const std::string& key) const {
+  if (!node_.IsMap()) return false;
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.Scalar() == key) return true;
+  }
+  return false;
+}
+
+ConfigNode ConfigNode::child(const std::string& key) const {
+  const std::string path = key_path_.empty() ? key : key_path_ + "." + key;
+  if (node_.IsMap()) {
+    for (auto it = node_.begin(); it != node_.end(); ++it) {
+      if (it->first.Scalar() == key) return ConfigNode(it->second, file_, path, it->first.Mark());
+    }
+  }
+  throw InputError(fmt::format("{}: missing key '{}'", where(), path));
+}
+
+std::optional<ConfigNode> ConfigNode::optional_child(const std::string& key) const {
+  if (!has(key)) return std::nullopt;
+  return child(key);
+}
+
+std::vector<std::string> ConfigNode::keys() const {
+  std::vector<std::string> names;
+  if (!node_.IsMap()) return names;
+  for (auto it = node_.begin(); it != node_.end(); ++it) names.push_back(it->first.Scalar());
+  return names;
+}
+
+std::string ConfigNode::scalar() const {
+  if (!node_.IsScalar()) fail(fmt::format("expected a value, found {}", type_name(node_)));
+  return node_.Scalar();
+}
+
+std::int64_t ConfigNode::integer() const {
+  const std::string text = scalar();
+  char* end = nullptr;
+  const long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0') fail(fmt::format("'{}' is not a whole number", text));
+  return value;
+}
+
+std::int64_t ConfigNode::positive_integer() const {
+  const std::int64_t value = integer();
+  if (value < 1) fail(fmt::format("{} must be at least 1", value));
+  return value;
+}
+
+double ConfigNode::number() const {
+  const std::string text = scalar();
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value)) fail(fmt::format("'{}' is not a number", text));
+  return value;
+}
+
+bool ConfigNode::boolean() const {
+  const std::string text = scalar();
+  if (text == "true") return true;
+  if (text == "false") return false;
+  fail(fmt::format("'{}' is not a boolean: expected true or false", text));
+}
+
+std::string ConfigNode::one_of(const std::vector<std::string>& choices) const {
+  const std::string text = scalar();
+  for (const auto& choice : choices) {
+    if (choice == text) return text;
+  }
+  fail(fmt::format("'{}' is not valid{}; valid values are {}", text, did_you_mean(text, choices), join(choices)));
+}
+
+namespace {
+template <typename Parse>
+auto parse_with_location(const ConfigNode& node, const std::string& text, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const InputError& error) {
+    node.fail(error.what());
+  }
+}
+}  // namespace
+
+std::uint64_t ConfigNode::bytes() const { return parse_with_location(*this, scalar(), parse_bytes); }
+double ConfigNode::bandwidth_Bps() const { return parse_with_location(*this, scalar(), parse_bandwidth_Bps); }
+double ConfigNode::duration_s() const { return parse_with_location(*this, scalar(), parse_duration_s); }
+double ConfigNode::flops() const { return parse_with_location(*this, scalar(), parse_flops); }
+
+}  // namespace tpusim::workloads

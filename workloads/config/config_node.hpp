@@ -1,0 +1,55 @@
+#pragma once
+// A YAML node that knows where it came from (file, line, dotted key), so every problem found while reading a
+// config is reported as "file:line: dotted.key: problem" (the ninja convention). Readers ask for typed values;
+// a map's keys are checked against the schema the reader passes, unknown ones are errors with a suggestion.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tpusim::workloads {
+
+class ConfigNode {
+ public:
+  ConfigNode(YAML::Node node, std::string file, std::string key_path);
+
+  // Parses YAML text; syntax errors become InputError "file:line: YAML syntax error: ...".
+  static ConfigNode parse(const std::string& text, const std::string& file);
+
+  const std::string& key_path() const { return key_path_; }
+  int line() const;  // 1-based line of this node
+  std::string where() const;  // "file:line: key.path"
+  [[noreturn]] void fail(const std::string& problem) const;
+
+  // Requires a map whose keys are all in `allowed`; the first unknown key is reported at its own line.
+  void expect_map(const std::vector<std::string>& allowed) const;
+  bool has(const std::string& key) const;
+  ConfigNode child(const std::string& key) const;  // fails with "missing key" if absent
+
+  std::string scalar() const;      // fails unless a scalar
+  std::int64_t integer() const;    // a whole number
+  std::int64_t positive_integer() const;
+  double number() const;           // a finite decimal number
+  bool boolean() const;            // true/false
+  std::string one_of(const std::vector<std::string>& choices) const;
+  // Quantities with units (topologies/support/units.hpp); malformed text names the accepted forms.
+  std::uint64_t bytes() const;
+  double bandwidth_Bps() const;
+  double duration_s() const;
+  double flops() const;
+
+  // Convenience: the child's value if present, else `fallback`.
+  std::optional<ConfigNode> optional_child(const std::string& key) const;
+  std::vector<std::string> keys() const;  // map keys in file order
+
+ private:
+  ConfigNode(YAML::Node node, std::string file, std::string key_path, YAML::Mark key_mark);
+  YAML::Node node_;
+  std::string file_;
+  std::string key_path_;
+  YAML::Mark mark_;  // of the key when reached through a map (values of null keys have no mark)
+};
+
+}  // namespace tpusim::workloads
