@@ -21,11 +21,10 @@ CollectiveKind parse_collective_kind(const std::string& name);  // InputError li
 // Data layout, for a group of p members and a buffer of `elements` per member, chunk i being the balanced
 // slice [i*elements/p, (i+1)*elements/p) and "position" a member's index in group.ranks:
 //   allreduce       every member's buffer becomes the element-wise reduction of all buffers
-//   reduce_scatter  member i's chunk i becomes the reduction of everyone's chunk i (other chunks: unspecified)
-//   allgather       member i contributes its chunk i; every member ends with all chunks
-//   alltoall        chunk j of member i ends as chunk i of member j
-//   broadcast       every member ends with position 0's buffer
-//   permute         the pairs (source rank, destination rank) each move the whole buffer; a rank that
+//   reduce_scatter  member i's chunk i becomes the reduction of everyone's chunk i (other chunks:
+//   unspecified) allgather       member i contributes its chunk i; every member ends with all chunks alltoall
+//   chunk j of member i ends as chunk i of member j broadcast       every member ends with position 0's
+//   buffer permute         the pairs (source rank, destination rank) each move the whole buffer; a rank that
 //                   receives nothing ends with zeros
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::allreduce;
@@ -36,8 +35,8 @@ struct CollectiveRequest {
   std::vector<std::string> algorithms;
   std::vector<topo::Group> groups;
   std::vector<std::pair<topo::Rank, topo::Rank>> permutation;  // permute only
-  std::uint64_t elements = 0;      // per member, see above
-  std::uint32_t element_bytes = 4; // bytes on the wire per element (2 for bf16 even when data is fp32)
+  std::uint64_t elements = 0;                                  // per member, see above
+  std::uint32_t element_bytes = 4;  // bytes on the wire per element (2 for bf16 even when data is fp32)
   // Optional real data: one buffer of `elements` floats per member rank, moved and reduced by the simulated
   // messages. Empty means timing only.
   std::map<topo::Rank, std::vector<float>>* data = nullptr;
@@ -45,12 +44,14 @@ struct CollectiveRequest {
 };
 
 struct CollectiveResult {
-  double time_s = 0;          // from the start until the last member finishes
-  std::uint64_t messages = 0; // simulated transfers (folded repetitions counted)
+  double time_s = 0;                   // from the start until the last member finishes
+  std::uint64_t messages = 0;          // simulated transfers (folded repetitions counted)
   std::uint64_t bytes_per_member = 0;  // elements * element_bytes
   int group_size = 0;
-  double algbw_Bps = 0;  // bytes_per_member / time (nccl-tests)
-  double busbw_Bps = 0;  // algbw * the nccl-tests factor of the kind
+  double algbw_Bps = 0;                  // bytes_per_member / time (nccl-tests)
+  double busbw_Bps = 0;                  // algbw * the nccl-tests factor of the kind
+  std::uint64_t simulated_messages = 0;  // transfers SimGrid really simulated (the others were folded)
+  std::uint64_t folded_rounds = 0;       // rounds not simulated because they repeat a lone round exactly
 };
 
 }  // namespace tpusim::sim

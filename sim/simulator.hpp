@@ -21,9 +21,9 @@ struct SimOptions {
 };
 
 struct LinkLoad {
-  std::string link;      // SimGrid link name
-  double bytes = 0;      // carried in all collectives so far
-  double busy_s = 0;     // bytes / bandwidth
+  std::string link;   // SimGrid link name
+  double bytes = 0;   // carried in all collectives so far
+  double busy_s = 0;  // bytes / bandwidth
   double bandwidth_Bps = 0;
 };
 
@@ -39,12 +39,15 @@ class Simulator {
   // Validates the request (InputError naming the problem) before anything is simulated.
   CollectiveResult run(const CollectiveRequest& request);
   double now_s() const;
-  std::vector<LinkLoad> link_loads() const;  // links that carried bytes, busiest first
+  std::vector<LinkLoad> link_loads() const;                // links that carried bytes, busiest first
   void write_chrome_trace(const std::string& path) const;  // atomically; needs record_trace
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// "3.32.0": the SimGrid library this build links, for the context of result files.
+std::string simgrid_version();
 
 }  // namespace tpusim::sim

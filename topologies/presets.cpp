@@ -145,7 +145,7 @@ Topology topology_from_spec(const std::string& spec) {
       }
     } catch (const InputError& error) {
       if (std::string(error.what()).rfind("topology", 0) == 0) throw;
-      throw InputError(fmt::format("topology '{}': {}: bad value '{}' {}", spec, key, value, error.what()));
+      throw InputError(fmt::format("topology '{}': {}: {}", spec, key, error.what()));
     } catch (const std::exception&) {
       throw InputError(fmt::format("topology '{}': {}: '{}' is not a whole number", spec, key, value));
     }

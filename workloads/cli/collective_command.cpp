@@ -1,5 +1,187 @@
-// TEMPORARY during development: replaced by its owner.
+// tpusim collective: simulate one collective and set it against the alpha-beta prediction and the lower bound
+// of bounds.md.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "sim/measurement.hpp"
+#include "topologies/presets.hpp"
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
+
 namespace tpusim::cli {
-void add_collective_command(CLI::App&) {}
+namespace {
+
+struct CollectiveOptions {
+  std::string topology = "tpu-v2-pod";
+  sim::CollectiveSpec spec;
+  std::string network = "ideal";
+  bool check_data = false;
+  bool no_fold = false;
+  std::string trace;
+  bool json = false;
+};
+
+sim::NetworkModel parse_network(const std::string& name) {
+  if (name == "ideal") return sim::NetworkModel::ideal;
+  if (name == "lv08") return sim::NetworkModel::lv08;
+  throw InputError(
+      fmt::format("unknown network model '{}'; valid models are ideal (alpha-beta, the default) and "
+                  "lv08 (SimGrid's default TCP model)",
+                  name));
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& topology,
+                       const sim::BuiltRequest& built, const sim::Measurement& m) {
+  const auto& r = m.result;
+  nlohmann::json links = nlohmann::json::array();
+  for (std::size_t i = 0; i < m.links.size() && i < 8; ++i) {
+    const auto& l = m.links[i];
+    links.push_back({{"link", l.link},
+                     {"bytes", l.bytes},
+                     {"busy_s", l.busy_s},
+                     {"utilisation", ratio(l.busy_s, r.time_s)}});
+  }
+  nlohmann::json out = {
+      {"topology", topology.name()},
+      {"shape", topology.shape()},
+      {"op", options.spec.op},
+      {"algorithms", built.algorithms},
+      {"group_axes", built.group_axes},
+      {"groups", built.request.groups.size()},
+      {"group_size", r.group_size},
+      {"bytes", r.bytes_per_member},
+      {"network", options.network},
+      {"time_s", r.time_s},
+      {"algbw_Bps", r.algbw_Bps},
+      {"busbw_Bps", r.busbw_Bps},
+      {"prediction_s", m.prediction.time_s},
+      {"contention_free", m.prediction.contention_free},
+      {"ratio_to_prediction", ratio(r.time_s, m.prediction.time_s)},
+      {"closed_form_s",
+       m.prediction.closed_form_s >= 0 ? nlohmann::json(m.prediction.closed_form_s) : nlohmann::json()},
+      {"closed_form", m.prediction.closed_form},
+      {"lower_bound_s", m.bound.time_s},
+      {"lower_bound_term", m.bound.binding},
+      {"ratio_to_lower_bound", ratio(r.time_s, m.bound.time_s)},
+      {"busiest_link_bound_s", m.prediction.max_link_time_s},
+      {"messages", r.messages},
+      {"simulated_messages", r.simulated_messages},
+      {"folded_rounds", r.folded_rounds},
+      {"links_used", m.links.size()},
+      {"busiest_links", links}};
+  if (m.data_checked) {
+    out["data_max_abs_error"] = m.data.max_abs_error;
+    out["data_tolerance"] = m.data_tolerance;
+    out["data_ok"] = m.data_ok;
+  }
+  return out;
+}
+
+void print_text(const CollectiveOptions& options, const topo::Topology& topology,
+                const sim::BuiltRequest& built, const sim::Measurement& m) {
+  const auto& r = m.result;
+  const auto& request = built.request;
+  std::vector<std::string> dims;
+  for (const int d : request.groups.front().dims) dims.push_back(std::to_string(d));
+  std::cout << fmt::format("collective       {} {} on {} ({}), {} network\n", options.spec.op,
+                           join(built.algorithms, ","), topology.name(), topology.shape(), options.network);
+  std::cout << fmt::format("groups           {} group{} of {} cores along {} ({})\n", request.groups.size(),
+                           request.groups.size() == 1 ? "" : "s", request.groups.front().size(),
+                           built.group_axes, join(dims, "x"));
+  std::cout << fmt::format("message          {} per member ({} fp32 elements)\n",
+                           format_bytes(r.bytes_per_member), request.elements);
+  std::cout << fmt::format("simulated time   {}\n", format_duration(r.time_s));
+  std::cout << fmt::format("algbw            {}\n", format_bandwidth(r.algbw_Bps));
+  std::cout << fmt::format("busbw            {}\n", format_bandwidth(r.busbw_Bps));
+  std::cout << fmt::format("prediction       {} (alpha-beta critical path; {})\n",
+                           format_duration(m.prediction.time_s),
+                           options.network == "lv08"          ? "for the ideal network, lv08 adds TCP effects"
+                           : !m.prediction.contention_checked ? "contention not checked"
+                           : m.prediction.contention_free     ? "contention free"
+                                                              : "links shared: the prediction is optimistic");
+  std::cout << fmt::format("ratio            simulated / prediction = {:.6f}\n",
+                           ratio(r.time_s, m.prediction.time_s));
+  if (m.prediction.closed_form_s >= 0) {
+    std::cout << fmt::format("closed form      {}  {}\n", format_duration(m.prediction.closed_form_s),
+                             m.prediction.closed_form);
+  } else {
+    std::cout
+        << "closed form      none (hops of different kinds or lengths, or no formula for this algorithm)\n";
+  }
+  std::cout << fmt::format("lower bound      {} ({} term), simulated / bound = {:.3f}\n",
+                           format_duration(m.bound.time_s), m.bound.binding, ratio(r.time_s, m.bound.time_s));
+  std::cout << fmt::format("messages         {} ({} simulated, {} repeated rounds folded)\n", r.messages,
+                           r.simulated_messages, r.folded_rounds);
+  if (!m.links.empty()) {
+    const auto& busiest = m.links.front();
+    std::cout << fmt::format("links            {} carried data; busiest {} with {}, utilisation {:.1f}%\n",
+                             m.links.size(), busiest.link, format_bytes(busiest.bytes),
+                             100.0 * ratio(busiest.busy_s, r.time_s));
+  }
+  if (m.data_checked) {
+    std::cout << fmt::format(
+        "data check       max abs error {:.3g} (tolerance {:.3g}) over {} elements: {}\n",
+        m.data.max_abs_error, m.data_tolerance, m.data.compared, m.data_ok ? "ok" : "FAILED");
+  }
+}
+
+}  // namespace
+
+void add_collective_command(CLI::App& app) {
+  static CollectiveOptions options;
+  auto* command =
+      app.add_subcommand("collective", "Simulate one collective and compare it with alpha-beta and bounds");
+  command
+      ->add_option("--topology", options.topology,
+                   "Preset name or spec (torus:8x8,cores=2,bw=62GBps,lat=1us)")
+      ->capture_default_str();
+  command
+      ->add_option("--op", options.spec.op,
+                   "allreduce, reduce_scatter, allgather, alltoall, broadcast, permute")
+      ->capture_default_str();
+  command->add_option(
+      "--algo", options.spec.algorithms,
+      "Algorithm, or one per group dimension separated by commas (default: the op's default)");
+  command->add_option("--bytes", options.spec.bytes, "Bytes per member, a multiple of 4 (64MiB, 1GiB, 4096)")
+      ->capture_default_str();
+  command->add_option(
+      "--group-axes", options.spec.group_axes,
+      "Group dimensions, e.g. core+x,y or all (default: core+x,y for two-dimensional algorithms, "
+      "else all)");
+  command->add_option("--reduce", options.spec.reduce, "sum or max")->capture_default_str();
+  command->add_option("--network", options.network, "ideal (alpha-beta) or lv08 (SimGrid's default)")
+      ->capture_default_str();
+  command->add_flag("--check-data", options.check_data,
+                    "Move real fp32 data and compare with a reference reduction");
+  command->add_flag("--no-fold", options.no_fold, "Simulate every round, even those that repeat exactly");
+  command->add_option("--trace", options.trace,
+                      "Write a Chrome trace (JSON, loads in Perfetto) of every transfer");
+  command->add_flag("--json", options.json, "Print one JSON object");
+  command->callback([] {
+    const auto network = parse_network(options.network);
+    const auto topology = topo::topology_from_spec(options.topology);
+    const auto built = sim::build_request(topology, options.spec);
+    sim::SimOptions sim_options;
+    sim_options.network = network;
+    sim_options.record_trace = !options.trace.empty();
+    sim_options.fold_repeated_rounds = !options.no_fold;
+    sim::Simulator simulator(topology, sim_options);
+    const auto m = sim::measure(simulator, built, options.check_data);
+    if (!options.trace.empty()) simulator.write_chrome_trace(options.trace);
+    if (options.json) {
+      std::cout << to_json(options, topology, built, m).dump(2) << "\n";
+    } else {
+      print_text(options, topology, built, m);
+    }
+    if (m.data_checked && !m.data_ok)
+      throw std::runtime_error("data check failed: the result differs from the reference");
+  });
+}
+
 }  // namespace tpusim::cli

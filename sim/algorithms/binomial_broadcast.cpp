@@ -1,0 +1,20 @@
+// Binomial-tree broadcast from position 0: in round s every position below 2^s that holds the data sends the
+// whole buffer to the position 2^s above it. ceil(log2 p) rounds.
+#include "sim/algorithms/algorithms.hpp"
+
+namespace tpusim::sim::algorithms {
+
+Schedule binomial_broadcast(const Line& line, std::uint64_t elements) {
+  const std::size_t p = line.size();
+  std::vector<std::vector<Transfer>> rounds;
+  for (std::size_t reach = 1; reach < p; reach <<= 1) {
+    std::vector<Transfer> round;
+    for (std::size_t i = 0; i < reach && i + reach < p; ++i) {
+      add(round, {line[i], line[i + reach], 0, 0, elements, Action::copy});
+    }
+    rounds.push_back(std::move(round));
+  }
+  return materialized(std::move(rounds));
+}
+
+}  // namespace tpusim::sim::algorithms

@@ -1,0 +1,63 @@
+// Unidirectional ring (Patarasuk and Yuan): reduce-scatter then allgather, p-1 steps each; every step moves
+// one chunk to the next position, so each link carries (p-1)/p of the data per phase.
+#include <memory>
+
+#include "sim/algorithms/algorithms.hpp"
+
+namespace tpusim::sim::algorithms {
+namespace {
+
+struct RingPlan {
+  Line line;
+  std::vector<ElementRange> owned;
+};
+
+std::size_t wrap(long long value, std::size_t p) {
+  const long long m = static_cast<long long>(p);
+  return static_cast<std::size_t>(((value % m) + m) % m);
+}
+
+}  // namespace
+
+Schedule ring_reduce_scatter(const Line& line, const std::vector<ElementRange>& owned) {
+  Schedule schedule;
+  const std::size_t p = line.size();
+  if (p < 2) return schedule;
+  auto plan = std::make_shared<RingPlan>(RingPlan{line, owned});
+  // Chunk c starts at position c+1 and gathers one contribution per step, reaching position c after p-1
+  // steps.
+  schedule.then(p - 1, [plan, p](std::size_t step, std::vector<Transfer>& out) {
+    for (std::size_t i = 0; i < p; ++i) {
+      const ElementRange chunk =
+          plan->owned[wrap(static_cast<long long>(i) - static_cast<long long>(step) - 1, p)];
+      add(out,
+          {plan->line[i], plan->line[(i + 1) % p], chunk.offset, chunk.offset, chunk.count, Action::reduce});
+    }
+  });
+  return schedule;
+}
+
+Schedule ring_allgather(const Line& line, const std::vector<ElementRange>& owned) {
+  Schedule schedule;
+  const std::size_t p = line.size();
+  if (p < 2) return schedule;
+  auto plan = std::make_shared<RingPlan>(RingPlan{line, owned});
+  schedule.then(p - 1, [plan, p](std::size_t step, std::vector<Transfer>& out) {
+    for (std::size_t i = 0; i < p; ++i) {
+      const ElementRange chunk =
+          plan->owned[wrap(static_cast<long long>(i) - static_cast<long long>(step), p)];
+      add(out,
+          {plan->line[i], plan->line[(i + 1) % p], chunk.offset, chunk.offset, chunk.count, Action::copy});
+    }
+  });
+  return schedule;
+}
+
+Schedule ring_allreduce(const Line& line, ElementRange range) {
+  const auto owned = balanced_split(range, line.size());
+  Schedule schedule = ring_reduce_scatter(line, owned);
+  schedule.then(ring_allgather(line, owned));
+  return schedule;
+}
+
+}  // namespace tpusim::sim::algorithms

@@ -1,0 +1,47 @@
+#pragma once
+// Analytical figures every simulated collective is checked against (shared reference bounds.md), computed
+// without simulating. No SimGrid here.
+#include <cstdint>
+#include <string>
+
+#include "sim/collective.hpp"
+#include "topologies/topology.hpp"
+
+namespace tpusim::sim {
+
+struct AlphaBetaPrediction {
+  // The schedule's critical path under the dependency rule of schedule.hpp, every transfer taking its route's
+  // latency plus bytes / bandwidth (alpha-beta, cut-through), as if it had the links to itself. The ideal
+  // network can never be faster; it is exactly this when the schedule is contention free.
+  double time_s = 0;
+  bool contention_checked = false;
+  bool contention_free = false;  // no directed link carries two transfers at overlapping times
+  // Every transfer one hop over identical links: then the bounds.md closed form applies.
+  bool uniform = false;
+  double closed_form_s = -1;  // negative when the algorithm or group has no closed form here
+  std::string closed_form;    // the formula used
+  std::uint64_t transfers = 0;
+  // The busiest directed inter-chip link: its bytes and bytes / bandwidth, a lower bound of this schedule
+  // with this routing (what explains dimension-order routing's all-to-all penalty).
+  double max_link_bytes = 0;
+  double max_link_time_s = 0;
+};
+
+AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const CollectiveRequest& request);
+
+struct LowerBound {
+  double time_s = 0;       // the largest of the terms below
+  double bandwidth_s = 0;  // bytes each member must send or receive / its injection bandwidth
+  double latency_s = 0;    // ceil(log2 p) alpha (allreduce, reduce-scatter, allgather) or the furthest member
+  double bisection_s = 0;  // all-to-all over the whole pod: bytes across the best halving cut / its bandwidth
+  std::string binding;     // "bandwidth", "latency" or "bisection"
+};
+
+// Algorithm-independent: no algorithm on this topology can beat it.
+LowerBound lower_bound(const topo::Topology& topology, const CollectiveRequest& request);
+
+// Upper bound of what one core can inject: the intra-chip links to the other cores of its chip plus all
+// inter-chip links of its chip.
+double injection_bandwidth_Bps(const topo::Topology& topology);
+
+}  // namespace tpusim::sim

@@ -1,0 +1,348 @@
+// The driver: one actor starts every transfer as soon as the dependency rule allows, waits for the next batch
+// of completions (all transfers ending at one instant), applies their data, and repeats.
+//
+// Round folding: when round k ran alone (all its transfers started together with nothing else in flight, and
+// every taking-part rank ended its last transfer at the instant the round ended), the next rounds with the
+// same (source, destination, size) sequence would start together in the same state and take exactly as long:
+// the simulator is deterministic. They are not simulated: the driver sleeps for their total duration, applies
+// their data in order and adds their link bytes. This needs every participant in the round, so that no other
+// transfer could have started meanwhile.
+#include "sim/executor.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+
+#include "topologies/support/check.hpp"
+
+namespace tpusim::sim {
+namespace {
+
+namespace s4u = simgrid::s4u;
+
+// Rounds are loaded ahead only while some participant has nothing to do, and never beyond this many transfers
+// unless the network would otherwise be idle.
+constexpr std::size_t kWindowTransfers = 1u << 21;
+
+class Driver {
+ public:
+  Driver(Platform& platform, const ExecutionInput& input, int num_ranks, std::vector<double>& link_bytes)
+      : platform_(platform),
+        input_(input),
+        total_rounds_(input.schedule->round_count()),
+        link_bytes_(link_bytes),
+        per_rank_(num_ranks),
+        participant_(num_ranks, 0),
+        last_end_(num_ranks, -1.0),
+        buffers_(num_ranks, nullptr) {
+    for (const Rank rank : input.participants) {
+      if (!participant_[rank]) ++participants_;
+      participant_[rank] = 1;
+    }
+    idle_participants_ = participants_;
+    if (input.data != nullptr) {
+      for (auto& [rank, buffer] : *input.data) {
+        buffers_[rank] = buffer.data();
+        if (input.reads_input) inputs_.emplace(rank, buffer);
+      }
+    }
+  }
+
+  ExecutionStats run() {
+    stats_.start_s = s4u::Engine::get_clock();
+    load_rounds();
+    start_candidates();
+    while (true) {
+      if (active_.empty()) {
+        if (next_round_ >= total_rounds_ && window_.empty()) break;
+        TPUSIM_CHECK(next_round_ <
+                     total_rounds_);  // loaded work that can never start would be a scheduling bug
+        load_next_round();
+        start_candidates();
+        continue;
+      }
+      complete_batch();
+      fold_if_repeating();
+      load_rounds();
+      start_candidates();
+    }
+    stats_.end_s = s4u::Engine::get_clock();
+    return stats_;
+  }
+
+ private:
+  struct Loaded {
+    std::size_t round;
+    std::vector<Transfer> transfers;
+    std::vector<std::uint8_t> started;
+    std::size_t unfinished;
+    double first_start = -1;
+    bool same_start = true;
+    bool clean_start = false;
+  };
+  struct RankRound {
+    std::size_t round;
+    int incomplete;
+    std::vector<std::uint32_t> transfers;
+  };
+  struct Active {
+    std::size_t round;
+    std::uint32_t index;
+    std::vector<float> payload;
+    double start_s;
+  };
+
+  Loaded& loaded(std::size_t round) { return window_[round - window_.front().round]; }
+
+  void generate(std::size_t round, std::vector<Transfer>& out) {
+    out.clear();
+    if (pending_round_ == round) {
+      out.swap(pending_);
+      pending_round_ = std::numeric_limits<std::size_t>::max();
+      return;
+    }
+    input_.schedule->append_round(round, out);
+  }
+
+  void load_next_round() {
+    Loaded next{next_round_, {}, {}, 0};
+    generate(next_round_, next.transfers);
+    ++next_round_;
+    if (next.transfers.empty()) return;
+    next.started.assign(next.transfers.size(), 0);
+    next.unfinished = next.transfers.size();
+    window_transfers_ += next.transfers.size();
+    for (std::uint32_t i = 0; i < next.transfers.size(); ++i) {
+      const auto& t = next.transfers[i];
+      for (const Rank rank : {t.src, t.dst}) {
+        auto& queue = per_rank_[rank];
+        if (queue.empty() && participant_[rank]) --idle_participants_;
+        if (queue.empty() || queue.back().round != next.round) queue.push_back({next.round, 0, {}});
+        ++queue.back().incomplete;
+        queue.back().transfers.push_back(i);
+      }
+      candidates_.emplace_back(next.round, i);
+    }
+    window_.push_back(std::move(next));
+  }
+
+  void load_rounds() {
+    while (next_round_ < total_rounds_ && idle_participants_ > 0 && window_transfers_ < kWindowTransfers) {
+      load_next_round();
+    }
+  }
+
+  bool startable(const Transfer& t, std::size_t round) const {
+    return per_rank_[t.src].front().round == round && per_rank_[t.dst].front().round == round;
+  }
+
+  void start_candidates() {
+    auto candidates = std::move(candidates_);
+    candidates_.clear();
+    std::sort(candidates.begin(), candidates.end());
+    for (const auto& [round, index] : candidates) {
+      if (window_.empty() || round < window_.front().round) continue;
+      Loaded& r = loaded(round);
+      if (r.started[index] != 0 || !startable(r.transfers[index], round)) continue;
+      start(r, index);
+    }
+  }
+
+  void start(Loaded& r, std::uint32_t index) {
+    const Transfer& t = r.transfers[index];
+    const double now = s4u::Engine::get_clock();
+    if (r.first_start < 0) {
+      r.first_start = now;
+      r.clean_start = active_.empty() && window_.front().round == r.round;
+    } else if (r.first_start != now) {
+      r.same_start = false;
+    }
+    r.started[index] = 1;
+    const std::uint64_t bytes = t.count * input_.element_bytes;
+    Active active{r.round, index, {}, now};
+    if (buffers_[t.src] != nullptr) active.payload = snapshot(t);
+    for (const int link : platform_.route(t.src, t.dst)) add_link_bytes(link, static_cast<double>(bytes));
+    comms_.push_back(
+        s4u::Comm::sendto_async(platform_.host_of_rank(t.src), platform_.host_of_rank(t.dst), bytes));
+    active_.push_back(std::move(active));
+    ++stats_.messages;
+    ++stats_.simulated_messages;
+  }
+
+  void add_link_bytes(int link, double bytes) {
+    if (link >= static_cast<int>(link_bytes_.size())) link_bytes_.resize(link + 1, 0.0);
+    link_bytes_[link] += bytes;
+  }
+
+  std::vector<float> snapshot(const Transfer& t) const {
+    const float* source = t.from_input ? inputs_.at(t.src).data() : buffers_[t.src];
+    return std::vector<float>(source + t.src_offset, source + t.src_offset + t.count);
+  }
+
+  void apply(const Transfer& t, const std::vector<float>& payload) {
+    float* target = buffers_[t.dst];
+    if (target == nullptr) return;
+    float* out = target + t.dst_offset;
+    if (t.action == Action::copy) {
+      std::copy(payload.begin(), payload.end(), out);
+    } else if (input_.op == ReduceOp::sum) {
+      for (std::size_t i = 0; i < payload.size(); ++i) out[i] += payload[i];
+    } else {
+      for (std::size_t i = 0; i < payload.size(); ++i) out[i] = std::max(out[i], payload[i]);
+    }
+  }
+
+  void complete_batch() {
+    s4u::Comm::wait_any(comms_);
+    const double now = s4u::Engine::get_clock();
+    std::vector<std::size_t> done;
+    for (std::size_t i = 0; i < comms_.size(); ++i) {
+      if (comms_[i]->get_finish_time() >= 0) done.push_back(i);
+    }
+    TPUSIM_CHECK(!done.empty());
+    std::vector<Active> finished;
+    // Remove from the back so that the remaining indices stay valid.
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+      finished.push_back(std::move(active_[*it]));
+      active_[*it] = std::move(active_.back());
+      active_.pop_back();
+      comms_[*it] = std::move(comms_.back());
+      comms_.pop_back();
+    }
+    std::sort(finished.begin(), finished.end(), [](const Active& a, const Active& b) {
+      return std::tie(a.round, a.index) < std::tie(b.round, b.index);
+    });
+    for (const auto& f : finished) finish(f, now);
+    while (!window_.empty() && window_.front().unfinished == 0) {
+      last_round_ = std::move(window_.front());
+      window_.pop_front();
+    }
+  }
+
+  void finish(const Active& f, double now) {
+    Loaded& r = loaded(f.round);
+    const Transfer& t = r.transfers[f.index];
+    r.started[f.index] = 2;
+    --r.unfinished;
+    --window_transfers_;
+    if (!f.payload.empty()) apply(t, f.payload);
+    if (input_.trace != nullptr) {
+      input_.trace->push_back({t.src, t.dst, t.count * input_.element_bytes, f.start_s, now, input_.label});
+    }
+    for (const Rank rank : {t.src, t.dst}) {
+      last_end_[rank] = now;
+      auto& queue = per_rank_[rank];
+      TPUSIM_CHECK(!queue.empty() && queue.front().round == f.round);
+      if (--queue.front().incomplete > 0) continue;
+      queue.pop_front();
+      if (queue.empty()) {
+        if (participant_[rank]) ++idle_participants_;
+        continue;
+      }
+      for (const auto index : queue.front().transfers) candidates_.emplace_back(queue.front().round, index);
+    }
+  }
+
+  static bool same_pattern(const std::vector<Transfer>& a, const std::vector<Transfer>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].src != b[i].src || a[i].dst != b[i].dst || a[i].count != b[i].count) return false;
+    }
+    return true;
+  }
+
+  bool ran_alone(const Loaded& r, double now) {
+    if (!input_.fold_repeated_rounds || !r.same_start || !r.clean_start || r.transfers.empty()) return false;
+    if (!window_.empty() || !active_.empty() || next_round_ >= total_rounds_) return false;
+    std::vector<Rank> ranks;
+    for (const auto& t : r.transfers) {
+      if (last_end_[t.src] != now || last_end_[t.dst] != now) return false;
+      ranks.push_back(t.src);
+      ranks.push_back(t.dst);
+    }
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    if (static_cast<int>(ranks.size()) != participants_) return false;
+    for (const Rank rank : ranks) {
+      if (!participant_[rank]) return false;
+    }
+    return true;
+  }
+
+  void fold_if_repeating() {
+    const double now = s4u::Engine::get_clock();
+    if (last_round_.transfers.empty() || !ran_alone(last_round_, now)) return;
+    const double duration = now - last_round_.first_start;
+    std::vector<std::pair<int, double>> round_link_bytes;
+    for (const auto& t : last_round_.transfers) {
+      for (const int link : platform_.route(t.src, t.dst)) {
+        round_link_bytes.emplace_back(link, static_cast<double>(t.count * input_.element_bytes));
+      }
+    }
+    std::uint64_t folded = 0;
+    std::vector<Transfer> next;
+    std::vector<std::vector<float>> payloads;
+    while (next_round_ < total_rounds_) {
+      generate(next_round_, next);
+      if (!same_pattern(next, last_round_.transfers)) {
+        pending_.swap(next);
+        pending_round_ = next_round_;
+        break;
+      }
+      if (input_.data != nullptr) {
+        payloads.clear();
+        for (const auto& t : next)
+          payloads.push_back(buffers_[t.src] != nullptr ? snapshot(t) : std::vector<float>());
+        for (std::size_t i = 0; i < next.size(); ++i) apply(next[i], payloads[i]);
+      }
+      stats_.messages += next.size();
+      ++folded;
+      ++next_round_;
+    }
+    last_round_.transfers.clear();
+    if (folded == 0) return;
+    for (const auto& [link, bytes] : round_link_bytes)
+      add_link_bytes(link, bytes * static_cast<double>(folded));
+    stats_.folded_rounds += folded;
+    const double span = duration * static_cast<double>(folded);
+    s4u::this_actor::sleep_for(span);
+    const double end = s4u::Engine::get_clock();
+    for (Rank rank = 0; rank < static_cast<Rank>(last_end_.size()); ++rank) {
+      if (participant_[rank]) last_end_[rank] = end;
+    }
+    if (input_.trace != nullptr) input_.trace->push_back({-1, -1, folded, now, end, input_.label});
+  }
+
+  Platform& platform_;
+  const ExecutionInput& input_;
+  const std::size_t total_rounds_;
+  std::vector<double>& link_bytes_;
+  std::vector<std::deque<RankRound>> per_rank_;
+  std::vector<std::uint8_t> participant_;
+  std::vector<double> last_end_;
+  std::vector<float*> buffers_;
+  std::map<Rank, std::vector<float>> inputs_;
+  int participants_ = 0;
+  int idle_participants_ = 0;
+
+  std::deque<Loaded> window_;
+  std::size_t window_transfers_ = 0;
+  std::size_t next_round_ = 0;
+  std::vector<Transfer> pending_;
+  std::size_t pending_round_ = std::numeric_limits<std::size_t>::max();
+  Loaded last_round_{0, {}, {}, 0};
+  std::vector<std::pair<std::size_t, std::uint32_t>> candidates_;
+  std::vector<Active> active_;
+  std::vector<s4u::CommPtr> comms_;
+  ExecutionStats stats_;
+};
+
+}  // namespace
+
+ExecutionStats execute(Platform& platform, const ExecutionInput& input, int num_ranks,
+                       std::vector<double>& link_bytes) {
+  Driver driver(platform, input, num_ranks, link_bytes);
+  return driver.run();
+}
+
+}  // namespace tpusim::sim

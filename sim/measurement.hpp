@@ -1,0 +1,31 @@
+#pragma once
+// One collective simulated and set against its analytical figures: what `tpusim collective` prints and
+// `tpusim validate` checks.
+#include <vector>
+
+#include "sim/bounds.hpp"
+#include "sim/reference.hpp"
+#include "sim/request_builder.hpp"
+#include "sim/simulator.hpp"
+
+namespace tpusim::sim {
+
+struct Measurement {
+  CollectiveResult result;
+  AlphaBetaPrediction prediction;
+  LowerBound bound;
+  std::vector<LinkLoad> links;  // bytes carried during this collective only, busiest first
+  bool data_checked = false;
+  DataCheck data;
+  double data_tolerance = 0;  // max abs error allowed: exact for max and pure copies, rounding for sums
+  bool data_ok = true;
+};
+
+// Largest memory --check-data may use (inputs, results and the reference, all fp32).
+constexpr double kMaxCheckedDataBytes = 4.0 * (1u << 30);
+
+// Simulates `built` on the simulator; with check_data, random inputs travel and the result is compared with
+// reference_result (InputError if the buffers would exceed kMaxCheckedDataBytes).
+Measurement measure(Simulator& simulator, const BuiltRequest& built, bool check_data);
+
+}  // namespace tpusim::sim

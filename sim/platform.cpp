@@ -1,0 +1,131 @@
+#include "sim/platform.hpp"
+
+#include <fmt/format.h>
+
+#include "sim/routes.hpp"
+#include "topologies/rank_mapping.hpp"
+#include "topologies/support/check.hpp"
+
+namespace tpusim::sim {
+namespace {
+
+namespace s4u = simgrid::s4u;
+constexpr double kHostFlops = 1e9;  // hosts only move data; their speed is never used
+
+s4u::Link* make_loopback(s4u::NetZone* zone, const topo::Topology& topology, int chip) {
+  auto* link = zone->create_link(fmt::format("loopback-{}", chip), topology.intra_chip().bandwidth_Bps());
+  link->set_latency(topology.intra_chip().latency_s());
+  link->set_sharing_policy(s4u::Link::SharingPolicy::FATPIPE);
+  link->seal();
+  return link;
+}
+
+void build_torus(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) {
+  // SimGrid's torus dimensions; size-1 dimensions are dropped, which leaves the host ids unchanged.
+  std::vector<unsigned long> dims;
+  for (const int size : topology.chip_dims()) {
+    if (size > 1) dims.push_back(static_cast<unsigned long>(size));
+  }
+  const bool cores_share_chip = topology.cores_per_chip() > 1;
+  auto set_netpoint = [&hosts](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
+    auto* host = zone->create_host(fmt::format("chip-{}", id), kHostFlops);
+    hosts[id] = host;
+    return std::make_pair(host->get_netpoint(), static_cast<simgrid::kernel::routing::NetPoint*>(nullptr));
+  };
+  auto set_loopback = [&topology](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
+    return make_loopback(zone, topology, static_cast<int>(id));
+  };
+  s4u::ClusterCallbacks callbacks(set_netpoint);
+  if (cores_share_chip) callbacks.loopback = set_loopback;
+  auto* torus =
+      s4u::create_torus_zone("torus", nullptr, dims, callbacks, topology.inter_chip().bandwidth_Bps(),
+                             topology.inter_chip().latency_s(), s4u::Link::SharingPolicy::SPLITDUPLEX);
+  torus->seal();
+}
+
+// Meshes, lines and single chips: a full zone, one split-duplex link per neighbour pair, routes from
+// routes.hpp.
+void build_full(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) {
+  auto* zone = s4u::create_full_zone("mesh");
+  const int chips = topology.num_chips();
+  for (int chip = 0; chip < chips; ++chip)
+    hosts[chip] = zone->create_host(fmt::format("chip-{}", chip), kHostFlops);
+  std::unordered_map<int, s4u::SplitDuplexLink*> duplex;  // by the UP link number of routes.hpp
+  const auto& dims = topology.chip_dims();
+  for (int chip = 0; chip < chips; ++chip) {
+    const auto coord = topo::chip_coord(topology, chip);
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      if (coord[d] + 1 >= dims[d]) continue;
+      const int up = (chip * static_cast<int>(dims.size()) + static_cast<int>(d)) * 2;
+      auto name = directed_link_name(topology, up);
+      name.resize(name.size() - 3);  // create_split_duplex_link appends _UP / _DOWN
+      auto* link = zone->create_split_duplex_link(name, topology.inter_chip().bandwidth_Bps());
+      link->set_latency(topology.inter_chip().latency_s());
+      link->seal();
+      duplex[up] = link;
+    }
+  }
+  const int cores = topology.cores_per_chip();
+  for (int from = 0; from < chips; ++from) {
+    for (int to = 0; to < chips; ++to) {
+      if (from == to) {
+        if (cores > 1) {
+          auto* loop = make_loopback(zone, topology, from);
+          zone->add_route(hosts[from]->get_netpoint(), hosts[to]->get_netpoint(), nullptr, nullptr,
+                          {s4u::LinkInRoute(loop)}, false);
+        }
+        continue;
+      }
+      const auto route = route_between(topology, from * cores, to * cores);
+      std::vector<s4u::LinkInRoute> links;
+      for (const int link : route.links) {
+        auto* pair = duplex.at(link & ~1);
+        links.emplace_back(
+            pair, link % 2 == 0 ? s4u::LinkInRoute::Direction::UP : s4u::LinkInRoute::Direction::DOWN);
+      }
+      zone->add_route(hosts[from]->get_netpoint(), hosts[to]->get_netpoint(), nullptr, nullptr, links, false);
+    }
+  }
+  zone->seal();
+}
+
+}  // namespace
+
+Platform::Platform(const topo::Topology& topology)
+    : cores_per_chip_(topology.cores_per_chip()),
+      num_chips_(topology.num_chips()),
+      hosts_(topology.num_chips()) {
+  bool any_dimension = false;
+  for (const int size : topology.chip_dims()) any_dimension = any_dimension || size > 1;
+  if (topology.wraparound() && any_dimension) {
+    build_torus(topology, hosts_);
+  } else {
+    build_full(topology, hosts_);
+  }
+  for (const auto* host : hosts_) TPUSIM_CHECK(host != nullptr);
+}
+
+int Platform::link_index(s4u::Link* link) {
+  const auto found = link_index_.find(link);
+  if (found != link_index_.end()) return found->second;
+  const int index = static_cast<int>(links_.size());
+  links_.push_back({link->get_name(), link->get_bandwidth()});
+  link_index_.emplace(link, index);
+  return index;
+}
+
+const std::vector<int>& Platform::route(topo::Rank src, topo::Rank dst) {
+  const int from = src / cores_per_chip_;
+  const int to = dst / cores_per_chip_;
+  const long long key = static_cast<long long>(from) * num_chips_ + to;
+  const auto found = routes_.find(key);
+  if (found != routes_.end()) return found->second;
+  std::vector<s4u::Link*> links;
+  double latency = 0;
+  hosts_[from]->route_to(hosts_[to], links, &latency);
+  std::vector<int> indices;
+  for (auto* link : links) indices.push_back(link_index(link));
+  return routes_.emplace(key, std::move(indices)).first->second;
+}
+
+}  // namespace tpusim::sim

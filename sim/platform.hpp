@@ -1,0 +1,42 @@
+#pragma once
+// sim-private: the SimGrid platform of a topology. One host per chip (host i is chip i, dimension 0 fastest);
+// the cores of a chip share its host and talk over its loopback link (intra_chip parameters, FATPIPE: the
+// on-chip network is taken as a crossbar, every core-to-core flow gets the full intra-chip bandwidth).
+// Inter-chip links are SPLITDUPLEX (each direction has the full bandwidth). Tori use SimGrid's torus zone;
+// meshes and lines a full zone with explicit dimension-order routes.
+#include <simgrid/s4u.hpp>
+#include <unordered_map>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace tpusim::sim {
+
+class Platform {
+ public:
+  // Needs the engine to exist and the network model to be configured; builds and seals the zones.
+  explicit Platform(const topo::Topology& topology);
+
+  simgrid::s4u::Host* host_of_rank(topo::Rank rank) const { return hosts_[rank / cores_per_chip_]; }
+  simgrid::s4u::Host* host(int chip) const { return hosts_[chip]; }
+
+  // Indices into links() of the links a message from one core to another crosses (cached per chip pair).
+  const std::vector<int>& route(topo::Rank src, topo::Rank dst);
+  struct LinkInfo {
+    std::string name;
+    double bandwidth_Bps;
+  };
+  const std::vector<LinkInfo>& links() const { return links_; }
+
+ private:
+  int link_index(simgrid::s4u::Link* link);
+
+  int cores_per_chip_;
+  int num_chips_;
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::vector<LinkInfo> links_;
+  std::unordered_map<const simgrid::s4u::Link*, int> link_index_;
+  std::unordered_map<long long, std::vector<int>> routes_;
+};
+
+}  // namespace tpusim::sim

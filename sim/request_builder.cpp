@@ -1,0 +1,89 @@
+#include "sim/request_builder.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "sim/algorithm_registry.hpp"
+#include "sim/request_check.hpp"
+#include "topologies/group.hpp"
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/units.hpp"
+
+namespace tpusim::sim {
+namespace {
+
+std::vector<std::string> split_names(const std::string& text) {
+  std::vector<std::string> names;
+  std::stringstream stream(text);
+  std::string name;
+  while (std::getline(stream, name, ',')) {
+    if (name.empty()) throw InputError(fmt::format("algorithm list '{}' has an empty name", text));
+    names.push_back(name);
+  }
+  if (!text.empty() && text.back() == ',')
+    throw InputError(fmt::format("algorithm list '{}' has an empty name", text));
+  return names;
+}
+
+}  // namespace
+
+std::string default_group_axes(const topo::Topology& topology, std::size_t algorithm_dimensions) {
+  if (algorithm_dimensions < 2) return "all";
+  const auto axes = topology.axes();
+  std::vector<std::string> chip_axes;
+  for (std::size_t a = 1; a < axes.size(); ++a) {
+    if (axes[a].size > 1) chip_axes.push_back(axes[a].name);
+  }
+  const bool cores = topology.cores_per_chip() > 1;
+  if (chip_axes.size() >= 2) {
+    const std::string first = (cores ? "core+" : "") + chip_axes.front();
+    chip_axes.erase(chip_axes.begin());
+    return first + "," + join(chip_axes, "+");
+  }
+  if (chip_axes.size() == 1 && cores) return "core," + chip_axes.front();
+  return "all";
+}
+
+BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec& spec) {
+  BuiltRequest built;
+  auto& request = built.request;
+  request.kind = parse_collective_kind(spec.op);
+  if (spec.reduce == "sum") {
+    request.op = ReduceOp::sum;
+  } else if (spec.reduce == "max") {
+    request.op = ReduceOp::max;
+  } else {
+    throw InputError(fmt::format("unknown reduction '{}'; valid reductions are sum, max", spec.reduce));
+  }
+  built.algorithms = spec.algorithms.empty() ? std::vector<std::string>{default_algorithm(request.kind)}
+                                             : split_names(spec.algorithms);
+  request.algorithms = built.algorithms;
+  const std::uint64_t bytes = parse_bytes(spec.bytes);
+  if (bytes % 4 != 0) {
+    throw InputError(
+        fmt::format("size '{}' is {} bytes, not a whole number of 4-byte fp32 elements", spec.bytes, bytes));
+  }
+  request.elements = bytes / 4;
+  request.element_bytes = 4;
+  const bool two_dimensional = built.algorithms.size() == 1 && built.algorithms.front() == "bucket2d";
+  built.group_axes = spec.group_axes.empty()
+                         ? default_group_axes(topology, two_dimensional ? 2 : built.algorithms.size())
+                         : spec.group_axes;
+  const auto axes = topo::parse_group_axes(topology, built.group_axes);
+  built.group_axes = topo::describe_group_axes(topology, axes);
+  request.groups = topo::groups_along(topology, axes);
+  if (request.kind == CollectiveKind::permute) {
+    for (const auto& group : request.groups) {
+      for (int i = 0; i < group.size(); ++i) {
+        request.permutation.emplace_back(group.ranks[i], group.ranks[(i + 1) % group.size()]);
+      }
+    }
+  }
+  request.label = fmt::format("{}/{}", spec.op, join(built.algorithms, ","));
+  validate_request(topology, request);
+  return built;
+}
+
+}  // namespace tpusim::sim

@@ -1,0 +1,94 @@
+#include "sim/routes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "topologies/chip_graph.hpp"
+#include "topologies/rank_mapping.hpp"
+#include "topologies/support/check.hpp"
+
+namespace tpusim::sim {
+namespace {
+
+int dims_of(const topo::Topology& topology) { return static_cast<int>(topology.chip_dims().size()); }
+
+int inter_link(const topo::Topology& topology, int owner_chip, int dimension, bool up) {
+  return (owner_chip * dims_of(topology) + dimension) * 2 + (up ? 0 : 1);
+}
+
+}  // namespace
+
+int directed_link_count(const topo::Topology& topology) {
+  return 2 * topology.num_chips() * dims_of(topology) + topology.num_chips();
+}
+
+bool is_loopback(const topo::Topology& topology, int link) {
+  return link >= 2 * topology.num_chips() * dims_of(topology);
+}
+
+std::string directed_link_name(const topo::Topology& topology, int link) {
+  const int dims = dims_of(topology);
+  if (is_loopback(topology, link)) return fmt::format("loopback-{}", link - 2 * topology.num_chips() * dims);
+  const int owner = link / 2 / dims;
+  const int dimension = link / 2 % dims;
+  auto coord = topo::chip_coord(topology, owner);
+  coord[dimension] = (coord[dimension] + 1) % topology.chip_dims()[dimension];
+  const char* prefix = topology.wraparound() ? "torus_link" : "mesh_link";
+  return fmt::format("{}_from_{}_to_{}_{}", prefix, owner, topo::chip_id(topology, coord),
+                     link % 2 == 0 ? "UP" : "DOWN");
+}
+
+// SimGrid 3.32 TorusZone::get_local_route: "right" when the target is at most k/2 ahead without wrapping, or
+// when going round through k-1 -> 0 reaches it within k/2.
+bool torus_goes_up(int m, int t, int k) {
+  return (t > m && t <= m + k / 2) || (m > k / 2 && (m + k / 2) % k >= t);
+}
+
+Route route_between(const topo::Topology& topology, topo::Rank src, topo::Rank dst) {
+  Route route;
+  const int from = topo::chip_of(topology, src);
+  const int to = topo::chip_of(topology, dst);
+  const auto& inter = topology.inter_chip();
+  if (from == to) {
+    if (src != dst) {
+      route.links.push_back(2 * topology.num_chips() * dims_of(topology) + from);
+      route.latency_s = topology.intra_chip().latency_s();
+      route.bandwidth_Bps = topology.intra_chip().bandwidth_Bps();
+    }
+    return route;
+  }
+  if (topology.wraparound()) {
+    auto at = topo::chip_coord(topology, from);
+    const auto target = topo::chip_coord(topology, to);
+    for (int d = 0; d < dims_of(topology); ++d) {
+      const int k = topology.chip_dims()[d];
+      while (at[d] != target[d]) {
+        const int owner_chip = topo::chip_id(topology, at);
+        if (torus_goes_up(at[d], target[d], k)) {
+          route.links.push_back(inter_link(topology, owner_chip, d, true));
+          at[d] = (at[d] + 1) % k;
+        } else {
+          at[d] = (at[d] - 1 + k) % k;
+          route.links.push_back(inter_link(topology, topo::chip_id(topology, at), d, false));
+        }
+      }
+    }
+  } else {
+    const auto chips = topo::dimension_order_route(topology, from, to);
+    for (std::size_t h = 0; h + 1 < chips.size(); ++h) {
+      const auto a = topo::chip_coord(topology, chips[h]);
+      const auto b = topo::chip_coord(topology, chips[h + 1]);
+      int d = 0;
+      while (a[d] == b[d]) ++d;
+      route.links.push_back(b[d] > a[d] ? inter_link(topology, chips[h], d, true)
+                                        : inter_link(topology, chips[h + 1], d, false));
+    }
+  }
+  route.hops = static_cast<int>(route.links.size());
+  route.latency_s = route.hops * inter.latency_s();
+  route.bandwidth_Bps = inter.bandwidth_Bps();
+  return route;
+}
+
+}  // namespace tpusim::sim

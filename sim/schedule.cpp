@@ -1,0 +1,72 @@
+#include "sim/schedule.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "topologies/support/check.hpp"
+
+namespace tpusim::sim {
+
+ElementRange balanced_part(ElementRange whole, std::uint64_t parts, std::uint64_t i) {
+  TPUSIM_CHECK(parts > 0 && i < parts);
+  const std::uint64_t begin = whole.count * i / parts;
+  const std::uint64_t end = whole.count * (i + 1) / parts;
+  return {whole.offset + begin, end - begin};
+}
+
+std::vector<ElementRange> balanced_split(ElementRange whole, std::uint64_t parts) {
+  std::vector<ElementRange> out;
+  out.reserve(parts);
+  for (std::uint64_t i = 0; i < parts; ++i) out.push_back(balanced_part(whole, parts, i));
+  return out;
+}
+
+void Schedule::then(std::size_t rounds, RoundFn fn) {
+  if (rounds == 0) return;
+  phases_.push_back({rounds_, rounds, std::move(fn)});
+  rounds_ += rounds;
+}
+
+void Schedule::then(Schedule next) {
+  for (auto& phase : next.phases_) then(phase.rounds, std::move(phase.fn));
+}
+
+Schedule concurrently(std::vector<Schedule> parts) {
+  std::vector<Schedule> kept;
+  for (auto& part : parts) {
+    if (part.rounds_ > 0) kept.push_back(std::move(part));
+  }
+  if (kept.size() == 1) return std::move(kept.front());
+  std::size_t rounds = 0;
+  for (const auto& part : kept) rounds = std::max(rounds, part.rounds_);
+  auto shared = std::make_shared<std::vector<Schedule>>(std::move(kept));
+  Schedule result;
+  result.then(rounds, [shared](std::size_t round, std::vector<Transfer>& out) {
+    for (const auto& part : *shared) {
+      if (round < part.rounds_) part.append_round(round, out);
+    }
+  });
+  return result;
+}
+
+void Schedule::append_round(std::size_t round, std::vector<Transfer>& out) const {
+  TPUSIM_CHECK(round < rounds_);
+  // Phases are few; a linear scan is cheaper than a search for them.
+  for (const auto& phase : phases_) {
+    if (round < phase.first_round + phase.rounds) {
+      phase.fn(round - phase.first_round, out);
+      return;
+    }
+  }
+}
+
+Schedule materialized(std::vector<std::vector<Transfer>> rounds) {
+  auto held = std::make_shared<std::vector<std::vector<Transfer>>>(std::move(rounds));
+  Schedule schedule;
+  schedule.then(held->size(), [held](std::size_t round, std::vector<Transfer>& out) {
+    for (const auto& t : (*held)[round]) add(out, t);
+  });
+  return schedule;
+}
+
+}  // namespace tpusim::sim

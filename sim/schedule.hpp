@@ -1,0 +1,75 @@
+#pragma once
+// A collective as the simulator runs it: an ordered list of ROUNDS, each a list of transfers. A transfer of
+// round k starts when its source and destination have finished every transfer they take part in in earlier
+// rounds (no global barrier: this per-rank dependency is what real rings do). Its payload is read from the
+// source when it starts and applied at the destination when it ends. Rounds are generated on demand because a
+// ring over 4096 cores has 16M transfers, too many to hold.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "topologies/topology.hpp"
+
+namespace tpusim::sim {
+
+using topo::Rank;
+
+enum class Action : std::uint8_t { copy, reduce };
+
+struct ElementRange {
+  std::uint64_t offset = 0;
+  std::uint64_t count = 0;
+  std::uint64_t end() const { return offset + count; }
+  bool operator==(const ElementRange& other) const { return offset == other.offset && count == other.count; }
+};
+
+struct Transfer {
+  Rank src = 0;
+  Rank dst = 0;
+  std::uint64_t src_offset = 0;
+  std::uint64_t dst_offset = 0;
+  std::uint64_t count = 0;  // elements
+  Action action = Action::copy;
+  bool from_input = false;  // read the source's buffer as it was when the collective began (all-to-all)
+};
+
+// Balanced split: part i of `parts` is [offset + i*count/parts, offset + (i+1)*count/parts).
+ElementRange balanced_part(ElementRange whole, std::uint64_t parts, std::uint64_t i);
+std::vector<ElementRange> balanced_split(ElementRange whole, std::uint64_t parts);
+
+// Appends the transfers of one round; empty (zero-element) transfers are dropped by the caller, see add().
+using RoundFn = std::function<void(std::size_t round, std::vector<Transfer>& out)>;
+
+class Schedule {
+ public:
+  // Runs `rounds` rounds after the phases already added.
+  void then(std::size_t rounds, RoundFn fn);
+  void then(Schedule next);
+
+  std::size_t round_count() const { return rounds_; }
+  void append_round(std::size_t round, std::vector<Transfer>& out) const;
+
+ private:
+  struct Phase {
+    std::size_t first_round;
+    std::size_t rounds;
+    RoundFn fn;
+  };
+  friend Schedule concurrently(std::vector<Schedule> parts);
+  std::vector<Phase> phases_;
+  std::size_t rounds_ = 0;
+};
+
+// Pushes t unless it moves no elements: an empty chunk sends no message, so it costs nothing.
+inline void add(std::vector<Transfer>& out, const Transfer& t) {
+  if (t.count > 0 && t.src != t.dst) out.push_back(t);
+}
+
+// Runs all of `parts` at the same time (round k of the result is round k of each); used for the many groups
+// or lines of one collective.
+Schedule concurrently(std::vector<Schedule> parts);
+
+// A schedule held in memory, for algorithms with few rounds.
+Schedule materialized(std::vector<std::vector<Transfer>> rounds);
+
+}  // namespace tpusim::sim

@@ -1,0 +1,172 @@
+#include "sim/simulator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+#include <set>
+#include <simgrid/s4u.hpp>
+
+// version.h and log.h need the declarations s4u.hpp brings in first.
+#include <simgrid/version.h>
+#include <xbt/log.h>
+
+#include "sim/algorithm_registry.hpp"
+#include "sim/chrome_trace.hpp"
+#include "sim/executor.hpp"
+#include "sim/platform.hpp"
+#include "sim/request_check.hpp"
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::sim {
+namespace {
+
+namespace s4u = simgrid::s4u;
+
+bool g_engine_created = false;
+
+// Meshes get explicit routes for every chip pair; beyond this the platform itself becomes the cost.
+constexpr int kMaxMeshChips = 1024;
+// Every chip is a SimGrid host with its links; beyond this the platform alone exhausts memory.
+constexpr int kMaxChips = 65536;
+
+s4u::Engine* create_engine(NetworkModel network) {
+  // Silence SimGrid before it can print anything (configuration changes are logged at INFO).
+  xbt_log_control_set("root.thres:critical");
+  static int argc = 1;
+  static char name[] = "tpusim";
+  static char* argv[] = {name, nullptr};
+  auto* engine = new s4u::Engine(&argc, argv);  // lives until the process ends: one engine per process
+  if (network == NetworkModel::ideal) {
+    // simgrid.md: with these, simulated time equals the alpha-beta model where there is no contention.
+    s4u::Engine::set_config("network/model:CM02");
+    s4u::Engine::set_config("network/crosstraffic:0");
+    s4u::Engine::set_config("network/TCP-gamma:1e30");
+    // SimGrid ends an action when less than surf/precision (1e-9 s by default) of it remains, so a chain of
+    // small messages finished up to a nanosecond early per step; exact alpha-beta needs a finer tolerance.
+    s4u::Engine::set_config("surf/precision:1e-15");
+  }
+  return engine;
+}
+
+}  // namespace
+
+struct Simulator::Impl {
+  Impl(const topo::Topology& topology_in, SimOptions options_in)
+      : topology(topology_in),
+        options(options_in),
+        engine(create_engine(options_in.network)),
+        platform(topology) {}
+
+  topo::Topology topology;
+  SimOptions options;
+  s4u::Engine* engine;
+  Platform platform;
+  std::vector<double> link_bytes;
+  std::vector<TraceEvent> trace;
+  std::vector<std::string> labels;
+};
+
+Simulator::Simulator(const topo::Topology& topology, SimOptions options) {
+  if (g_engine_created) {
+    throw InputError("a Simulator already exists in this process; SimGrid allows one simulation per process");
+  }
+  if (topology.num_chips() > kMaxChips) {
+    throw InputError(fmt::format("topology '{}' has {} chips; the simulator handles at most {}",
+                                 topology.name(), topology.num_chips(), kMaxChips));
+  }
+  if (!topology.wraparound() && topology.num_chips() > kMaxMeshChips) {
+    throw InputError(
+        fmt::format("topology '{}': meshes without wraparound are limited to {} chips, this one has {}",
+                    topology.name(), kMaxMeshChips, topology.num_chips()));
+  }
+  g_engine_created = true;
+  impl_ = std::make_unique<Impl>(topology, options);
+}
+
+Simulator::~Simulator() = default;
+
+const topo::Topology& Simulator::topology() const { return impl_->topology; }
+
+double Simulator::now_s() const { return s4u::Engine::get_clock(); }
+
+CollectiveResult Simulator::run(const CollectiveRequest& request) {
+  validate_request(impl_->topology, request);
+  const Schedule schedule = build_schedule(impl_->topology, request);
+
+  ExecutionInput input;
+  input.schedule = &schedule;
+  input.participants = participants(request);
+  input.element_bytes = request.element_bytes;
+  input.op = request.op;
+  input.data = request.data;
+  input.reads_input = request.kind == CollectiveKind::alltoall || request.kind == CollectiveKind::permute;
+  input.fold_repeated_rounds = impl_->options.fold_repeated_rounds;
+  input.label = static_cast<int>(impl_->labels.size());
+  input.trace = impl_->options.record_trace ? &impl_->trace : nullptr;
+  impl_->labels.push_back(request.label.empty() ? to_string(request.kind) : request.label);
+
+  ExecutionStats stats;
+  std::exception_ptr failure;
+  auto* impl = impl_.get();
+  const int ranks = impl_->topology.num_cores();
+  s4u::Actor::create("driver", impl_->platform.host(0), [&stats, &failure, &input, impl, ranks] {
+    try {
+      stats = execute(impl->platform, input, ranks, impl->link_bytes);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  impl_->engine->run();
+  if (failure) std::rethrow_exception(failure);
+
+  if (request.kind == CollectiveKind::permute && request.data != nullptr) {
+    std::set<topo::Rank> receivers;
+    for (const auto& [src, dst] : request.permutation) receivers.insert(dst);
+    for (auto& [rank, buffer] : *request.data) {
+      if (receivers.count(rank) == 0) std::fill(buffer.begin(), buffer.end(), 0.0f);
+    }
+  }
+
+  CollectiveResult result;
+  result.time_s = stats.end_s - stats.start_s;
+  result.messages = stats.messages;
+  result.simulated_messages = stats.simulated_messages;
+  result.folded_rounds = stats.folded_rounds;
+  result.bytes_per_member = request.elements * request.element_bytes;
+  result.group_size = largest_group(request);
+  if (result.time_s > 0) {
+    result.algbw_Bps = static_cast<double>(result.bytes_per_member) / result.time_s;
+    result.busbw_Bps = result.algbw_Bps * busbw_factor(request.kind, result.group_size);
+  }
+  return result;
+}
+
+std::vector<LinkLoad> Simulator::link_loads() const {
+  std::vector<LinkLoad> loads;
+  const auto& links = impl_->platform.links();
+  for (std::size_t i = 0; i < impl_->link_bytes.size(); ++i) {
+    if (impl_->link_bytes[i] <= 0) continue;
+    loads.push_back({links[i].name, impl_->link_bytes[i], impl_->link_bytes[i] / links[i].bandwidth_Bps,
+                     links[i].bandwidth_Bps});
+  }
+  std::stable_sort(loads.begin(), loads.end(), [](const LinkLoad& a, const LinkLoad& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.link < b.link;
+  });
+  return loads;
+}
+
+std::string simgrid_version() {
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch);
+  return fmt::format("{}.{}.{}", major, minor, patch);
+}
+
+void Simulator::write_chrome_trace(const std::string& path) const {
+  if (!impl_->options.record_trace) {
+    throw InputError("write_chrome_trace needs SimOptions::record_trace (the command line's --trace)");
+  }
+  write_chrome_trace_file(path, impl_->topology, impl_->trace, impl_->labels);
+}
+
+}  // namespace tpusim::sim

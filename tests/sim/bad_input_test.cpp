@@ -1,0 +1,141 @@
+// Bad input is one InputError with a message naming what is wrong and what is valid; never an abort.
+#include <catch2/catch.hpp>
+
+#include "sim/algorithm_registry.hpp"
+#include "sim/child_process.hpp"
+#include "sim/request_builder.hpp"
+#include "sim/request_check.hpp"
+#include "sim/simulator.hpp"
+#include "sim_test_support.hpp"
+#include "topologies/presets.hpp"
+#include "topologies/support/input_error.hpp"
+
+using namespace tpusim;
+using namespace tpusim::sim;
+
+namespace {
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+std::string build_error(const char* topology_spec, CollectiveSpec spec) {
+  const auto topology = topo::topology_from_spec(topology_spec);
+  return error_of([&] { build_request(topology, spec); });
+}
+
+CollectiveSpec spec_of(const char* op, const char* algorithms, const char* bytes = "64MiB",
+                       const char* axes = "") {
+  CollectiveSpec spec;
+  spec.op = op;
+  spec.algorithms = algorithms;
+  spec.bytes = bytes;
+  spec.group_axes = axes;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("unknown names list the valid ones") {
+  CHECK(build_error("ring-8", spec_of("allreduce", "rign")) ==
+        "unknown allreduce algorithm 'rign' (did you mean 'ring'?); valid allreduce algorithms are ring, "
+        "bidir_ring, "
+        "bucket2d, halving_doubling");
+  CHECK(build_error("ring-8", spec_of("allreduc", "ring")) ==
+        "unknown collective 'allreduc' (did you mean 'allreduce'?); valid collectives are allreduce, "
+        "reduce_scatter, "
+        "allgather, alltoall, broadcast, permute");
+  CHECK(build_error("ring-8", spec_of("alltoall", "ring")) ==
+        "unknown alltoall algorithm 'ring'; valid alltoall algorithms are pairwise, direct");
+  auto spec = spec_of("allreduce", "ring");
+  spec.reduce = "min";
+  CHECK(build_error("ring-8", spec) == "unknown reduction 'min'; valid reductions are sum, max");
+}
+
+TEST_CASE("an algorithm that does not fit the group says why") {
+  CHECK(build_error("ring-8", spec_of("allreduce", "bucket2d")) ==
+        "bucket2d needs a group with two dimensions, e.g. --group-axes core+x,y; this group has 1");
+  CHECK(build_error("torus-4x4", spec_of("allreduce", "ring,ring,ring", "64MiB", "x,y")) ==
+        "a group with 2 dimensions takes one algorithm or one per dimension, got 3 (ring,ring,ring)");
+  CHECK(build_error("torus:6x4", spec_of("allreduce", "halving_doubling,ring", "64MiB", "x,y")) ==
+        "halving_doubling along group dimension 0 (size 6) needs a power-of-two size unless it is the last "
+        "dimension "
+        "of an allreduce");
+  CHECK(build_error("torus-4x4", spec_of("allreduce", "bucket2d,ring", "64MiB", "x,y")) ==
+        "bucket2d cannot run along one group dimension; per-dimension allreduce algorithms are ring, "
+        "bidir_ring, "
+        "halving_doubling");
+  CHECK(build_error("torus-4x4", spec_of("alltoall", "pairwise,pairwise", "64MiB", "x,y")) ==
+        "alltoall takes one algorithm for the whole group, got 2");
+  CHECK(build_error("torus:3", spec_of("alltoall", "pairwise", "40")) ==
+        "alltoall needs an element count divisible by the group size: 10 elements over 3 members");
+}
+
+TEST_CASE("sizes must be whole fp32 elements") {
+  CHECK(build_error("ring-8", spec_of("allreduce", "ring", "6")) ==
+        "size '6' is 6 bytes, not a whole number of 4-byte fp32 elements");
+  CHECK(build_error("ring-8", spec_of("allreduce", "ring", "64MiX")).find("'64MiX' is not a size") == 0);
+}
+
+TEST_CASE("groups must be disjoint sets of existing cores") {
+  const auto topology = topo::preset("ring-8");
+  CollectiveRequest request;
+  request.elements = 8;
+  request.groups = {testing::make_group({3}, 6)};
+  CHECK(error_of([&] { validate_request(topology, request); }) ==
+        "group names core 8 but topology 'ring-8' has cores 0..7");
+  request.groups = {testing::make_group({3}, 0), testing::make_group({2}, 2)};
+  CHECK(error_of([&] { validate_request(topology, request); }) ==
+        "core 2 is in two groups; groups must be disjoint");
+  request.groups = {};
+  CHECK(error_of([&] { validate_request(topology, request); }) ==
+        "allreduce needs at least one group of cores");
+  CHECK(build_error("ring-8", spec_of("allreduce", "ring", "64MiB", "x,q")).find("unknown axis 'q'") == 0);
+}
+
+TEST_CASE("data buffers and permutations are checked") {
+  const auto topology = topo::preset("ring-8");
+  CollectiveRequest request;
+  request.elements = 4;
+  request.groups = {testing::make_group({2}, 0)};
+  std::map<topo::Rank, std::vector<float>> data = {{0, std::vector<float>(4)}};
+  request.data = &data;
+  CHECK(error_of([&] { validate_request(topology, request); }) == "data: no buffer for core 1");
+  data[1] = std::vector<float>(3);
+  CHECK(error_of([&] { validate_request(topology, request); }) ==
+        "data: core 1 has 3 elements, the request says 4");
+  CollectiveRequest permute;
+  permute.kind = CollectiveKind::permute;
+  permute.elements = 4;
+  permute.permutation = {{0, 1}, {0, 2}};
+  CHECK(error_of([&] { validate_request(topology, permute); }) == "permutation sends from core 0 twice");
+  permute.permutation = {{0, 9}};
+  CHECK(error_of([&] { validate_request(topology, permute); }) ==
+        "permutation names core 9 but topology 'ring-8' has cores 0..7");
+}
+
+TEST_CASE("a second simulator in one process is refused") {
+  const auto topology = topo::preset("ring-8");
+  Simulator first(topology);
+  CHECK(error_of([&] { Simulator second(topology); }) ==
+        "a Simulator already exists in this process; SimGrid allows one simulation per process");
+}
+
+TEST_CASE("an InputError in a child process comes back as an InputError") {
+  CHECK(error_of([] { run_in_child([]() -> std::string { throw InputError("bad key 'x'"); }); }) ==
+        "bad key 'x'");
+  CHECK(run_in_child([] { return std::string("fine"); }).output == "fine");
+  CHECK_THROWS_AS(run_in_child([]() -> std::string { throw std::logic_error("boom"); }), std::runtime_error);
+}
+
+TEST_CASE("writing a trace needs trace recording") {
+  const auto topology = topo::preset("ring-8");
+  Simulator simulator(topology);
+  CHECK(error_of([&] { simulator.write_chrome_trace("/tmp/never.json"); }) ==
+        "write_chrome_trace needs SimOptions::record_trace (the command line's --trace)");
+}

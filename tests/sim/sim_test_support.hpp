@@ -1,0 +1,44 @@
+#pragma once
+// Helpers shared by the sim tests: hand-made groups and a data-checked collective run.
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "sim/reference.hpp"
+#include "sim/simulator.hpp"
+#include "topologies/group.hpp"
+
+namespace tpusim::sim::testing {
+
+// A group of the given dimensions over ranks first, first+stride, ... in that order.
+inline topo::Group make_group(std::vector<int> dims, int first = 0, int stride = 1) {
+  topo::Group group{std::move(dims), {}};
+  const int size = std::accumulate(group.dims.begin(), group.dims.end(), 1, std::multiplies<int>());
+  for (int i = 0; i < size; ++i) group.ranks.push_back(first + i * stride);
+  return group;
+}
+
+struct DataRun {
+  CollectiveResult result;
+  DataCheck check;
+  double tolerance = 0;
+};
+
+// Runs the request with random data through the simulator and compares with the reference reduction.
+inline DataRun run_with_data(Simulator& simulator, CollectiveRequest request, unsigned seed = 7) {
+  auto inputs = random_inputs(request, seed);
+  auto data = inputs;
+  request.data = &data;
+  DataRun run;
+  run.result = simulator.run(request);
+  request.data = nullptr;
+  run.check = compare_with_reference(request, reference_result(request, inputs), data);
+  int p = 1;
+  for (const auto& group : request.groups) p = std::max(p, group.size());
+  const bool sums = request.op == ReduceOp::sum && (request.kind == CollectiveKind::allreduce ||
+                                                    request.kind == CollectiveKind::reduce_scatter);
+  run.tolerance = sums ? 1e-6 * p * p : 0.0;
+  return run;
+}
+
+}  // namespace tpusim::sim::testing
