@@ -130,7 +130,7 @@ Topology topology_from_spec(const std::string& spec) {
       if (key == "cores") {
         std::size_t used = 0;
         cores = std::stoi(value, &used);
-        if (used != value.size()) throw InputError("");
+        if (used != value.size()) throw std::invalid_argument(value);
       } else if (key == "bw") {
         bw = parse_bandwidth_Bps(value);
       } else if (key == "lat") {

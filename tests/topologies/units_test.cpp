@@ -45,3 +45,12 @@ TEST_CASE("suggests the nearest name for a misspelling") {
   CHECK(did_you_mean("zzzzzz", {"ring", "bucket2d"}).empty());
   CHECK(edit_distance("kitten", "sitting") == 3);
 }
+
+TEST_CASE("formats quantities with a readable unit") {
+  CHECK(format_bandwidth(62e9) == "62 GB/s");
+  CHECK(format_bandwidth(3.968e12) == "3.97 TB/s");
+  CHECK(format_bandwidth(1.28e8) == "128 MB/s");
+  CHECK(format_bytes(64.0 * 1048576) == "64 MiB");
+  CHECK(format_duration(1.204e-3) == "1.204 ms");
+  CHECK(format_duration(2.5) == "2.5 s");
+}

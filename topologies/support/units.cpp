@@ -92,7 +92,11 @@ std::string format_bytes(double bytes) {
   return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, units[unit]);
 }
 
-std::string format_bandwidth(double bandwidth_Bps) { return fmt::format("{:.3g} GB/s", bandwidth_Bps / 1e9); }
+std::string format_bandwidth(double bandwidth_Bps) {
+  if (bandwidth_Bps >= 1e12) return fmt::format("{:.3g} TB/s", bandwidth_Bps / 1e12);
+  if (bandwidth_Bps >= 1e9) return fmt::format("{:.3g} GB/s", bandwidth_Bps / 1e9);
+  return fmt::format("{:.3g} MB/s", bandwidth_Bps / 1e6);
+}
 
 std::string format_duration(double seconds) {
   if (seconds >= 1) return fmt::format("{:.4g} s", seconds);
