@@ -1,5 +1,142 @@
-// TEMPORARY during development: replaced by its owner.
+// tpusim run [config.yaml | --preset NAME]: one training run of a config on the simulated pod, with its
+// report and result files. Without a config it runs the built-in default, the paper's 4.9B language model
+// (lm-s5) for one timing-only step on the 512-core TPU v2 pod.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <stdexcept>
+
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/config/config_parser.hpp"
+#include "workloads/config/preset_catalog.hpp"
+#include "workloads/report/result_files.hpp"
+#include "workloads/training_run.hpp"
+
 namespace tpusim::cli {
-void add_run_command(CLI::App&) {}
+namespace {
+
+struct RunArgs {
+  std::string config_path;
+  std::string preset;
+  bool list_presets = false;
+  bool show_preset = false;
+  bool json = false;
+  bool no_files = false;
+  std::string output;
+  int steps = 0;
+  int trace_chips = -1;
+};
+
+// Every chip's tracks repeat the same SPMD timeline; past this many events the trace keeps the first chips
+// only.
+constexpr std::size_t kMaxTraceEvents = 1000000;
+
+void list_presets() {
+  for (const auto& name : workloads::preset_names()) {
+    const auto config = workloads::load_preset(name);
+    std::cout << fmt::format("{:<16} {}{}\n", name, config.description,
+                             name == workloads::default_preset_name() ? " [default]" : "");
+  }
+}
+
+void run(const RunArgs& args) {
+  if (args.list_presets) return list_presets();
+  if (!args.config_path.empty() && !args.preset.empty()) {
+    throw InputError("run: give a config file or --preset, not both");
+  }
+  const std::string preset = args.preset.empty() ? workloads::default_preset_name() : args.preset;
+  if (args.show_preset) {
+    if (!args.config_path.empty())
+      throw InputError("run: --show-preset prints a preset; do not give a config file");
+    std::cout << workloads::preset_text(preset);
+    return;
+  }
+  workloads::RunConfig config = args.config_path.empty() ? workloads::load_preset(preset)
+                                                         : workloads::load_run_config_file(args.config_path);
+  if (args.steps > 0) config.training.steps = args.steps;
+  if (!args.output.empty()) config.training.output_dir = args.output;
+
+  workloads::RunOptions options;
+  if (config.training.numerics == workloads::NumericsMode::full) {
+    options.on_step = [&](const workloads::StepRecord& step) {
+      (args.json ? std::cerr : std::cout)
+          << fmt::format("step {:>4}  loss {:.6f}  step time {:.6g} s (simulated)\n", step.step, *step.loss,
+                         step.step_time_s)
+          << std::flush;
+    };
+  }
+  const workloads::RunReport report = workloads::run_training(config, options);
+  if (args.json) {
+    std::cout << workloads::run_report_json(config, report).dump(2) << "\n";
+  } else {
+    workloads::print_run_report(std::cout, config, report);
+  }
+  if (!args.no_files) {
+    const int chips = config.hardware.topology.num_chips();
+    int trace_chips = args.trace_chips >= 0 ? args.trace_chips : 0;
+    const std::size_t events = std::max<std::size_t>(1, report.timeline.entries.size());
+    if (args.trace_chips < 0 && events * std::size_t(chips) > kMaxTraceEvents) {
+      trace_chips = static_cast<int>(std::max<std::size_t>(1, kMaxTraceEvents / events));
+    }
+    const auto paths = workloads::write_result_files(config.training.output_dir, config, report, trace_chips);
+    if (!args.json) {
+      std::cout << fmt::format(
+          "results in {}/ (summary.json, collectives.csv, trace.json{})\n", paths.folder,
+          trace_chips > 0 && trace_chips < chips
+              ? fmt::format(": chips 0-{} of {}, all running the same timeline; --trace-chips 0 "
+                            "writes every chip",
+                            trace_chips - 1, chips)
+              : "");
+    }
+  }
+  std::cout << std::flush;
+  if (!report.memory.fits()) {
+    throw std::runtime_error(
+        fmt::format("{} does not fit: it needs {} per core, {} more than the {} of HBM of a {} core",
+                    config.name, format_bytes(double(report.memory.total_bytes)),
+                    format_bytes(double(report.memory.total_bytes - report.memory.hbm_bytes)),
+                    format_bytes(double(report.memory.hbm_bytes)), config.hardware.device.name()));
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  static RunArgs args;
+  auto* command = app.add_subcommand(
+      "run",
+      "Simulate training steps of a model config on a simulated pod and report step time, its breakdown, "
+      "MFU, "
+      "memory per core and collectives.\n"
+      "Without a config: the built-in default, lm-s5 (the paper's 4.9B-parameter language model, mesh "
+      "batch:16;model:32) for one timing-only step on the 512-core TPU v2 pod.\n"
+      "Writes <output>/summary.json, collectives.csv and trace.json (Chrome trace, opens in Perfetto); "
+      "output "
+      "is training.output of the config, default results/<name>.\n"
+      "Exit status: 0 done; 1 the model does not fit the HBM of its device (the report is still printed, "
+      "flagged DOES NOT FIT, and the files written) or a runtime failure; 2 a bad config or argument "
+      "(one line: file:line: key: problem).");
+  command->add_option("config", args.config_path,
+                      "Config file (YAML); see workloads/config/config_parser.hpp");
+  command->add_option("--preset", args.preset, "Run a shipped preset (see --list-presets)");
+  command->add_flag("--list-presets", args.list_presets, "List the shipped presets and exit");
+  command->add_flag("--show-preset", args.show_preset,
+                    "Print the YAML of --preset (or of the default) and exit");
+  command->add_flag("--json", args.json, "Print the summary as JSON instead of the text report");
+  command->add_option("--output", args.output, "Output folder (overrides training.output)");
+  command->add_option("--steps", args.steps, "Number of steps (overrides training.steps)")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option(
+          "--trace-chips", args.trace_chips,
+          "Write the trace tracks of the first N chips only; 0 = every chip (default: every chip while "
+          "the trace stays under a million events)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_flag("--no-files", args.no_files, "Do not write result files");
+  command->callback([] { run(args); });
+}
+
 }  // namespace tpusim::cli

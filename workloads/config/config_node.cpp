@@ -50,18 +50,22 @@ std::string ConfigNode::where() const {
   return fmt::format("{}:{}: {}", file_, line(), key_path_);
 }
 
-void ConfigNode::fail(const std::string& problem) const { throw InputError(fmt::format("{}: {}", where(), problem)); }
+void ConfigNode::fail(const std::string& problem) const {
+  throw InputError(fmt::format("{}: {}", where(), problem));
+}
 
 void ConfigNode::expect_map(const std::vector<std::string>& allowed) const {
-  if (!node_.IsMap()) fail(fmt::format("expected a map with keys {}, found {}", join(allowed), type_name(node_)));
+  if (!node_.IsMap())
+    fail(fmt::format("expected a map with keys {}, found {}", join(allowed), type_name(node_)));
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const std::string key = it->first.Scalar();
     bool known = false;
     for (const auto& name : allowed) known = known || name == key;
     if (!known) {
       const std::string path = key_path_.empty() ? key : key_path_ + "." + key;
-      throw InputError(fmt::format("{}:{}: {}: unknown key{}; valid keys are {}", file_, it->first.Mark().line + 1,
-                                   path, did_you_mean(key, allowed), join(allowed)));
+      throw InputError(fmt::format("{}:{}: {}: unknown key{}; valid keys are {}", file_,
+                                   it->first.Mark().line + 1, path, did_you_mean(key, allowed),
+                                   join(allowed)));
     }
   }
 }
@@ -135,7 +139,8 @@ std::string ConfigNode::one_of(const std::vector<std::string>& choices) const {
   for (const auto& choice : choices) {
     if (choice == text) return text;
   }
-  fail(fmt::format("'{}' is not valid{}; valid values are {}", text, did_you_mean(text, choices), join(choices)));
+  fail(fmt::format("'{}' is not valid{}; valid values are {}", text, did_you_mean(text, choices),
+                   join(choices)));
 }
 
 namespace {

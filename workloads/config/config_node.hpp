@@ -1,7 +1,8 @@
 #pragma once
 // A YAML node that knows where it came from (file, line, dotted key), so every problem found while reading a
-// config is reported as "file:line: dotted.key: problem" (the ninja convention). Readers ask for typed values;
-// a map's keys are checked against the schema the reader passes, unknown ones are errors with a suggestion.
+// config is reported as "file:line: dotted.key: problem" (the ninja convention). Readers ask for typed
+// values; a map's keys are checked against the schema the reader passes, unknown ones are errors with a
+// suggestion.
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -19,7 +20,7 @@ class ConfigNode {
   static ConfigNode parse(const std::string& text, const std::string& file);
 
   const std::string& key_path() const { return key_path_; }
-  int line() const;  // 1-based line of this node
+  int line() const;           // 1-based line of this node
   std::string where() const;  // "file:line: key.path"
   [[noreturn]] void fail(const std::string& problem) const;
 
@@ -28,11 +29,11 @@ class ConfigNode {
   bool has(const std::string& key) const;
   ConfigNode child(const std::string& key) const;  // fails with "missing key" if absent
 
-  std::string scalar() const;      // fails unless a scalar
-  std::int64_t integer() const;    // a whole number
+  std::string scalar() const;    // fails unless a scalar
+  std::int64_t integer() const;  // a whole number
   std::int64_t positive_integer() const;
-  double number() const;           // a finite decimal number
-  bool boolean() const;            // true/false
+  double number() const;  // a finite decimal number
+  bool boolean() const;   // true/false
   std::string one_of(const std::vector<std::string>& choices) const;
   // Quantities with units (topologies/support/units.hpp); malformed text names the accepted forms.
   std::uint64_t bytes() const;

@@ -37,36 +37,6 @@ const char* to_string(OptimizerKind kind) {
 const char* to_string(NumericsMode mode) { return mode == NumericsMode::full ? "full" : "timing"; }
 const char* to_string(ActivationDType dtype) { return dtype == ActivationDType::bf16 ? "bf16" : "f32"; }
 std::uint32_t bytes_per_element(ActivationDType dtype) { return dtype == ActivationDType::bf16 ? 2 : 4; }
-const char* to_string(MeshMapping mapping) { return mapping == MeshMapping::rings ? "rings" : "rank_order"; }
-
-namespace {
-struct DevicePresetEntry {
-  const char* name;
-  DeviceSpec spec;
-};
-const std::vector<DevicePresetEntry>& device_table() {
-  static const std::vector<DevicePresetEntry> table = {
-      {"tpu-v2", {"tpu-v2", 22.5e12, 8ull << 30, 350e9}},
-      {"tpu-v3", {"tpu-v3", 61.5e12, 16ull << 30, 450e9}},
-  };
-  return table;
-}
-}  // namespace
-
-std::vector<std::string> device_preset_names() {
-  std::vector<std::string> names;
-  for (const auto& entry : device_table()) names.push_back(entry.name);
-  return names;
-}
-
-DeviceSpec device_preset(const std::string& name) {
-  for (const auto& entry : device_table()) {
-    if (name == entry.name) return entry.spec;
-  }
-  throw InputError(fmt::format("unknown device '{}'{}; valid devices are {}", name,
-                               did_you_mean(name, device_preset_names()), join(device_preset_names())));
-}
-
 int MeshConfig::num_cores() const {
   int cores = 1;
   for (const auto& axis : axes) cores *= axis.size;
@@ -99,4 +69,11 @@ std::string MeshConfig::mesh_axis_of(const std::string& tensor_dim) const {
   return "";
 }
 
+}  // namespace tpusim::workloads
+
+namespace tpusim::workloads {
+std::string RunConfig::where(const std::string& key) const {
+  const auto found = locations.find(key);
+  return found != locations.end() ? found->second : source + ": " + key;
+}
 }  // namespace tpusim::workloads

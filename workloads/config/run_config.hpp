@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "mesh_tf/device_model.hpp"
 #include "topologies/topology.hpp"
 
 namespace tpusim::workloads {
@@ -22,20 +23,9 @@ const char* to_string(NumericsMode mode);
 const char* to_string(ActivationDType dtype);
 std::uint32_t bytes_per_element(ActivationDType dtype);
 
-// Per core. Presets "tpu-v2" and "tpu-v3" (mesh_tf.md: per chip 45 / 123 TFLOP/s, 16 / 32 GiB HBM at
-// 700 / 900 GB/s, two cores per chip, so half of each per core).
-struct DeviceSpec {
-  std::string name;
-  double peak_flops = 0;
-  std::uint64_t hbm_bytes = 0;
-  double hbm_bandwidth_Bps = 0;
-};
-std::vector<std::string> device_preset_names();
-DeviceSpec device_preset(const std::string& name);  // InputError listing the valid names
-
 struct HardwareConfig {
   topo::Topology topology;
-  DeviceSpec device;
+  mtf::DeviceModel device;                                          // per core
   std::map<std::string, std::string> collective_algorithm_by_axis;  // mesh axis -> sim algorithm name
 };
 
@@ -44,20 +34,13 @@ struct MeshAxis {
   int size = 1;
 };
 
-enum class MeshMapping {
-  rings,       // each mesh axis on physically connected rings (Mesh-TensorFlow on TPU pods)
-  rank_order,  // mesh position i on core rank i, last mesh axis fastest
-};
-const char* to_string(MeshMapping mapping);
-
 struct MeshConfig {
-  std::vector<MeshAxis> axes;
-  MeshMapping mapping = MeshMapping::rings;
+  std::vector<MeshAxis> axes;  // mapped on the pod by mtf::MeshMapping: each axis on physical rings if it can
   std::vector<std::pair<std::string, std::string>> layout;  // tensor dim -> mesh axis
   int num_cores() const;
-  int axis_size(const std::string& name) const;  // 1 if absent
-  std::string shape_text() const;                // "batch:16;model:32"
-  std::string layout_text() const;               // "batch:batch;vocab:model"
+  int axis_size(const std::string& name) const;                   // 1 if absent
+  std::string shape_text() const;                                 // "batch:16;model:32"
+  std::string layout_text() const;                                // "batch:batch;vocab:model"
   std::string mesh_axis_of(const std::string& tensor_dim) const;  // "" if unsplit
 };
 
@@ -70,9 +53,9 @@ struct ModelConfig {
   std::int64_t heads = 0;
   std::int64_t d_kv = 0;
   std::int64_t vocab = 0;
-  std::int64_t batch = 0;   // sequences (examples for the MLP) per step, whole pod
-  std::int64_t length = 0;  // tokens per sequence
-  std::int64_t experts = 0; // MoE only
+  std::int64_t batch = 0;      // sequences (examples for the MLP) per step, whole pod
+  std::int64_t length = 0;     // tokens per sequence
+  std::int64_t experts = 0;    // MoE only
   double capacity_factor = 0;  // MoE only: expert capacity = factor * tokens per group / experts
   ActivationDType activation_dtype = ActivationDType::bf16;
 };
@@ -95,6 +78,10 @@ struct RunConfig {
   MeshConfig mesh;
   ModelConfig model;
   TrainingConfig training;
+  // "file:line: key" of keys whose problems may only show when the model is built (layout legality,
+  // collective algorithm names), so those errors still point into the config.
+  std::map<std::string, std::string> locations;
+  std::string where(const std::string& key) const;  // locations[key], or source + ": " + key
 };
 
 }  // namespace tpusim::workloads

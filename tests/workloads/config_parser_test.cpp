@@ -1,0 +1,181 @@
+#include "workloads/config/config_parser.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "topologies/support/input_error.hpp"
+
+using tpusim::InputError;
+using tpusim::workloads::parse_run_config;
+
+namespace {
+
+// A valid config; tests replace one line to break it. Line numbers matter: the errors quote them.
+const std::string kValid =
+    "name: small\n"               // 1
+    "hardware:\n"                 // 2
+    "  topology: tpu-v2-32\n"     // 3
+    "mesh:\n"                     // 4
+    "  shape: batch:8;model:4\n"  // 5
+    "model:\n"                    // 6
+    "  kind: transformer_lm\n"    // 7
+    "  layers: 2\n"               // 8
+    "  d_model: 64\n"             // 9
+    "  d_ff: 256\n"               // 10
+    "  heads: 8\n"                // 11
+    "  d_kv: 16\n"                // 12
+    "  vocab: 128\n"              // 13
+    "  batch: 16\n"               // 14
+    "  length: 32\n"              // 15
+    "training:\n"                 // 16
+    "  optimizer: adam\n"         // 17
+    "  steps: 3\n";               // 18
+
+std::string replace(const std::string& text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.substr(0, at) + to + text.substr(at + from.size());
+}
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_run_config(yaml, "configs/test.yaml");
+  } catch (const InputError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("a valid config resolves with defaults filled in") {
+  const auto config = parse_run_config(kValid, "configs/test.yaml");
+  CHECK(config.name == "small");
+  CHECK(config.hardware.topology.num_cores() == 32);
+  CHECK(config.hardware.device.name() == "tpu-v2-core");
+  CHECK(config.mesh.shape_text() == "batch:8;model:4");
+  CHECK(config.mesh.layout_text() == "batch:batch;vocab:model;d_ff:model;heads:model");
+  CHECK(config.model.d_ff == 256);
+  CHECK(config.model.activation_dtype == tpusim::workloads::ActivationDType::bf16);
+  CHECK(config.training.optimizer == tpusim::workloads::OptimizerKind::adam);
+  CHECK(config.training.numerics == tpusim::workloads::NumericsMode::timing);
+  CHECK(config.training.steps == 3);
+  CHECK(config.training.output_dir == "results/small");
+}
+
+TEST_CASE("an unknown key is reported with its file and line and a suggestion") {
+  CHECK(error_of(replace(kValid, "  d_ff: 256\n", "  d_fff: 256\n")) ==
+        "configs/test.yaml:10: model.d_fff: unknown key (did you mean 'd_ff'?); valid keys are kind, layers, "
+        "d_model, d_ff, heads, d_kv, vocab, batch, length, activation_dtype");
+  CHECK(error_of(replace(kValid, "training:\n", "trainig:\n")) ==
+        "configs/test.yaml:16: trainig: unknown key (did you mean 'training'?); valid keys are name, "
+        "description, "
+        "hardware, mesh, model, training");
+}
+
+TEST_CASE("a key of another model kind is an unknown key") {
+  CHECK(error_of(replace(kValid, "  length: 32\n", "  length: 32\n  experts: 4\n")) ==
+        "configs/test.yaml:16: model.experts: unknown key; valid keys are kind, layers, d_model, d_ff, "
+        "heads, d_kv, "
+        "vocab, batch, length, activation_dtype");
+}
+
+TEST_CASE("a value of the wrong type names the key and the expected type") {
+  CHECK(error_of(replace(kValid, "  layers: 2\n", "  layers: two\n")) ==
+        "configs/test.yaml:8: model.layers: 'two' is not a whole number");
+  CHECK(error_of(replace(kValid, "  heads: 8\n", "  heads: [8]\n")) ==
+        "configs/test.yaml:11: model.heads: expected a value, found a list");
+  CHECK(error_of(replace(kValid, "  optimizer: adam\n", "  optimizer: adamw\n")) ==
+        "configs/test.yaml:17: training.optimizer: 'adamw' is not valid (did you mean 'adam'?); valid values "
+        "are "
+        "sgd, adam, adafactor");
+  CHECK(error_of(replace(kValid, "  steps: 3\n", "  steps: 0\n")) ==
+        "configs/test.yaml:18: training.steps: 0 must be at least 1");
+}
+
+TEST_CASE("a size that does not split over its mesh axis is reported at the size") {
+  CHECK(error_of(replace(kValid, "  heads: 8\n", "  heads: 6\n")) ==
+        "configs/test.yaml:11: model.heads: 6 does not split evenly over mesh axis 'model' of size 4 (layout "
+        "rule "
+        "heads:model)");
+  CHECK(error_of(replace(kValid, "  batch: 16\n", "  batch: 12\n")) ==
+        "configs/test.yaml:14: model.batch: 12 does not split evenly over mesh axis 'batch' of size 8 "
+        "(layout rule "
+        "batch:batch)");
+}
+
+TEST_CASE("a mesh that does not match the topology is reported at mesh.shape") {
+  CHECK(error_of(replace(kValid, "  shape: batch:8;model:4\n", "  shape: batch:8;model:3\n")) ==
+        "configs/test.yaml:5: mesh.shape: batch:8;model:3 has 24 cores but the topology tpu-v2-32 has 32");
+  CHECK(
+      error_of(replace(replace(kValid, "tpu-v2-32", "tpu-v2-pod"), "batch:8;model:4", "batch:16;model:30")) ==
+      "configs/test.yaml:5: mesh.shape: batch:16;model:30 has 480 cores but the topology tpu-v2-pod has 512");
+  CHECK(error_of(replace(kValid, "batch:8;model:4", "batch:8;batch:4")) ==
+        "configs/test.yaml:5: mesh.shape: mesh axis 'batch' appears twice in 'batch:8;batch:4'");
+}
+
+TEST_CASE("layout rules must name model dimensions and mesh axes") {
+  const std::string with_layout = replace(kValid, "  shape: batch:8;model:4\n",
+                                          "  shape: batch:8;model:4\n  layout: batch:batch;dff:model\n");
+  CHECK(
+      error_of(with_layout) ==
+      "configs/test.yaml:6: mesh.layout: a transformer_lm has no dimension 'dff' (did you mean 'd_ff'?); its "
+      "dimensions are batch, length, d_model, d_ff, heads, d_kv, vocab");
+  CHECK(error_of(replace(with_layout, "dff:model", "d_ff:modle")) ==
+        "configs/test.yaml:6: mesh.layout: 'modle' is not an axis of the mesh (did you mean 'model'?); the "
+        "mesh axes "
+        "are batch, model");
+  const auto config = parse_run_config(replace(with_layout, "dff:model", "d_ff:model"), "configs/test.yaml");
+  CHECK(config.mesh.layout_text() == "batch:batch;d_ff:model");
+}
+
+TEST_CASE("hardware keys resolve topologies and devices and overrides") {
+  const auto config = parse_run_config(replace(kValid, "  topology: tpu-v2-32\n",
+                                               "  topology: tpu-v2-32\n  device: tpu-v3-core\n  "
+                                               "hbm_per_core: 4GiB\n  inter_chip_bandwidth: 10GBps\n"
+                                               "  collectives: {batch: ring}\n"),
+                                       "configs/test.yaml");
+  CHECK(config.hardware.device.name() == "tpu-v3-core");
+  CHECK(config.hardware.device.hbm_bytes() == (4ull << 30));
+  CHECK(config.hardware.device.peak_flops() == 61.5e12);
+  CHECK(config.hardware.topology.inter_chip().bandwidth_Bps() == 10e9);
+  CHECK(config.hardware.collective_algorithm_by_axis.at("batch") == "ring");
+  CHECK(error_of(replace(kValid, "  topology: tpu-v2-32\n",
+                         "  topology: tpu-v2-32\n  collectives: {rows: ring}\n")) ==
+        "configs/test.yaml:4: hardware.collectives.rows: unknown key; valid keys are batch, model");
+  CHECK(error_of(replace(kValid, "  topology: tpu-v2-32\n",
+                         "  topology: tpu-v2-32\n  collectives: {model: rnig}\n"))
+            .rfind("configs/test.yaml:4: hardware.collectives.model: 'rnig' is not valid (did you mean "
+                   "'ring'?); valid "
+                   "values are ring, bidir_ring, ",
+                   0) == 0);
+  CHECK(error_of(replace(kValid, "tpu-v2-32", "tpu-v9")) ==
+        "configs/test.yaml:3: hardware.topology: unknown topology preset 'tpu-v9'; valid presets are "
+        "tpu-v2-pod, "
+        "tpu-v3-pod, tpu-v2-32, tpu-v2-128, ring-8, torus-4x4, torus-8x8, torus-4x4x4, mesh-4x4 (or a spec "
+        "such as "
+        "torus:8x8,cores=2)");
+  CHECK(
+      error_of(replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  hbm_per_core: lots\n")) ==
+      "configs/test.yaml:4: hardware.hbm_per_core: 'lots' is not a size: expected a size such as 4096, "
+      "64KiB, "
+      "64MiB, 1GiB or 1.5GB");
+}
+
+TEST_CASE("YAML syntax errors and missing sections are located") {
+  CHECK(error_of("model: [1, 2\n").rfind("configs/test.yaml:2: YAML syntax error: ", 0) == 0);
+  CHECK(error_of("name: x\n") == "configs/test.yaml:1: missing key 'model'");
+  CHECK(error_of(replace(kValid, "  kind: transformer_lm\n", "")) ==
+        "configs/test.yaml:6: model: missing key 'model.kind'");
+}
+
+TEST_CASE("full numerics of a model too large for this machine is refused") {
+  const std::string big = replace(
+      replace(replace(kValid, "  d_ff: 256\n", "  d_ff: 262144\n"), "  d_model: 64\n", "  d_model: 1024\n"),
+      "  steps: 3\n", "  steps: 3\n  numerics: full\n");
+  const std::string error = error_of(big);
+  CHECK(error.rfind("configs/test.yaml:19: training.numerics: full numerics of this model would need about ",
+                    0) == 0);
+  CHECK_NOTHROW(
+      parse_run_config(replace(kValid, "  steps: 3\n", "  steps: 3\n  numerics: full\n"), "t.yaml"));
+}

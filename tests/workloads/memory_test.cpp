@@ -1,0 +1,79 @@
+// Memory per core of small models against values computed by hand from the layout (fp32, 4 bytes/element).
+#include <catch2/catch.hpp>
+
+#include "mesh_tf/execution.hpp"
+#include "mesh_tf/optimizer.hpp"
+#include "workloads/config/config_parser.hpp"
+#include "workloads/models/model_builder.hpp"
+#include "workloads/training_run.hpp"
+
+using namespace tpusim;
+using namespace tpusim::workloads;
+
+namespace {
+
+// One-layer LM, d_model 8, d_ff 16, heads 2, d_kv 4, vocab 16 on mesh batch:2;model:2, rules batch:batch,
+// vocab/d_ff/heads:model. Variables and their elements per core:
+//   embedding [vocab/2, 8] 64, positional embedding [length 4, 8] 32, q k v [8, heads/2, 4] 32 each,
+//   o [heads/2, 4, 8] 32, ffn in [8, d_ff/2] 64, out [d_ff/2, 8] 64, softmax [8, vocab/2] 64, three
+//   layer-norm scales [8] 8 each = 64 + 32 + 96 + 32 + 128 + 64 + 24 = 440 elements = 1760 bytes.
+const char* kTinyLm =
+    "hardware: {topology: \"ring:4\"}\n"
+    "mesh: {shape: \"batch:2;model:2\"}\n"
+    "model: {kind: transformer_lm, layers: 1, d_model: 8, d_ff: 16, heads: 2, d_kv: 4, vocab: 16, batch: 4,"
+    " length: 4, activation_dtype: f32}\n";
+
+MemoryReport memory_of(const std::string& yaml, mtf::Optimizer optimizer) {
+  const RunConfig config = parse_run_config(yaml, "test.yaml");
+  mtf::Graph graph(1);
+  const BuiltModel model = build_model(graph, config.model);
+  const auto gradients = optimizer.minimize(graph, model.loss);
+  std::vector<mtf::Dimension> dims;
+  for (const auto& axis : config.mesh.axes) dims.emplace_back(axis.name, axis.size);
+  mtf::ExecutionOptions options;
+  options.numerics = false;
+  mtf::Executor executor(graph, mtf::MeshShape(mtf::Shape(dims)), mtf::LayoutRules(config.mesh.layout),
+                         nullptr, options);
+  return memory_per_core(executor.counters(), gradients, 1000000);
+}
+
+}  // namespace
+
+TEST_CASE("parameter and gradient memory per core of a tiny LM match the hand count") {
+  const MemoryReport memory = memory_of(kTinyLm, mtf::Optimizer::sgd(0.1));
+  CHECK(memory.parameter_bytes == 1760);
+  CHECK(memory.gradient_bytes == 1760);  // fp32 activations give fp32 gradients, laid out like the variables
+  CHECK(memory.optimizer_state_bytes == 0);
+  CHECK(memory.total_bytes == memory.parameter_bytes + memory.gradient_bytes + memory.activation_bytes);
+  CHECK(memory.fits());
+}
+
+TEST_CASE("Adam keeps two moments per parameter and a step counter per variable") {
+  const MemoryReport memory = memory_of(kTinyLm, mtf::Optimizer::adam(0.1));
+  // m and v: 2 * 1760 bytes; a scalar step per variable: 12 variables * 4 bytes.
+  CHECK(memory.optimizer_state_bytes == 2 * 1760 + 12 * 4);
+}
+
+TEST_CASE("Adafactor keeps factored second moments over the last two dims") {
+  const MemoryReport memory = memory_of(kTinyLm, mtf::Optimizer::adafactor(0.1));
+  // Elements per core of the row (shape without the last dim) and column (without the one before) moments:
+  //   embedding [vocab/2, 8]: 8 + 8;  q, k, v [8, heads/2, 4]: [8, 1] 8 + [8, 4] 32, three times: 120
+  //   o [heads/2, 4, 8]: [1, 4] 4 + [1, 8] 8;  ffn in [8, 8]: 8 + 8;  out [8, 8]: 8 + 8;  softmax [8, 8]: 8 +
+  //   8 positional embedding [4, 8]: 4 + 8;  layer-norm scales [8] are not factored: 8 each, 24. Total 16 +
+  //   120 + 12 + 16 + 16 + 16 + 12 + 24 = 232.
+  CHECK(memory.optimizer_state_bytes == 232 * 4);
+}
+
+TEST_CASE("activations kept for the backward pass of a tiny MLP match the hand count") {
+  // One block, batch 8 on batch:2, d_model 8, d_ff 16 on model:2; per core the backward pass reads
+  //   features [4, 8] (the einsum's gradient for w_in), hidden before relu [4, 8] (relu's step),
+  //   hidden after relu [4, 8] (the gradient for w_out), y - x [4, 8] (the square's gradient)
+  //   = 4 * 32 elements = 512 bytes; plus the scalar seed of the backward pass (d loss / d loss = 1), which
+  //   mtf::gradients creates as a forward-phase constant: 4 bytes.
+  const MemoryReport memory = memory_of(
+      "hardware: {topology: \"ring:4\"}\nmesh: {shape: \"batch:2;model:2\"}\n"
+      "model: {kind: mlp, layers: 1, d_model: 8, d_ff: 16, batch: 8, activation_dtype: f32}\n",
+      mtf::Optimizer::sgd(0.1));
+  CHECK(memory.parameter_bytes == (8 * 8 + 8 * 8) * 4);
+  CHECK(memory.activation_bytes == 512 + 4);
+}

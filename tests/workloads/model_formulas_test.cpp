@@ -1,0 +1,108 @@
+// The built graphs against the closed forms of model_formulas.hpp: parameters of every preset, and the matmul
+// FLOPs the engine counts after lowering, for every model kind.
+#include "workloads/model_formulas.hpp"
+
+#include <catch2/catch.hpp>
+#include <memory>
+
+#include "mesh_tf/execution.hpp"
+#include "mesh_tf/optimizer.hpp"
+#include "workloads/config/config_parser.hpp"
+#include "workloads/config/preset_catalog.hpp"
+#include "workloads/flop_accounting.hpp"
+#include "workloads/models/model_builder.hpp"
+
+using namespace tpusim;
+using namespace tpusim::workloads;
+
+namespace {
+
+std::int64_t graph_parameters(const mtf::Graph& graph) {
+  std::int64_t total = 0;
+  for (const auto& variable : graph.variables()) total += variable.shape().num_elements();
+  return total;
+}
+
+mtf::MeshShape mesh_of(const MeshConfig& mesh) {
+  std::vector<mtf::Dimension> dims;
+  for (const auto& axis : mesh.axes) dims.emplace_back(axis.name, axis.size);
+  return mtf::MeshShape(mtf::Shape(dims));
+}
+
+// Lowers the training step of a config without an interconnect (collectives take no time) and returns the
+// counted live matmul FLOPs of the whole mesh.
+double counted_matmul_flops(const RunConfig& config) {
+  mtf::Graph graph(1);
+  const BuiltModel model = build_model(graph, config.model);
+  mtf::Optimizer::sgd(0.1).minimize(graph, model.loss);
+  mtf::ExecutionOptions options;
+  options.numerics = false;
+  mtf::Executor executor(graph, mesh_of(config.mesh), mtf::LayoutRules(config.mesh.layout), nullptr, options);
+  const FlopBreakdown flops = flop_breakdown(graph, executor.counters(), {model.loss});
+  CHECK(flops.other_flops_per_core > 0);
+  return flops.matmul_flops_per_core * config.mesh.num_cores();
+}
+
+RunConfig small_config(const std::string& model_yaml, const std::string& topology, const std::string& mesh) {
+  return parse_run_config("hardware: {topology: " + topology + "}\nmesh: {shape: \"" + mesh +
+                              "\"}\nmodel:\n" + model_yaml + "training: {optimizer: sgd}\n",
+                          "test.yaml");
+}
+
+const std::string kLm =
+    "  {kind: transformer_lm, layers: 2, d_model: 16, d_ff: 32, heads: 4, d_kv: 8, vocab: 32, batch: 4, "
+    "length: 8,"
+    " activation_dtype: f32}\n";
+const std::string kEncDec =
+    "  {kind: encoder_decoder, encoder_layers: 2, decoder_layers: 1, d_model: 16, d_ff: 32, heads: 4, d_kv: "
+    "8,"
+    " vocab: 32, batch: 4, length: 8}\n";
+const std::string kMoe =
+    "  {kind: moe_transformer, layers: 1, d_model: 16, d_ff: 32, heads: 2, d_kv: 8, vocab: 32, experts: 8,"
+    " capacity_factor: 1.5, batch: 8, length: 8}\n";
+const std::string kMlp = "  {kind: mlp, layers: 3, d_model: 16, d_ff: 32, batch: 8}\n";
+
+}  // namespace
+
+TEST_CASE("every preset's graph has the parameters of the closed form") {
+  for (const auto& name : preset_names()) {
+    INFO(name);
+    const RunConfig config = load_preset(name);
+    mtf::Graph graph(1);
+    build_model(graph, config.model);
+    CHECK(graph_parameters(graph) == parameter_count(config.model));
+  }
+}
+
+TEST_CASE("the closed form of the LM's FLOPs by hand for a tiny model") {
+  const RunConfig config = small_config(kLm, "torus-4x4", "batch:4;model:4");
+  // T = 32 tokens, d 16, f 32, h 4, k 8, V 32, b 4, l 8, L 2:
+  // vocab terms 4TVd + 6TdV = 10 * 32 * 32 * 16 = 163840
+  // attention per layer 8Tdhk + 4bl^2hk = 8*32*16*32 + 4*4*64*32 = 131072 + 32768 = 163840
+  // FFN per layer 4Tdf = 4*32*16*32 = 65536;  layers: 2 * 3 * (163840 + 65536) = 1376256
+  CHECK(training_flops_per_step(config.model) == 163840.0 + 1376256.0);
+}
+
+TEST_CASE("the engine's matmul FLOPs of the LM equal the closed form") {
+  const RunConfig config = small_config(kLm, "torus-4x4", "batch:4;model:4");
+  CHECK(counted_matmul_flops(config) == training_flops_per_step(config.model));
+}
+
+TEST_CASE("the engine's matmul FLOPs of the encoder-decoder equal the closed form") {
+  const RunConfig config = small_config(kEncDec, "torus-4x4", "batch:4;model:4");
+  CHECK(counted_matmul_flops(config) == training_flops_per_step(config.model));
+}
+
+TEST_CASE("the engine's matmul FLOPs of the MoE Transformer equal the closed form") {
+  // One mesh axis, so that every einsum is split (the dispatch is otherwise replicated over `model`).
+  const RunConfig config = small_config(kMoe, "ring-8", "batch:8");
+  CHECK(config.mesh.layout_text() == "batch:batch;experts:batch");
+  CHECK(expert_capacity(config.model) == 2);  // ceil(1.5 * 8 / 8)
+  CHECK(counted_matmul_flops(config) == training_flops_per_step(config.model));
+}
+
+TEST_CASE("the engine's matmul FLOPs of the MLP equal the closed form") {
+  const RunConfig config = small_config(kMlp, "ring-8", "batch:4;model:2");
+  CHECK(training_flops_per_step(config.model) == 12.0 * 3 * 8 * 16 * 32 - 2.0 * 8 * 16 * 32);
+  CHECK(counted_matmul_flops(config) == training_flops_per_step(config.model));
+}

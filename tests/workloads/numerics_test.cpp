@@ -1,0 +1,101 @@
+// Full-numerics training of the tiny presets on the simulated interconnect: the loss falls on the synthetic
+// data, and a repeated run is bit-for-bit identical. Each run creates the process's one Simulator, so the
+// repeat test runs both in child processes.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <string>
+
+#include "workloads/config/preset_catalog.hpp"
+#include "workloads/training_run.hpp"
+
+using namespace tpusim::workloads;
+
+namespace {
+
+std::vector<double> losses_of(const RunReport& report) {
+  std::vector<double> losses;
+  for (const auto& step : report.steps) losses.push_back(step.loss.value());
+  return losses;
+}
+
+// The run's losses and final step time as exact hex text, computed in a child process.
+std::string run_in_child(const std::string& preset) {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    close(fds[0]);
+    std::string text;
+    try {
+      const RunReport report = run_training(load_preset(preset));
+      char buffer[64];
+      for (const auto& step : report.steps) {
+        std::snprintf(buffer, sizeof buffer, "%a %a\n", step.loss.value(), step.step_time_s);
+        text += buffer;
+      }
+    } catch (const std::exception& error) {
+      text = std::string("error: ") + error.what();
+    }
+    if (write(fds[1], text.data(), text.size()) < 0) _exit(2);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buffer[4096];
+  ssize_t n = 0;
+  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  return text;
+}
+
+void check_loss_falls(const std::string& preset, double factor) {
+  const RunReport report = run_training(load_preset(preset));
+  const auto losses = losses_of(report);
+  REQUIRE(losses.size() == 12);
+  INFO(preset << ": first loss " << losses.front() << ", last " << losses.back());
+  CHECK(losses.back() < factor * losses.front());
+  // Not only at the end: the second half is below the first step throughout.
+  for (std::size_t i = losses.size() / 2; i < losses.size(); ++i) CHECK(losses[i] < losses.front());
+  CHECK(report.timeline.step_time_s > 0);
+}
+
+}  // namespace
+
+TEST_CASE("full numerics of the tiny LM is bit-for-bit repeatable and its loss falls") {
+  const std::string first = run_in_child("tiny-lm");
+  const std::string second = run_in_child("tiny-lm");
+  REQUIRE(first.rfind("error", 0) != 0);
+  CHECK(first == second);
+  double first_loss = 0, last_loss = 0, step_time = 0;
+  int lines = 0;
+  for (std::size_t at = 0; at < first.size();) {
+    const auto end = first.find('\n', at);
+    double loss = 0;
+    REQUIRE(std::sscanf(first.substr(at, end - at).c_str(), "%la %la", &loss, &step_time) == 2);
+    if (lines == 0) first_loss = loss;
+    last_loss = loss;
+    ++lines;
+    at = end + 1;
+  }
+  CHECK(lines == 12);
+  CHECK(first_loss > 3.5);  // about ln(64) = 4.16 at the start
+  CHECK(last_loss < 0.7 * first_loss);
+}
+
+TEST_CASE("full numerics of the tiny MLP lowers its reconstruction error") {
+  check_loss_falls("tiny-mlp", 0.9);
+}
+
+TEST_CASE("full numerics of the tiny encoder-decoder lowers its copy loss") {
+  check_loss_falls("tiny-translation", 0.9);
+}
+
+TEST_CASE("full numerics of the tiny MoE Transformer lowers its loss") { check_loss_falls("tiny-moe", 0.8); }

@@ -1,0 +1,104 @@
+// The files a run writes: complete, valid, with the documented columns; and nothing partial on failure.
+#include "workloads/report/result_files.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "topologies/support/did_you_mean.hpp"
+#include "workloads/config/config_parser.hpp"
+#include "workloads/report/atomic_file.hpp"
+#include "workloads/training_run.hpp"
+
+using namespace tpusim::workloads;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+fs::path fresh_folder(const std::string& name) {
+  const fs::path folder =
+      fs::temp_directory_path() / ("tpusim-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(folder);
+  return folder;
+}
+
+}  // namespace
+
+TEST_CASE("a timing-only run writes its summary and collectives table and a Chrome trace") {
+  const RunConfig config = parse_run_config(
+      "name: files\nhardware: {topology: tpu-v2-32}\nmesh: {shape: \"batch:8;model:4\"}\n"
+      "model: {kind: transformer_lm, layers: 2, d_model: 64, d_ff: 256, heads: 8, d_kv: 16, vocab: 256, "
+      "batch: 16,"
+      " length: 32}\ntraining: {steps: 2}\n",
+      "files.yaml");
+  const RunReport report = run_training(config);
+  REQUIRE(report.steps.size() == 2);
+  CHECK(report.steps[0].step_time_s == report.steps[1].step_time_s);  // simulated time is deterministic
+  CHECK_FALSE(report.steps[0].loss.has_value());
+  const auto& t = report.timeline;
+  CHECK(t.step_time_s > 0);
+  CHECK(t.compute_s > 0);
+  CHECK(t.comm_s > 0);
+  // bounds.md: max(compute, exposed comm) <= step <= compute + comm
+  CHECK(t.step_time_s >= std::max(t.compute_s, t.exposed_comm_s) * (1 - 1e-12));
+  CHECK(t.step_time_s <= (t.compute_s + t.comm_s) * (1 + 1e-12));
+  CHECK(report.mfu > 0);
+  CHECK(report.mfu < 1);
+  CHECK_FALSE(report.collectives.empty());
+
+  const fs::path folder = fresh_folder("files");
+  const auto paths = write_result_files(folder.string(), config, report);
+  const auto summary = nlohmann::json::parse(read_text(paths.summary));
+  CHECK(summary["config"]["name"] == "files");
+  CHECK(summary["config"]["mesh"]["shape"] == "batch:8;model:4");
+  CHECK(summary["step_time"]["step_time_s"].get<double>() == t.step_time_s);
+  CHECK(summary["memory_per_core"]["fits"] == true);
+  CHECK(summary["steps"].size() == 2);
+  CHECK(summary["context"]["tpusim_version"].is_string());
+
+  const std::string csv = read_text(paths.collectives);
+  CHECK(csv.substr(0, csv.find('\n')) == tpusim::join(kCollectivesCsvColumns, ","));
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(report.collectives.size()) + 1);
+
+  const auto trace = nlohmann::json::parse(read_text(paths.trace));  // throws if not valid JSON
+  std::size_t complete = 0, collective_events = 0;
+  std::set<int> chips;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] != "X") continue;
+    ++complete;
+    chips.insert(event["pid"].get<int>());
+    if (event["cat"] == "collective") ++collective_events;
+  }
+  CHECK(chips.size() == 16);  // tpu-v2-32: 16 chips, one process each
+  CHECK(complete == 16 * t.entries.size());
+  CHECK(collective_events > 0);
+  CHECK_FALSE(fs::exists(paths.summary + ".tmp"));
+  fs::remove_all(folder);
+}
+
+TEST_CASE("a failed write leaves no partial file") {
+  const fs::path folder = fresh_folder("atomic");
+  const std::string path = (folder / "out.json").string();
+  CHECK_THROWS(write_file_atomically(path, [](std::ostream& out) {
+    out << "{\"partial\":";
+    throw std::runtime_error("interrupted");
+  }));
+  CHECK_FALSE(fs::exists(path));
+  CHECK_FALSE(fs::exists(path + ".tmp"));
+  write_file_atomically(path, "{}\n");
+  CHECK(read_text(path) == "{}\n");
+  fs::remove_all(folder);
+}

@@ -1,0 +1,54 @@
+#pragma once
+// YAML config -> RunConfig. Every key is checked against the schema below; unknown keys, wrong types, sizes
+// that do not split evenly over their mesh axis and a mesh that does not cover the topology are InputErrors
+// "file:line: dotted.key: problem".
+//
+//   name: lm-s5                      # optional, default: the file name without .yaml
+//   description: text                # optional
+//   hardware:
+//     topology: tpu-v2-pod           # preset or spec (tpusim topo describe), default tpu-v2-pod
+//     device: tpu-v2-core            # mtf::DeviceModel preset, default from the topology name
+//     peak_flops_per_core: 22.5T     # overrides of the device, per core
+//     hbm_per_core: 8GiB
+//     hbm_bandwidth_per_core: 350GBps
+//     inter_chip_bandwidth: 62GBps   # overrides of the topology's links (one direction)
+//     inter_chip_latency: 1us
+//     intra_chip_bandwidth: 350GBps
+//     intra_chip_latency: 0.5us
+//     collectives: {batch: bidir_ring}  # simulator algorithm per mesh axis (default: the engine's)
+//   mesh:
+//     shape: batch:16;model:32       # required; must have as many cores as the topology. Each axis is
+//                                    # mapped onto physically connected rings where sizes allow
+//                                    (mtf::MeshMapping)
+//     layout: batch:batch;vocab:model  # tensor dim -> mesh axis; default: the paper's rules for the mesh
+//   model:
+//     kind: transformer_lm           # mlp | transformer_lm | encoder_decoder | moe_transformer
+//     layers, encoder_layers, decoder_layers, d_model, d_ff, heads, d_kv, vocab, batch, length, experts,
+//     capacity_factor, activation_dtype (bf16 | f32): the keys the kind uses (model_keys())
+//   training:
+//     optimizer: adafactor           # sgd | adam | adafactor
+//     learning_rate: 0.01
+//     numerics: timing               # timing | full
+//     steps: 1
+//     seed: 1
+//     output: results/lm-s5          # default results/<name>
+#include <string>
+#include <vector>
+
+#include "workloads/config/run_config.hpp"
+
+namespace tpusim::workloads {
+
+// `file` names the source in messages (a path, or "preset:NAME").
+RunConfig parse_run_config(const std::string& yaml_text, const std::string& file);
+RunConfig load_run_config_file(const std::string& path);  // InputError if unreadable
+
+std::vector<std::string> model_keys(ModelKind kind);
+// Tensor dimension names a model of this kind has, which layout rules may name.
+std::vector<std::string> model_dimension_names(ModelKind kind);
+// The paper's layout for a mesh: batch -> "batch", vocab, d_ff, heads -> "model" (MoE: experts -> "batch"),
+// for the axes the mesh has.
+std::vector<std::pair<std::string, std::string>> default_layout(ModelKind kind,
+                                                                const std::vector<MeshAxis>& axes);
+
+}  // namespace tpusim::workloads

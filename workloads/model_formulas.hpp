@@ -1,0 +1,51 @@
+#pragma once
+// Closed forms of the models in workloads/models/: parameter counts, training FLOPs per step and per-core
+// memory. They are written from the model definitions, independently of the engine, so tests can hold the
+// engine's counts against them.
+//
+// The models (no biases, pre-layer-norm with a scale vector, as Mesh-TensorFlow's transformer):
+//   d = d_model, f = d_ff, h = heads, k = d_kv, V = vocab, E = experts, L layers
+//   attention sublayer: q, k, v [d, h, k] and o [h, k, d]          4dhk params
+//   FFN sublayer: in [d, f], out [f, d]                             2df
+//   MoE sublayer: router [d, E], in [E, d, f], out [E, f, d]         dE + 2Edf (top-1, capacity C per
+//   sequence) layer norm scale [d] before each sublayer and at the end of each stack; positional embedding
+//   [l, d] per stack transformer_lm:   embedding [V, d] + L (attention + FFN) + softmax [d, V]
+//   encoder_decoder:  one embedding [V, d] shared by both stacks (joint vocabulary) + L_enc (attention + FFN)
+//                     + L_dec (self-attention + cross-attention + FFN) + softmax [d, V]
+//   moe_transformer:  transformer_lm with every FFN replaced by a MoE sublayer
+//   mlp:              L blocks relu(x . in[d, f]) . out[f, d], trained to reproduce its input (autoencoder)
+#include <cstdint>
+
+#include "workloads/config/run_config.hpp"
+
+namespace tpusim::workloads {
+
+std::int64_t parameter_count(const ModelConfig& model);
+// mesh_tf.md's published formula (attention and FFN matrices and the two vocab matrices only, no layer norms
+// or positional embeddings; for the encoder-decoder, decoder layers count self- and cross-attention). It
+// reproduces the papers' tables.
+std::int64_t paper_parameter_count(const ModelConfig& model);
+
+// Matmul FLOPs of one training step, whole pod: the two-input contractions of the forward pass (projections,
+// attention logits and context, FFN, embedding lookup as a one-hot einsum, softmax, MoE routing, dispatch,
+// experts and combine), and of the backward pass the gradients that reach a variable: 2x the forward einsum
+// when both inputs need a gradient, 1x when one input is data (embedding one-hot, MoE dispatch mask, the
+// MLP's input). Elementwise work (layer norm, softmax, optimizer) is not included. With T = batch * length
+// tokens:
+//   transformer_lm  = 4TVd + 6TdV + L * 3 * (8Tdhk + 4 b l^2 h k + 4Tdf)
+//   encoder_decoder = 8TVd + 6TdV + L_enc * 3 * (A + 4Tdf) + L_dec * 3 * (2A + 4Tdf),  A = 8Tdhk + 4 b l^2 h
+//   k moe_transformer = 4TVd + 6TdV + L * (3A + 6TdE + 4TECd + 12EbCdf + 6TECd),  C = capacity per sequence
+//   mlp             = 12 L b d f - 2 b d f
+double training_flops_per_step(const ModelConfig& model);
+
+// Limits of a full-numerics run: every virtual core computes for real on this machine.
+struct NumericsCost {
+  static constexpr double kMaxFlopsPerStep = 2e12;
+  static constexpr double kMaxHostBytes = 6.0 * (1ull << 30);
+  double flops_per_step = 0;  // whole pod
+  double host_bytes = 0;      // all cores' parameters, gradients, optimizer state and activations
+  bool fits() const { return flops_per_step <= kMaxFlopsPerStep && host_bytes <= kMaxHostBytes; }
+};
+NumericsCost full_numerics_cost(const ModelConfig& model, const TrainingConfig& training);
+
+}  // namespace tpusim::workloads

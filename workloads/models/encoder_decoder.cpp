@@ -1,0 +1,52 @@
+// The encoder-decoder Transformer of the Mesh-TensorFlow paper (WMT'14 En-Fr): one embedding shared by both
+// stacks (a joint vocabulary), `encoder_layers` blocks of self-attention and feed-forward, `decoder_layers`
+// blocks of causal self-attention, attention over the encoder output and feed-forward, then a separate
+// softmax. Trained on a synthetic copy task: the decoder reproduces the source, teacher-forced.
+#include <fmt/format.h>
+
+#include "workloads/models/model_builder.hpp"
+#include "workloads/models/transformer_layers.hpp"
+
+namespace tpusim::workloads {
+
+using mtf::Shape;
+using mtf::Tensor;
+
+BuiltModel build_encoder_decoder(mtf::Graph& graph, const ModelConfig& model) {
+  const TransformerDims d(model);
+  const Tensor source = graph.input("source_ids", Shape{d.batch, d.length});
+  const Tensor decoder_in = graph.input("decoder_input_ids", Shape{d.batch, d.length});
+  const Tensor targets = graph.input("target_ids", Shape{d.batch, d.length});
+  const Tensor mask = graph.input("causal_mask", Shape{d.length, d.memory_length});
+  const Tensor full_mask = full_causal_mask(mask, d);
+
+  const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
+  Tensor encoded = embed(graph, embedding, source, d, "encoder");
+  for (int layer = 0; layer < model.layers; ++layer) {
+    const std::string scope = fmt::format("encoder/layer_{}", layer);
+    const Tensor normed = layer_norm(graph, encoded, d, scope + "/self_attention");
+    encoded = mtf::add(encoded, attention(graph, normed, normed, Tensor(), d, scope + "/self_attention"));
+    encoded = mtf::add(encoded,
+                       feed_forward(graph, layer_norm(graph, encoded, d, scope + "/ffn"), d, scope + "/ffn"));
+  }
+  encoded = layer_norm(graph, encoded, d, "encoder/final");
+
+  Tensor x = embed(graph, embedding, decoder_in, d, "decoder");
+  for (int layer = 0; layer < model.decoder_layers; ++layer) {
+    const std::string scope = fmt::format("decoder/layer_{}", layer);
+    const Tensor normed = layer_norm(graph, x, d, scope + "/self_attention");
+    x = mtf::add(x, attention(graph, normed, normed, full_mask, d, scope + "/self_attention"));
+    x = mtf::add(x, attention(graph, layer_norm(graph, x, d, scope + "/cross_attention"), encoded, Tensor(),
+                              d, scope + "/cross_attention"));
+    x = mtf::add(x, feed_forward(graph, layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn"));
+  }
+  x = layer_norm(graph, x, d, "decoder/final");
+  const Tensor loss = softmax_loss(graph, x, targets, d, "output");
+  return {loss,
+          {{source, InputRole::source_ids},
+           {decoder_in, InputRole::decoder_in_ids},
+           {targets, InputRole::source_ids},
+           {mask, InputRole::causal_mask}}};
+}
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,44 @@
+#pragma once
+// A model of the config, built into an mtf::Graph: its scalar training loss and the inputs a step feeds. One
+// file per model kind (mlp.cpp, transformer_lm.cpp, encoder_decoder.cpp, moe_transformer.cpp); the shared
+// sublayers are in transformer_layers.hpp. Parameter counts and FLOPs of these graphs are given in closed
+// form by model_formulas.hpp, which the tests hold them to.
+#include <string>
+#include <vector>
+
+#include "mesh_tf/graph.hpp"
+#include "workloads/config/run_config.hpp"
+
+namespace tpusim::workloads {
+
+// How an input's synthetic values are made (synthetic_data.hpp).
+enum class InputRole {
+  token_ids,       // LM tokens: an arithmetic sequence mod vocab from a seeded random start
+  next_token_ids,  // the same sequences shifted by one: the targets of next-token prediction
+  source_ids,      // encoder input: a counting sequence from a seeded random start
+  decoder_in_ids,  // the source shifted right by one, token 0 first (teacher forcing of a copy task)
+  causal_mask,     // [length, memory_length]: 0 where a position may attend, -1e9 where it may not
+  features,        // MLP input: seeded normal values
+};
+
+struct ModelInput {
+  mtf::Tensor tensor;
+  InputRole role;
+};
+
+struct BuiltModel {
+  mtf::Tensor loss;  // scalar, the mean over tokens (examples for the MLP)
+  std::vector<ModelInput> inputs;
+};
+
+BuiltModel build_model(mtf::Graph& graph, const ModelConfig& model);
+
+BuiltModel build_mlp(mtf::Graph& graph, const ModelConfig& model);
+BuiltModel build_transformer_lm(mtf::Graph& graph, const ModelConfig& model);
+BuiltModel build_encoder_decoder(mtf::Graph& graph, const ModelConfig& model);
+BuiltModel build_moe_transformer(mtf::Graph& graph, const ModelConfig& model);
+
+// Tokens one sequence may send to one expert: ceil(capacity_factor * length / experts), at least 1.
+std::int64_t expert_capacity(const ModelConfig& model);
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,92 @@
+#include "workloads/models/transformer_layers.hpp"
+
+#include <cmath>
+
+namespace tpusim::workloads {
+
+using mtf::Shape;
+using mtf::Tensor;
+
+TransformerDims::TransformerDims(const ModelConfig& m)
+    : batch("batch", m.batch),
+      length("length", std::max<std::int64_t>(m.length, 1)),
+      memory_length("memory_length", std::max<std::int64_t>(m.length, 1)),
+      d_model("d_model", m.d_model),
+      d_ff("d_ff", m.d_ff),
+      heads("heads", std::max<std::int64_t>(m.heads, 1)),
+      d_kv("d_kv", std::max<std::int64_t>(m.d_kv, 1)),
+      vocab("vocab", std::max<std::int64_t>(m.vocab, 1)),
+      activations(m.activation_dtype == ActivationDType::bf16 ? mtf::DType::bfloat16 : mtf::DType::float32) {}
+
+Tensor weight(mtf::Graph& graph, const std::string& name, const Shape& shape, std::int64_t fan_in) {
+  return graph.variable(name, shape,
+                        mtf::Initializer::normal(static_cast<float>(1.0 / std::sqrt(double(fan_in)))));
+}
+
+Tensor layer_norm(mtf::Graph& graph, const Tensor& x, const TransformerDims& dims, const std::string& scope) {
+  const Tensor scale =
+      graph.variable(scope + "/layer_norm_scale", Shape{dims.d_model}, mtf::Initializer::constant(1));
+  return mtf::layer_norm(x, dims.d_model.name, scale, Tensor(), 1e-6, scope + "/layer_norm");
+}
+
+Tensor full_causal_mask(const Tensor& mask, const TransformerDims& d) {
+  return mtf::broadcast(mask, Shape{d.batch, d.heads, d.length, d.memory_length}, "causal_mask_full");
+}
+
+Tensor attention(mtf::Graph& graph, const Tensor& x, const Tensor& memory, const Tensor& mask,
+                 const TransformerDims& dims, const std::string& scope) {
+  const auto& d = dims;
+  const Shape projection{d.d_model, d.heads, d.d_kv};
+  const Tensor wq = weight(graph, scope + "/q", projection, d.d_model.size);
+  const Tensor wk = weight(graph, scope + "/k", projection, d.d_model.size);
+  const Tensor wv = weight(graph, scope + "/v", projection, d.d_model.size);
+  const Tensor wo =
+      weight(graph, scope + "/o", Shape{d.heads, d.d_kv, d.d_model}, d.heads.size * d.d_kv.size);
+
+  const Tensor keys_from = mtf::rename(memory, d.length.name, d.memory_length.name, scope + "/memory");
+  // Scaling q (not the logits) keeps the scaled tensor [batch, length, heads, d_kv] small.
+  const Tensor q =
+      mtf::scale(mtf::einsum({x, wq}, Shape{d.batch, d.length, d.heads, d.d_kv}, scope + "/q_proj"),
+                 1.0 / std::sqrt(double(d.d_kv.size)));
+  const Tensor k =
+      mtf::einsum({keys_from, wk}, Shape{d.batch, d.memory_length, d.heads, d.d_kv}, scope + "/k_proj");
+  const Tensor v =
+      mtf::einsum({keys_from, wv}, Shape{d.batch, d.memory_length, d.heads, d.d_kv}, scope + "/v_proj");
+  Tensor logits = mtf::einsum({q, k}, Shape{d.batch, d.heads, d.length, d.memory_length}, scope + "/logits");
+  if (mask.valid()) logits = mtf::add(logits, mask, scope + "/masked_logits");
+  const Tensor weights = mtf::softmax(logits, d.memory_length.name, scope + "/weights");
+  const Tensor heads_out =
+      mtf::einsum({weights, v}, Shape{d.batch, d.length, d.heads, d.d_kv}, scope + "/context");
+  return mtf::einsum({heads_out, wo}, Shape{d.batch, d.length, d.d_model}, scope + "/output");
+}
+
+Tensor feed_forward(mtf::Graph& graph, const Tensor& x, const TransformerDims& dims,
+                    const std::string& scope) {
+  const auto& d = dims;
+  const Tensor w_in = weight(graph, scope + "/in", Shape{d.d_model, d.d_ff}, d.d_model.size);
+  const Tensor w_out = weight(graph, scope + "/out", Shape{d.d_ff, d.d_model}, d.d_ff.size);
+  const Tensor hidden =
+      mtf::relu(mtf::einsum({x, w_in}, Shape{d.batch, d.length, d.d_ff}, scope + "/hidden"));
+  return mtf::einsum({hidden, w_out}, Shape{d.batch, d.length, d.d_model}, scope + "/output");
+}
+
+Tensor embed(mtf::Graph& graph, const Tensor& table, const Tensor& ids, const TransformerDims& dims,
+             const std::string& scope) {
+  const Tensor positions =
+      weight(graph, scope + "/positional_embedding", Shape{dims.length, dims.d_model}, dims.d_model.size);
+  const Tensor looked_up =
+      mtf::add(mtf::gather(table, ids, dims.vocab.name, scope + "/embedding_lookup"), positions);
+  return looked_up.dtype() == dims.activations ? looked_up : mtf::cast(looked_up, dims.activations);
+}
+
+Tensor softmax_loss(mtf::Graph& graph, const Tensor& x, const Tensor& target_ids, const TransformerDims& dims,
+                    const std::string& scope) {
+  const auto& d = dims;
+  const Tensor w = weight(graph, scope + "/softmax", Shape{d.d_model, d.vocab}, d.d_model.size);
+  const Tensor logits = mtf::einsum({x, w}, Shape{d.batch, d.length, d.vocab}, scope + "/logits");
+  const Tensor labels = mtf::one_hot(target_ids, d.vocab, 1, 0, scope + "/labels");
+  const Tensor per_token = mtf::softmax_cross_entropy(logits, labels, d.vocab.name, scope + "/cross_entropy");
+  return mtf::reduce_mean(per_token, Shape{}, "loss");
+}
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,51 @@
+#pragma once
+// The sublayers the Transformer models share, written as Mesh-TensorFlow's transformer layers: named
+// dimensions (batch, length, memory_length, d_model, d_ff, heads, d_kv, vocab, experts, capacity), no biases,
+// pre-layer-norm residual blocks. The layout rules decide the splits; nothing here names a mesh axis.
+#include <string>
+
+#include "mesh_tf/graph.hpp"
+#include "workloads/config/run_config.hpp"
+
+namespace tpusim::workloads {
+
+struct TransformerDims {
+  explicit TransformerDims(const ModelConfig& model);
+  mtf::Dimension batch, length, memory_length, d_model, d_ff, heads, d_kv, vocab;
+  mtf::DType activations;
+};
+
+// Variables are named "<scope>/<name>"; weights start normal with stddev 1/sqrt(fan-in).
+mtf::Tensor weight(mtf::Graph& graph, const std::string& name, const mtf::Shape& shape, std::int64_t fan_in);
+
+// x [batch, length, d_model] -> x + sublayer(layer_norm(x)).
+mtf::Tensor layer_norm(mtf::Graph& graph, const mtf::Tensor& x, const TransformerDims& dims,
+                       const std::string& scope);
+
+// The causal mask input [length, memory_length] broadcast to the logits' shape [batch, heads, length,
+// memory_length]. Adding a full-shaped mask keeps autodiff from building (and the engine from running) a
+// reduction of the logits' gradient down to the mask's shape, with its allreduce over every mesh axis, that
+// no variable needs.
+mtf::Tensor full_causal_mask(const mtf::Tensor& mask, const TransformerDims& dims);
+
+// Multi-head attention of x over memory (both [batch, length, d_model]): q from x, k and v from memory
+// (renamed to memory_length), softmax over memory_length; mask (full_causal_mask) is added to the logits when
+// valid.
+mtf::Tensor attention(mtf::Graph& graph, const mtf::Tensor& x, const mtf::Tensor& memory,
+                      const mtf::Tensor& mask, const TransformerDims& dims, const std::string& scope);
+
+// relu(x . in[d_model, d_ff]) . out[d_ff, d_model]
+mtf::Tensor feed_forward(mtf::Graph& graph, const mtf::Tensor& x, const TransformerDims& dims,
+                         const std::string& scope);
+
+// Embedding lookup of ids [batch, length] in table [vocab, d_model] plus a learned positional embedding
+// "<scope>/positional_embedding" [length, d_model] (Mesh-TensorFlow's transformer), cast to the activation
+// dtype. Without positions, attention could not tell tokens apart by place (the copy task needs it).
+mtf::Tensor embed(mtf::Graph& graph, const mtf::Tensor& table, const mtf::Tensor& ids,
+                  const TransformerDims& dims, const std::string& scope);
+
+// Mean softmax cross-entropy of x [batch, length, d_model] . softmax[d_model, vocab] against target ids.
+mtf::Tensor softmax_loss(mtf::Graph& graph, const mtf::Tensor& x, const mtf::Tensor& target_ids,
+                         const TransformerDims& dims, const std::string& scope);
+
+}  // namespace tpusim::workloads

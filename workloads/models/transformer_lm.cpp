@@ -1,0 +1,36 @@
+// The decoder-only language model of the Mesh-TensorFlow paper (one-billion-word): token embedding, `layers`
+// blocks of causal self-attention and feed-forward (pre-layer-norm residuals), a final layer norm and a
+// separate softmax matrix. Trained on next-token prediction.
+#include <fmt/format.h>
+
+#include "workloads/models/model_builder.hpp"
+#include "workloads/models/transformer_layers.hpp"
+
+namespace tpusim::workloads {
+
+using mtf::Shape;
+using mtf::Tensor;
+
+BuiltModel build_transformer_lm(mtf::Graph& graph, const ModelConfig& model) {
+  const TransformerDims d(model);
+  const Tensor ids = graph.input("token_ids", Shape{d.batch, d.length});
+  const Tensor targets = graph.input("target_ids", Shape{d.batch, d.length});
+  const Tensor mask = graph.input("causal_mask", Shape{d.length, d.memory_length});
+  const Tensor full_mask = full_causal_mask(mask, d);
+
+  const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
+  Tensor x = embed(graph, embedding, ids, d, "decoder");
+  for (int layer = 0; layer < model.layers; ++layer) {
+    const std::string scope = fmt::format("layer_{}", layer);
+    const Tensor normed = layer_norm(graph, x, d, scope + "/self_attention");
+    x = mtf::add(x, attention(graph, normed, normed, full_mask, d, scope + "/self_attention"));
+    x = mtf::add(x, feed_forward(graph, layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn"));
+  }
+  x = layer_norm(graph, x, d, "final");
+  const Tensor loss = softmax_loss(graph, x, targets, d, "output");
+  return {
+      loss,
+      {{ids, InputRole::token_ids}, {targets, InputRole::next_token_ids}, {mask, InputRole::causal_mask}}};
+}
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,56 @@
+#include <fmt/format.h>
+
+#include "topologies/rank_mapping.hpp"
+#include "workloads/report/result_files.hpp"
+
+namespace tpusim::workloads {
+
+void write_chrome_trace(std::ostream& out, const RunConfig& config, const RunReport& report, int max_chips) {
+  const auto& topology = config.hardware.topology;
+  const int chips = max_chips > 0 ? std::min(max_chips, topology.num_chips()) : topology.num_chips();
+  // Labels are escaped once; the events are then repeated per chip.
+  std::vector<std::string> names;
+  for (const auto& entry : report.timeline.entries) names.push_back(nlohmann::json(entry.label).dump());
+  out << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
+      << nlohmann::json{{"run", config.name},
+                        {"topology", topology.name()},
+                        {"mesh", config.mesh.shape_text()},
+                        {"mapping", report.mesh_mapping}}
+             .dump()
+      << ",\"traceEvents\":[\n";
+  bool first = true;
+  auto comma = [&] {
+    if (!first) out << ",\n";
+    first = false;
+  };
+  for (int chip = 0; chip < chips; ++chip) {
+    const auto coord = topo::chip_coord(topology, chip);
+    std::string where;
+    for (std::size_t i = 0; i < coord.size(); ++i)
+      where += fmt::format("{}{}={}", i ? ", " : "", "xyz"[i], coord[i]);
+    const int cores = topology.cores_per_chip();
+    comma();
+    out << fmt::format(
+        R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"chip {} ({}), cores {}-{}"}}}})", chip,
+        chip, where, chip * cores, chip * cores + cores - 1);
+    comma();
+    out << fmt::format(R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})",
+                       chip, chip);
+    comma();
+    out << fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":0,"args":{{"name":"compute"}}}})",
+                       chip);
+    comma();
+    out << fmt::format(
+        R"({{"name":"thread_name","ph":"M","pid":{},"tid":1,"args":{{"name":"collectives"}}}})", chip);
+    for (std::size_t i = 0; i < report.timeline.entries.size(); ++i) {
+      const auto& entry = report.timeline.entries[i];
+      comma();
+      out << fmt::format(R"({{"name":{},"cat":"{}","ph":"X","ts":{:.4f},"dur":{:.4f},"pid":{},"tid":{}}})",
+                         names[i], entry.is_comm ? "collective" : "compute", entry.start_s * 1e6,
+                         (entry.end_s - entry.start_s) * 1e6, chip, entry.is_comm ? 1 : 0);
+    }
+  }
+  out << "\n]}\n";
+}
+
+}  // namespace tpusim::workloads

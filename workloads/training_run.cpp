@@ -1,0 +1,157 @@
+#include "workloads/training_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <tuple>
+
+#include "mesh_tf/optimizer.hpp"
+#include "sim/simulator.hpp"
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/input_error.hpp"
+#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_builder.hpp"
+#include "workloads/synthetic_data.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+mtf::Optimizer make_optimizer(const TrainingConfig& training) {
+  switch (training.optimizer) {
+    case OptimizerKind::sgd:
+      return mtf::Optimizer::sgd(training.learning_rate);
+    case OptimizerKind::adam:
+      return mtf::Optimizer::adam(training.learning_rate);
+    case OptimizerKind::adafactor:
+      return mtf::Optimizer::adafactor(training.learning_rate);
+  }
+  return mtf::Optimizer::sgd(training.learning_rate);
+}
+
+mtf::MeshShape mesh_shape(const MeshConfig& mesh) {
+  std::vector<mtf::Dimension> dims;
+  for (const auto& axis : mesh.axes) dims.emplace_back(axis.name, axis.size);
+  return mtf::MeshShape(mtf::Shape(dims));
+}
+
+}  // namespace
+
+MemoryReport memory_per_core(const mtf::Counters& counters, const std::vector<mtf::Tensor>& gradients,
+                             std::uint64_t hbm_bytes) {
+  MemoryReport memory;
+  memory.parameter_bytes = counters.variable_bytes_per_core();
+  memory.optimizer_state_bytes = counters.optimizer_state_bytes_per_core();
+  memory.activation_bytes = counters.kept_activation_bytes_per_core();
+  for (const auto& gradient : gradients)
+    memory.gradient_bytes += counters.tensors.at(gradient.id()).slice_bytes_per_core;
+  memory.total_bytes =
+      memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_state_bytes + memory.activation_bytes;
+  memory.hbm_bytes = hbm_bytes;
+  return memory;
+}
+
+namespace {
+
+std::string join_axes(const std::vector<std::string>& axes) { return axes.empty() ? "-" : join(axes, ","); }
+
+std::vector<CollectiveGroup> group_collectives(const std::vector<mtf::CollectiveTiming>& collectives) {
+  std::map<std::tuple<std::string, std::string, std::string, std::uint64_t>, CollectiveGroup> groups;
+  for (const auto& c : collectives) {
+    const std::string kind = sim::to_string(c.record.kind);
+    const std::string axes = join_axes(c.record.mesh_dims);
+    auto& group = groups[{kind, axes, c.record.reason, c.record.bytes_per_core}];
+    group.kind = kind;
+    group.mesh_axes = axes;
+    group.reason = c.record.reason;
+    group.group_size = c.record.group_size;
+    group.bytes_per_core = c.record.bytes_per_core;
+    group.count += 1;
+    group.time_s += c.time_s;
+    group.busbw_Bps = c.busbw_Bps;
+  }
+  std::vector<CollectiveGroup> sorted;
+  for (auto& [key, group] : groups) sorted.push_back(group);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const CollectiveGroup& a, const CollectiveGroup& b) { return a.time_s > b.time_s; });
+  return sorted;
+}
+
+}  // namespace
+
+RunReport run_training(const RunConfig& config, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const bool numerics = config.training.numerics == NumericsMode::full;
+  RunReport report;
+  report.parameters = parameter_count(config.model);
+  report.model_flops_per_step = training_flops_per_step(config.model);
+
+  mtf::Graph graph(config.training.seed);
+  const BuiltModel model = build_model(graph, config.model);
+  mtf::Optimizer optimizer = make_optimizer(config.training);
+  const std::vector<mtf::Tensor> gradients = optimizer.minimize(graph, model.loss);
+
+  sim::Simulator simulator(config.hardware.topology);
+  mtf::ExecutionOptions execution;
+  execution.numerics = numerics;
+  execution.device = config.hardware.device;
+  execution.algorithms = config.hardware.collective_algorithm_by_axis;
+  std::unique_ptr<mtf::Executor> executor;
+  try {
+    executor = std::make_unique<mtf::Executor>(graph, mesh_shape(config.mesh),
+                                               mtf::LayoutRules(config.mesh.layout), &simulator, execution);
+  } catch (const InputError& error) {
+    throw InputError(fmt::format("{}: the model cannot be laid out on mesh {}: {}",
+                                 config.where("mesh.layout"), config.mesh.shape_text(), error.what()));
+  }
+  report.mesh_mapping = executor->mapping().note();
+  const mtf::Counters& counters = executor->counters();
+  report.counted_flops_per_core = counters.flops_per_core;
+  report.counted = flop_breakdown(graph, counters, {model.loss});
+  report.memory = memory_per_core(counters, gradients, config.hardware.device.hbm_bytes());
+
+  if (numerics) {
+    for (const auto& input : model.inputs) {
+      if (input.role == InputRole::causal_mask) {
+        executor->feed(input.tensor, synthetic_values(config.model, input.role, config.training.seed, 0));
+      }
+    }
+  }
+  for (int step = 0; step < config.training.steps; ++step) {
+    if (numerics) {
+      for (const auto& input : model.inputs) {
+        if (input.role == InputRole::causal_mask) continue;
+        executor->feed(input.tensor, synthetic_values(config.model, input.role, config.training.seed, step));
+      }
+    }
+    mtf::StepResult result;
+    try {
+      result = executor->run(numerics ? std::vector<mtf::Tensor>{model.loss} : std::vector<mtf::Tensor>{});
+    } catch (const InputError& error) {
+      if (config.hardware.collective_algorithm_by_axis.empty()) throw;
+      throw InputError(fmt::format("{}: {}", config.where("hardware.collectives"), error.what()));
+    }
+    StepRecord record;
+    record.step = step;
+    if (numerics) record.loss = result.loss;
+    record.step_time_s = result.timeline.step_time_s;
+    report.steps.push_back(record);
+    if (options.on_step) options.on_step(record);
+    if (step + 1 == config.training.steps) {
+      report.timeline = std::move(result.timeline);
+      report.collectives = std::move(result.collectives);
+    }
+  }
+  const auto& timeline = report.timeline;
+  report.idle_s = std::max(0.0, timeline.step_time_s - timeline.compute_s - timeline.exposed_comm_s);
+  if (timeline.step_time_s > 0) {
+    report.achieved_flops = report.model_flops_per_step / timeline.step_time_s;
+    report.mfu = report.achieved_flops / (config.hardware.device.peak_flops() * config.mesh.num_cores());
+  }
+  report.collective_groups = group_collectives(report.collectives);
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return report;
+}
+
+}  // namespace tpusim::workloads

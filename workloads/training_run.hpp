@@ -1,0 +1,79 @@
+#pragma once
+// One training run of a config: builds the model into a graph, adds the optimizer, lowers it onto the mesh
+// (mtf::Executor) over the simulated pod (sim::Simulator) and runs the configured steps, in full numerics or
+// timing only. Creates the process's one Simulator, so call it at most once per process.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mesh_tf/counters.hpp"
+#include "mesh_tf/execution.hpp"
+#include "mesh_tf/timeline.hpp"
+#include "workloads/config/run_config.hpp"
+#include "workloads/flop_accounting.hpp"
+
+namespace tpusim::workloads {
+
+struct StepRecord {
+  int step = 0;
+  std::optional<double> loss;  // full numerics only
+  double step_time_s = 0;      // simulated
+};
+
+// Per core, by what it holds. total_bytes adds all four: an upper bound of the peak, since gradients are
+// produced while the activations kept for them are released.
+struct MemoryReport {
+  std::uint64_t parameter_bytes = 0;
+  std::uint64_t gradient_bytes = 0;
+  std::uint64_t optimizer_state_bytes = 0;
+  std::uint64_t activation_bytes = 0;  // forward tensors kept for the backward pass
+  std::uint64_t total_bytes = 0;
+  std::uint64_t hbm_bytes = 0;
+  bool fits() const { return total_bytes <= hbm_bytes; }
+};
+
+// From the engine's counters: variables (not optimizer slots), slot variables, forward tensors read by the
+// backward pass, and the gradient tensors the optimizer consumes.
+MemoryReport memory_per_core(const mtf::Counters& counters, const std::vector<mtf::Tensor>& gradients,
+                             std::uint64_t hbm_bytes);
+
+// Collectives of one step with the same kind, mesh axes, reason and size, merged.
+struct CollectiveGroup {
+  std::string kind;
+  std::string mesh_axes;  // "batch", "model", "batch,model"
+  std::string reason;     // what needed it: einsum, reduce_max, alltoall, ...
+  int group_size = 0;
+  int count = 0;
+  std::uint64_t bytes_per_core = 0;  // one call
+  double time_s = 0;                 // all calls
+  double busbw_Bps = 0;              // of one call
+};
+
+struct RunReport {
+  std::string mesh_mapping;  // "model = core+x, batch = y"
+  std::int64_t parameters = 0;
+  double model_flops_per_step = 0;    // closed form (model_formulas.hpp), whole pod
+  double counted_flops_per_core = 0;  // every op the engine lowered, one step
+  FlopBreakdown counted;              // the same, split into live matmuls, other live work and dead work
+  std::vector<StepRecord> steps;
+  mtf::Timeline timeline;     // of the last step
+  double idle_s = 0;          // step time when neither compute nor exposed communication runs
+  double achieved_flops = 0;  // model FLOPs / step time, whole pod
+  double mfu = 0;             // achieved / (peak per core * cores)
+  std::vector<mtf::CollectiveTiming> collectives;  // of the last step, program order
+  std::vector<CollectiveGroup> collective_groups;  // merged, by total time, largest first
+  MemoryReport memory;
+  double wall_s = 0;  // measured on this machine: building, lowering and simulating
+};
+
+struct RunOptions {
+  std::function<void(const StepRecord&)> on_step;  // progress, e.g. printing the loss
+};
+
+// InputError for config problems found while building or lowering (layout legality, algorithm names), located
+// at the config key through RunConfig::where.
+RunReport run_training(const RunConfig& config, const RunOptions& options = {});
+
+}  // namespace tpusim::workloads
