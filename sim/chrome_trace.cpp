@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/atomic_file.hpp"
+#include "topologies/support/atomic_file.hpp"
 
 namespace tpusim::sim {
 

@@ -61,6 +61,7 @@ BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec&
                                              : split_names(spec.algorithms);
   request.algorithms = built.algorithms;
   const std::uint64_t bytes = parse_bytes(spec.bytes);
+  if (bytes == 0) throw InputError(fmt::format("size '{}' is zero; a collective needs at least one 4-byte element", spec.bytes));
   if (bytes % 4 != 0) {
     throw InputError(
         fmt::format("size '{}' is {} bytes, not a whole number of 4-byte fp32 elements", spec.bytes, bytes));

@@ -6,11 +6,16 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"
+#include "topologies/support/input_error.hpp"
 
 namespace tpusim::topo {
 namespace {
+
+constexpr int kMaxMeshChipsForFigures = 4096;
 
 using ChipGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 
@@ -43,10 +48,17 @@ GraphFigures graph_figures(const Topology& topology) {
   figures.chips = topology.num_chips();
   figures.links = static_cast<int>(boost::num_edges(graph));
 
+  // A torus looks the same from every chip, so one breadth-first search gives the exact figures; a mesh
+  // needs one from every chip, which is quadratic and therefore bounded.
   const int n = figures.chips;
+  const int sources = topology.wraparound() ? 1 : n;
+  if (sources > kMaxMeshChipsForFigures) {
+    throw InputError(fmt::format("topology '{}': hop figures of a mesh are computed up to {} chips, it has {}",
+                                 topology.name(), kMaxMeshChipsForFigures, n));
+  }
   std::vector<int> distance(n);
   double hop_sum = 0;
-  for (int source = 0; source < n; ++source) {
+  for (int source = 0; source < sources; ++source) {
     std::fill(distance.begin(), distance.end(), 0);
     boost::breadth_first_search(
         graph, boost::vertex(source, graph),
@@ -56,7 +68,7 @@ GraphFigures graph_figures(const Topology& topology) {
       hop_sum += distance[target];
     }
   }
-  figures.average_hops = n > 1 ? hop_sum / (static_cast<double>(n) * (n - 1)) : 0.0;
+  figures.average_hops = n > 1 ? hop_sum / (static_cast<double>(sources) * (n - 1)) : 0.0;
 
   // Bisection: the fewest links cut by a plane halving one dimension.
   const auto& dims = topology.chip_dims();

@@ -98,6 +98,7 @@ Topology preset(const std::string& name) {
 Topology topology_from_spec(const std::string& spec) {
   const auto parts = split(spec, ',');
   if (parts.empty() || parts[0].empty()) throw InputError("topology: empty specification");
+  if (spec.back() == ',') throw InputError(fmt::format("topology '{}': trailing ','; expected key=value after it", spec));
   const std::string& base = parts[0];
   std::optional<Topology> topology;
   const auto colon = base.find(':');

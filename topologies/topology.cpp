@@ -7,6 +7,9 @@
 
 namespace tpusim::topo {
 
+// The simulator keeps per-chip routes and actors; beyond this a run would not fit a laptop anyway.
+constexpr int kMaxChips = 65536;
+
 Topology::Topology(std::string name, std::vector<int> chip_dims, bool wraparound, int cores_per_chip,
                    LinkParams inter_chip, LinkParams intra_chip)
     : name_(std::move(name)),
@@ -21,7 +24,9 @@ Topology::Topology(std::string name, std::vector<int> chip_dims, bool wraparound
   }
   for (const int size : chip_dims_) {
     if (size < 1) throw InputError(fmt::format("topology '{}': dimension size {} must be at least 1", name_, size));
-    if (num_chips_ > (1 << 24) / size) throw InputError(fmt::format("topology '{}': too many chips", name_));
+    if (num_chips_ > kMaxChips / size) {
+      throw InputError(fmt::format("topology '{}': more than {} chips", name_, kMaxChips));
+    }
     num_chips_ *= size;
   }
   if (cores_per_chip_ < 1 || cores_per_chip_ > 64) {

@@ -80,6 +80,8 @@ TEST_CASE("sizes must be whole fp32 elements") {
   CHECK(build_error("ring-8", spec_of("allreduce", "ring", "6")) ==
         "size '6' is 6 bytes, not a whole number of 4-byte fp32 elements");
   CHECK(build_error("ring-8", spec_of("allreduce", "ring", "64MiX")).find("'64MiX' is not a size") == 0);
+  CHECK(build_error("ring-8", spec_of("allreduce", "ring", "0")) ==
+        "size '0' is zero; a collective needs at least one 4-byte element");
 }
 
 TEST_CASE("groups must be disjoint sets of existing cores") {

@@ -44,3 +44,25 @@ TEST_CASE("dimension-order routes go along x first, the short way round") {
   const Topology mesh = preset("mesh-4x4");
   CHECK(dimension_order_route(mesh, 0, 3) == std::vector<int>{0, 1, 2, 3});
 }
+
+TEST_CASE("one search gives a torus's figures, the same as searching from every chip") {
+  // A 3x5 mesh's figures come from every chip; the torus of the same shape from one.
+  const auto torus = graph_figures(tpusim::topo::topology_from_spec("torus:3x5"));
+  CHECK(torus.diameter_hops == 1 + 2);
+  // Mean ring distance on a 3-ring over all 3 targets is 2/3, on a 5-ring 6/5; over distinct pairs: x 15/14.
+  CHECK(torus.average_hops == Approx((2.0 / 3 + 6.0 / 5) * 15.0 / 14.0));
+  const auto mesh = graph_figures(tpusim::topo::topology_from_spec("mesh:3x5"));
+  CHECK(mesh.diameter_hops == 2 + 4);
+  // Mean line distance (k^2-1)/(3k): 8/9 and 24/15.
+  CHECK(mesh.average_hops == Approx((8.0 / 9 + 24.0 / 15) * 15.0 / 14.0));
+}
+
+TEST_CASE("large tori are described quickly and large meshes are refused") {
+  const auto big = graph_figures(tpusim::topo::topology_from_spec("torus:256x256"));
+  CHECK(big.diameter_hops == 256);
+  CHECK(big.bisection_links == 2 * 256);
+  CHECK_THROWS_WITH(graph_figures(tpusim::topo::topology_from_spec("mesh:128x128")),
+                    "topology 'mesh:128x128': hop figures of a mesh are computed up to 4096 chips, it has 16384");
+  CHECK_THROWS_WITH(tpusim::topo::topology_from_spec("torus:4096x4096"),
+                    "topology 'torus:4096x4096': more than 65536 chips");
+}

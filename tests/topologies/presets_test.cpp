@@ -40,3 +40,7 @@ TEST_CASE("rejects unknown presets and bad overrides with one clear message") {
   CHECK_THROWS_AS(topology_from_spec("torus:4x4,cores=0"), tpusim::InputError);
   CHECK_THROWS_AS(topology_from_spec("hypercube:4"), tpusim::InputError);
 }
+
+TEST_CASE("rejects a trailing comma in a spec") {
+  CHECK_THROWS_WITH(topology_from_spec("torus:4x4,"), "topology 'torus:4x4,': trailing ','; expected key=value after it");
+}

@@ -4,9 +4,48 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
+#include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/cli/command.hpp"
+
+namespace {
+
+// The deepest subcommand parsed so far ("tpusim bench step"), whose --help the error message points to.
+CLI::App* deepest_command(CLI::App& app, std::string& path) {
+  CLI::App* deepest = &app;
+  path = "tpusim";
+  while (!deepest->get_subcommands().empty()) {
+    deepest = deepest->get_subcommands().front();
+    path += " " + deepest->get_name();
+  }
+  return deepest;
+}
+
+// CLI11 reports a mistyped or missing subcommand only as "A subcommand is required"; name the word typed and
+// the valid subcommands of the command that needed one.
+std::string parse_error_message(CLI::App& app, const CLI::ParseError& error) {
+  std::string path;
+  CLI::App* deepest = deepest_command(app, path);
+  std::string message = error.what();
+  if (dynamic_cast<const CLI::RequiredError*>(&error) != nullptr &&
+      deepest->get_require_subcommand_min() > 0) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : deepest->get_subcommands([](const CLI::App*) { return true; })) {
+      names.push_back(sub->get_name());
+    }
+    const auto extra = deepest->remaining();
+    message = extra.empty()
+                  ? fmt::format("'{}' needs a subcommand: {}", path, tpusim::join(names))
+                  : fmt::format("unknown subcommand '{}' of '{}'{}; valid subcommands are {}", extra.front(),
+                                path, tpusim::did_you_mean(extra.front(), names), tpusim::join(names));
+  }
+  return fmt::format("{} (see '{} --help')", message, path);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"tpusim: a simulator and emulator of TPU-style accelerator pods", "tpusim"};
@@ -26,7 +65,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& version) {
     return app.exit(version);
   } catch (const CLI::ParseError& error) {
-    std::fprintf(stderr, "tpusim: error: %s\nRun 'tpusim --help' for usage.\n", error.what());
+    // One line, like every other error (scripts grep for it): the usage hint goes on the same line.
+    std::fprintf(stderr, "tpusim: error: %s\n", parse_error_message(app, error).c_str());
     return 2;
   } catch (const tpusim::InputError& error) {
     std::fprintf(stderr, "tpusim: error: %s\n", error.what());

@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "sim/atomic_file.hpp"
+#include "topologies/support/atomic_file.hpp"
 #include "sim/child_process.hpp"
 #include "sim/measurement.hpp"
 #include "topologies/chip_graph.hpp"
@@ -207,8 +207,8 @@ void add_validate_command(CLI::App& app) {
         {"failures", failures},
         {"wall_s", wall_s}};
     const nlohmann::json document = {{"context", context}, {"runs", rows}};
-    sim::write_file_atomically(output_dir + "/validate.csv", csv(rows));
-    sim::write_file_atomically(output_dir + "/validate.json", document.dump(2));
+    write_file_atomically(output_dir + "/validate.csv", csv(rows));
+    write_file_atomically(output_dir + "/validate.json", document.dump(2));
     if (json) {
       std::cout << document.dump(2) << "\n";
     } else {

@@ -1,6 +1,6 @@
 #include "workloads/report/result_files.hpp"
 
-#include "workloads/report/atomic_file.hpp"
+#include "topologies/support/atomic_file.hpp"
 
 namespace tpusim::workloads {
 

@@ -1,5 +1,5 @@
 #pragma once
-// What a run leaves in its output folder, each file written atomically (atomic_file.hpp):
+// What a run leaves in its output folder, each file written atomically (topologies/support/atomic_file.hpp):
 //   summary.json     the resolved config, versions, step time breakdown, FLOPs and MFU, memory, collectives
 //   collectives.csv  one row per collective of the last step, columns kCollectivesCsvColumns
 //   trace.json       Chrome trace format (opens in Perfetto / chrome://tracing): one process per chip, a

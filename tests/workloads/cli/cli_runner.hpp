@@ -1,0 +1,40 @@
+#pragma once
+// Runs the built `tpusim` binary as a user would: a fresh empty working directory per test, stdin from
+// /dev/null, stdout and stderr captured (into files beside, not inside, the working directory, so that the
+// working directory shows exactly what tpusim wrote).
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace tpusim::cli_test {
+
+struct CliRun {
+  int exit_status = -1;  // -1 when killed by a signal (see signal)
+  int signal = 0;
+  std::string out;
+  std::string err;
+
+  std::vector<std::string> err_lines() const;  // stderr split at '\n'
+  std::string describe() const;                // for failure messages: status, stdout head, stderr
+};
+
+// A temporary directory with a `work` subdirectory as the working directory of every run; removed when the
+// object is destroyed.
+class Scratch {
+ public:
+  Scratch();
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  const std::filesystem::path& work() const { return work_; }
+  CliRun run(const std::vector<std::string>& args) const;
+  // Everything under work() (directories end in '/'), as paths relative to it, sorted.
+  std::vector<std::string> entries() const;
+
+ private:
+  std::filesystem::path root_;
+  std::filesystem::path work_;
+};
+
+}  // namespace tpusim::cli_test

@@ -1,0 +1,131 @@
+// tpusim collective: the simulated 2D bucket allreduce equals the bounds.md formula, and --check-data moves
+// real data correctly for several algorithms and group axes.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "topologies/presets.hpp"
+
+using tpusim::cli_test::Scratch;
+
+namespace {
+
+// bounds.md, 2D torus bucket allreduce (X then Y, bidirectional rings):
+//   2(kx-1)a + (kx-1)/kx S/B + 2(ky-1)a + (ky-1)/ky (S/kx)/B
+double bucket2d_allreduce_s(int kx, int ky, double bytes, double bandwidth_Bps, double latency_s) {
+  return 2 * (kx - 1) * latency_s + (kx - 1.0) / kx * bytes / bandwidth_Bps + 2 * (ky - 1) * latency_s +
+         (ky - 1.0) / ky * (bytes / kx) / bandwidth_Bps;
+}
+
+}  // namespace
+
+TEST_CASE("cli: collective --json: the bucket2d allreduce on torus-8x8 takes the bounds.md time") {
+  const auto topology = tpusim::topo::preset("torus-8x8");
+  const double bandwidth_Bps = topology.inter_chip().bandwidth_Bps();
+  const double latency_s = topology.inter_chip().latency_s();
+  REQUIRE(bandwidth_Bps == 62e9);
+  REQUIRE(latency_s == 1e-6);
+  REQUIRE(topology.cores_per_chip() == 1);
+
+  const Scratch scratch;
+  const auto run = scratch.run({"collective", "--topology", "torus-8x8", "--op", "allreduce", "--algo",
+                                "bucket2d", "--bytes", "64MiB", "--json"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK(run.err.empty());
+  const auto result = nlohmann::json::parse(run.out);
+  const double bytes = 64.0 * 1024 * 1024;
+  CHECK(result.at("bytes") == 64 * 1024 * 1024);
+  CHECK(result.at("group_size") == 64);
+  CHECK(result.at("group_axes") == "x,y");
+  CHECK(result.at("algorithms") == nlohmann::json({"bucket2d"}));
+
+  const double expected_s = bucket2d_allreduce_s(8, 8, bytes, bandwidth_Bps, latency_s);
+  const double time_s = result.at("time_s");
+  CHECK(time_s == Approx(expected_s).epsilon(1e-6));
+  CHECK(result.at("prediction_s").get<double>() == Approx(expected_s).epsilon(1e-6));
+  CHECK(result.at("ratio_to_prediction").get<double>() == Approx(1.0).epsilon(1e-6));
+  CHECK(result.at("contention_free") == true);
+  CHECK(result.at("time_s").get<double>() >= result.at("lower_bound_s").get<double>());
+
+  // nccl-tests convention: algbw = S/t, busbw = algbw * 2(p-1)/p, and a core cannot inject more than its
+  // links carry: two directions on each of the two torus dimensions.
+  const double algbw_Bps = result.at("algbw_Bps");
+  const double busbw_Bps = result.at("busbw_Bps");
+  CHECK(algbw_Bps == Approx(bytes / time_s).epsilon(1e-9));
+  CHECK(busbw_Bps == Approx(algbw_Bps * 2 * 63 / 64).epsilon(1e-9));
+  const double injection_Bps = 2 * 2 * bandwidth_Bps;
+  CHECK(busbw_Bps <= injection_Bps);
+  CHECK(scratch.entries().empty());
+}
+
+TEST_CASE("cli: collective --check-data: real data arrives intact for several algorithms and group axes") {
+  struct Case {
+    std::vector<std::string> args;
+    const char* group_axes;
+    int group_size;
+  };
+  const std::vector<Case> cases = {
+      {{"--topology", "torus-4x4", "--op", "allreduce", "--algo", "bucket2d"}, "x,y", 16},
+      {{"--topology", "torus-4x4", "--op", "allreduce", "--algo", "ring,bidir_ring", "--group-axes", "x,y"},
+       "x,y",
+       16},
+      {{"--topology", "tpu-v2-32", "--op", "reduce_scatter", "--algo", "ring", "--group-axes", "core+x"},
+       "core+x",
+       8},
+      {{"--topology", "tpu-v2-32", "--op", "allgather", "--group-axes", "y"}, "y", 4},
+      {{"--topology", "torus-4x4x4", "--op", "allreduce", "--algo", "bucket2d", "--group-axes", "x,y+z"},
+       "x,y+z",
+       64},
+      {{"--topology", "ring-8", "--op", "allreduce", "--algo", "halving_doubling", "--reduce", "max"},
+       "x",
+       8},
+      {{"--topology", "torus-4x4", "--op", "alltoall", "--algo", "pairwise"}, "x+y", 16},
+      {{"--topology", "ring-8", "--op", "broadcast", "--algo", "pipeline"}, "x", 8},
+  };
+  const Scratch scratch;
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"collective", "--bytes", "64KiB", "--check-data", "--json"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto run = scratch.run(args);
+    std::string command;
+    for (const auto& word : args) command += word + " ";
+    INFO("tpusim " << command << "\n" << run.describe());
+    REQUIRE(run.exit_status == 0);
+    CHECK(run.err.empty());
+    const auto result = nlohmann::json::parse(run.out);
+    CHECK(result.at("group_axes") == c.group_axes);
+    CHECK(result.at("group_size") == c.group_size);
+    CHECK(result.at("data_ok") == true);
+    CHECK(result.at("data_max_abs_error").get<double>() <= result.at("data_tolerance").get<double>());
+  }
+}
+
+TEST_CASE("cli: collective --check-data prints the data check in the text report") {
+  const Scratch scratch;
+  const auto run = scratch.run(
+      {"collective", "--topology", "torus-4x4", "--algo", "bucket2d", "--bytes", "4KiB", "--check-data"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK(run.err.empty());
+  CHECK_THAT(run.out, Catch::Contains("collective       allreduce bucket2d on torus-4x4"));
+  // 1 KiB fp32 elements on each of the 16 members.
+  CHECK_THAT(run.out, Catch::Contains("over 16384 elements: ok\n"));
+  CHECK_THAT(run.out, Catch::Contains("data check       max abs error "));
+}
+
+TEST_CASE("cli: collective --trace writes a Chrome trace that parses as JSON") {
+  const Scratch scratch;
+  const auto run = scratch.run({"collective", "--topology", "ring-8", "--algo", "ring", "--bytes", "4KiB",
+                                "--trace", "out/trace.json"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK(run.err.empty());
+  REQUIRE(scratch.entries() == std::vector<std::string>{"out/", "out/trace.json"});
+  std::ifstream in(scratch.work() / "out" / "trace.json");
+  const auto trace = nlohmann::json::parse(in);
+  // One event per simulated transfer at least: a ring allreduce on 8 members has 2*7 rounds.
+  REQUIRE(trace.contains("traceEvents"));
+  CHECK(trace.at("traceEvents").size() >= 14);
+}

@@ -1,0 +1,81 @@
+// tpusim validate: every algorithm x size x topology row passes its checks, and the CSV is complete.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli_runner.hpp"
+
+using tpusim::cli_test::Scratch;
+
+namespace {
+
+// RFC 4180 fields: the algorithms column quotes "ring,bidir_ring".
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+std::vector<std::string> lines_of(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "cli: validate passes every row and writes results/validate/validate.csv under the working directory") {
+  const Scratch scratch;
+  const auto run = scratch.run({"validate"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK(run.err.empty());
+  CHECK_THAT(run.out, Catch::Contains(" 0 failed; wrote results/validate/validate.csv and validate.json"));
+  // Written atomically: no temporary file left beside the results.
+  REQUIRE(scratch.entries() == std::vector<std::string>{"results/", "results/validate/",
+                                                        "results/validate/validate.csv",
+                                                        "results/validate/validate.json"});
+
+  const auto lines = lines_of(scratch.work() / "results/validate/validate.csv");
+  REQUIRE(lines.size() > 101);
+  const auto header = csv_fields(lines.front());
+  REQUIRE(header.size() >= 4);
+  CHECK(header.front() == "topology");
+  CHECK(header.back() == "status");
+  const auto column = [&header](const std::string& name) {
+    const auto at = std::find(header.begin(), header.end(), name);
+    REQUIRE(at != header.end());
+    return static_cast<std::size_t>(at - header.begin());
+  };
+  const std::size_t simulated = column("simulated_s"), bound = column("lower_bound_s");
+  std::size_t exact_rows = 0;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    INFO("validate.csv line " << i + 1 << ": " << lines[i]);
+    const auto fields = csv_fields(lines[i]);
+    REQUIRE(fields.size() == header.size());
+    CHECK(fields.back() == "pass");
+    CHECK(std::stod(fields[simulated]) > 0);
+    CHECK(std::stod(fields[simulated]) >= std::stod(fields[bound]) * (1 - 1e-9));
+    if (fields[column("checks")].find("exact") != std::string::npos) ++exact_rows;
+  }
+  // Most rows are contention free and then checked for exact alpha-beta equality.
+  CHECK(exact_rows > (lines.size() - 1) / 2);
+
+  std::ifstream json_file(scratch.work() / "results/validate/validate.json");
+  const auto document = nlohmann::json::parse(json_file);
+  CHECK(document.at("runs").size() == lines.size() - 1);
+  CHECK(document.at("context").at("failures") == 0);
+}
