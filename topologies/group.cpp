@@ -8,18 +8,10 @@
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 
 namespace tpusim::topo {
 namespace {
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  std::string part;
-  while (std::getline(stream, part, separator)) parts.push_back(part);
-  if (!text.empty() && text.back() == separator) parts.push_back("");
-  return parts;
-}
 
 // Coordinates of position i of a boustrophedon walk over axes of the given sizes (fastest first).
 std::vector<int> snake_position(long long i, const std::vector<int>& sizes, std::size_t count) {

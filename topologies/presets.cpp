@@ -8,6 +8,7 @@
 
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
 
 namespace tpusim::topo {
@@ -46,13 +47,6 @@ const std::vector<PresetEntry>& table() {
   return entries;
 }
 
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  std::string part;
-  while (std::getline(stream, part, separator)) parts.push_back(part);
-  return parts;
-}
 
 std::vector<int> parse_dims(const std::string& spec, const std::string& text) {
   std::vector<int> dims;

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/text.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 
@@ -53,4 +54,12 @@ TEST_CASE("formats quantities with a readable unit") {
   CHECK(format_bytes(64.0 * 1048576) == "64 MiB");
   CHECK(format_duration(1.204e-3) == "1.204 ms");
   CHECK(format_duration(2.5) == "2.5 s");
+}
+
+TEST_CASE("splits text keeping empty parts") {
+  CHECK(split("a,,b", ',') == std::vector<std::string>{"a", "", "b"});
+  CHECK(split("core+x", '+') == std::vector<std::string>{"core", "x"});
+  CHECK(split("x,", ',') == std::vector<std::string>{"x", ""});
+  CHECK(split("", ',') == std::vector<std::string>{""});
+  CHECK(join({"a", "b"}) == "a, b");
 }

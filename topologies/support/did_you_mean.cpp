@@ -31,13 +31,4 @@ std::string did_you_mean(const std::string& name, const std::vector<std::string>
   return best.empty() ? "" : " (did you mean '" + best + "'?)";
 }
 
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-  std::string joined;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) joined += separator;
-    joined += items[i];
-  }
-  return joined;
-}
-
 }  // namespace tpusim

@@ -3,14 +3,13 @@
 #include <string>
 #include <vector>
 
+#include "topologies/support/text.hpp"  // join, for the "valid names are ..." lists
+
 namespace tpusim {
 
 std::size_t edit_distance(const std::string& a, const std::string& b);
 
 // " (did you mean 'ring'?)" when one candidate is close to `name`, else "".
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates);
-
-// "a, b, c"
-std::string join(const std::vector<std::string>& items, const std::string& separator = ", ");
 
 }  // namespace tpusim
