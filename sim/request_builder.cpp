@@ -2,28 +2,23 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
 
 #include "sim/algorithm_registry.hpp"
 #include "sim/request_check.hpp"
 #include "topologies/group.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
 
 namespace tpusim::sim {
 namespace {
 
 std::vector<std::string> split_names(const std::string& text) {
-  std::vector<std::string> names;
-  std::stringstream stream(text);
-  std::string name;
-  while (std::getline(stream, name, ',')) {
+  const auto names = split(text, ',');
+  for (const auto& name : names) {
     if (name.empty()) throw InputError(fmt::format("algorithm list '{}' has an empty name", text));
-    names.push_back(name);
   }
-  if (!text.empty() && text.back() == ',')
-    throw InputError(fmt::format("algorithm list '{}' has an empty name", text));
   return names;
 }
 
