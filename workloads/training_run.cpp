@@ -97,6 +97,7 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   execution.numerics = numerics;
   execution.device = config.hardware.device;
   execution.algorithms = config.hardware.collective_algorithm_by_axis;
+  execution.mapping = config.mesh.mapping;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor = std::make_unique<mtf::Executor>(graph, mesh_shape(config.mesh),
@@ -108,7 +109,7 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   report.mesh_mapping = executor->mapping().note();
   const mtf::Counters& counters = executor->counters();
   report.counted_flops_per_core = counters.flops_per_core;
-  report.counted = flop_breakdown(graph, counters, {model.loss});
+  report.counted = flop_breakdown(graph, counters);
   report.memory = memory_per_core(counters, gradients, config.hardware.device.hbm_bytes());
 
   if (numerics) {
@@ -144,7 +145,9 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
     }
   }
   const auto& timeline = report.timeline;
-  report.idle_s = std::max(0.0, timeline.step_time_s - timeline.compute_s - timeline.exposed_comm_s);
+  // The three parts are sums of different events, so a true zero comes back as rounding noise.
+  const double idle_s = timeline.step_time_s - timeline.compute_s - timeline.exposed_comm_s;
+  report.idle_s = idle_s > 1e-9 * timeline.step_time_s ? idle_s : 0.0;
   if (timeline.step_time_s > 0) {
     report.achieved_flops = report.model_flops_per_step / timeline.step_time_s;
     report.mfu = report.achieved_flops / (config.hardware.device.peak_flops() * config.mesh.num_cores());

@@ -52,11 +52,11 @@ struct CollectiveGroup {
 };
 
 struct RunReport {
-  std::string mesh_mapping;  // "model = core+x, batch = y"
+  std::string mesh_mapping;  // where the mesh runs: "model = core+x, batch = y" (mtf::MeshMapping::note)
   std::int64_t parameters = 0;
   double model_flops_per_step = 0;    // closed form (model_formulas.hpp), whole pod
   double counted_flops_per_core = 0;  // every op the engine lowered, one step
-  FlopBreakdown counted;              // the same, split into live matmuls, other live work and dead work
+  FlopBreakdown counted;              // the same, split into matmuls and other work
   std::vector<StepRecord> steps;
   mtf::Timeline timeline;     // of the last step
   double idle_s = 0;          // step time when neither compute nor exposed communication runs

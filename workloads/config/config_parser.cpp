@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "mesh_tf/mesh_mapping.hpp"
 #include "sim/algorithm_registry.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/support/did_you_mean.hpp"
@@ -29,7 +30,7 @@ const std::vector<std::string> kHardwareKeys = {"topology",
                                                 "intra_chip_bandwidth",
                                                 "intra_chip_latency",
                                                 "collectives"};
-const std::vector<std::string> kMeshKeys = {"shape", "layout"};
+const std::vector<std::string> kMeshKeys = {"shape", "mapping", "layout"};
 const std::vector<std::string> kTrainingKeys = {"optimizer", "learning_rate", "numerics",
                                                 "steps",     "seed",          "output"};
 const std::vector<std::string> kModelKinds = {"mlp", "transformer_lm", "encoder_decoder", "moe_transformer"};
@@ -81,6 +82,24 @@ std::vector<MeshAxis> parse_mesh_shape(const ConfigNode& node) {
   }
   if (axes.empty()) node.fail("the mesh shape is empty; expected name:size pairs such as batch:16;model:32");
   return axes;
+}
+
+// "rings", "linear" or "model=core+x;batch=y"; an explicit assignment is checked against the mesh and the
+// topology here, so its errors point at this line.
+mtf::MappingSpec parse_mapping(const ConfigNode& node, const std::vector<MeshAxis>& axes,
+                               const topo::Topology& topology) {
+  const std::string text = node.scalar();
+  try {
+    const mtf::MappingSpec spec = mtf::MappingSpec::parse(text);
+    if (spec.kind() == mtf::MappingSpec::Kind::axes) {
+      std::vector<mtf::Dimension> dims;
+      for (const auto& axis : axes) dims.emplace_back(axis.name, axis.size);
+      mtf::MeshMapping(mtf::MeshShape(mtf::Shape(dims)), topology, spec);
+    }
+    return spec;
+  } catch (const InputError& error) {
+    node.fail(error.what());
+  }
 }
 
 std::vector<std::pair<std::string, std::string>> parse_layout(const ConfigNode& node, ModelKind kind,
@@ -384,6 +403,8 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& file
     shape_node.fail(fmt::format("{} has {} cores but the topology {} has {}", mesh.shape_text(),
                                 mesh.num_cores(), hardware.topology.name(), hardware.topology.num_cores()));
   }
+  std::optional<ConfigNode> mapping_node = mesh_node.optional_child("mapping");
+  if (mapping_node) mesh.mapping = parse_mapping(*mapping_node, mesh.axes, hardware.topology);
   std::optional<ConfigNode> layout_node = mesh_node.optional_child("layout");
   mesh.layout =
       layout_node ? parse_layout(*layout_node, model.kind, mesh.axes) : default_layout(model.kind, mesh.axes);
@@ -391,6 +412,8 @@ RunConfig parse_run_config(const std::string& yaml_text, const std::string& file
 
   std::map<std::string, std::string> locations;
   locations["mesh.shape"] = shape_node.where();
+  locations["mesh.mapping"] =
+      mapping_node ? mapping_node->where() : mesh_node.where() + " (default mapping rings)";
   locations["mesh.layout"] =
       layout_node ? layout_node->where() : mesh_node.where() + " (default layout " + mesh.layout_text() + ")";
   if (auto n = root.optional_child("hardware")) {

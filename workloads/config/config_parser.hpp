@@ -17,9 +17,10 @@
 //     intra_chip_latency: 0.5us
 //     collectives: {batch: bidir_ring}  # simulator algorithm per mesh axis (default: the engine's)
 //   mesh:
-//     shape: batch:16;model:32       # required; must have as many cores as the topology. Each axis is
-//                                    # mapped onto physically connected rings where sizes allow
-//                                    (mtf::MeshMapping)
+//     shape: batch:16;model:32       # required; must have as many cores as the topology
+//     mapping: rings                 # where the mesh processors run (mtf::MappingSpec): rings (default: each
+//                                    # axis on physically connected rings where sizes allow), linear
+//                                    # (processor i is core i), or axes per mesh axis: model=core+x;batch=y
 //     layout: batch:batch;vocab:model  # tensor dim -> mesh axis; default: the paper's rules for the mesh
 //   model:
 //     kind: transformer_lm           # mlp | transformer_lm | encoder_decoder | moe_transformer

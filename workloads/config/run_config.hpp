@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mesh_tf/device_model.hpp"
+#include "mesh_tf/mapping_spec.hpp"
 #include "topologies/topology.hpp"
 
 namespace tpusim::workloads {
@@ -35,7 +36,8 @@ struct MeshAxis {
 };
 
 struct MeshConfig {
-  std::vector<MeshAxis> axes;  // mapped on the pod by mtf::MeshMapping: each axis on physical rings if it can
+  std::vector<MeshAxis> axes;  // placed on the pod by mtf::MeshMapping as `mapping` says
+  mtf::MappingSpec mapping;    // rings (each axis on physical rings if it can), linear or explicit axes
   std::vector<std::pair<std::string, std::string>> layout;  // tensor dim -> mesh axis
   int num_cores() const;
   int axis_size(const std::string& name) const;                   // 1 if absent

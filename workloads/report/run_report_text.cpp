@@ -25,6 +25,19 @@ std::string model_line(const ModelConfig& m) {
   return line + fmt::format(", {} activations", to_string(m.activation_dtype));
 }
 
+// "mapping rings: model = core+x, batch = y", "mapping linear: processor i is rank i, ...".
+std::string mapping_text(const mtf::MappingSpec& spec, const std::string& note) {
+  switch (spec.kind()) {
+    case mtf::MappingSpec::Kind::rings:
+      return "mapping rings: " + note;
+    case mtf::MappingSpec::Kind::linear:
+      return "mapping " + note;  // the note starts with "linear:"
+    case mtf::MappingSpec::Kind::axes:
+      return "mapping as configured: " + note;
+  }
+  return note;
+}
+
 }  // namespace
 
 void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r) {
@@ -41,8 +54,8 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
                      c.hardware.topology.name(), c.hardware.topology.shape(), c.hardware.topology.num_cores(),
                      device.name(), device.peak_flops() / 1e12, format_bytes(double(device.hbm_bytes())),
                      format_bandwidth(device.hbm_bandwidth_Bps()));
-  out << fmt::format("  mesh        {} (mapping {}: {}), layout {}\n", c.mesh.shape_text(),
-                     c.mesh.mapping.to_string(), r.mesh_mapping, c.mesh.layout_text());
+  out << fmt::format("  mesh        {} ({}), layout {}\n", c.mesh.shape_text(),
+                     mapping_text(c.mesh.mapping, r.mesh_mapping), c.mesh.layout_text());
   out << fmt::format("  training    {}, {} numerics, {} step{}\n\n", to_string(c.training.optimizer),
                      to_string(c.training.numerics), c.training.steps, c.training.steps == 1 ? "" : "s");
 
@@ -56,8 +69,8 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
   out << fmt::format("  communication (busy)  {:>12}  {} overlapped with compute\n",
                      format_duration(t.comm_s), format_duration(std::max(0.0, t.comm_s - t.exposed_comm_s)));
   out << fmt::format("FLOPs per step          {:.4g} model (matmuls, closed form)\n", r.model_flops_per_step);
-  out << fmt::format("  counted per core      {:.4g} matmul + {:.4g} other\n", r.counted.matmul_flops_per_core,
-                     r.counted.other_flops_per_core);
+  out << fmt::format("  counted per core      {:.4g} matmul + {:.4g} other\n",
+                     r.counted.matmul_flops_per_core, r.counted.other_flops_per_core);
   out << fmt::format("achieved                {:.4g} TFLOP/s of {:.4g} TFLOP/s peak: MFU {:.1f}%\n\n",
                      r.achieved_flops / 1e12, device.peak_flops() * cores / 1e12, 100 * r.mfu);
 

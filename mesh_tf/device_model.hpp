@@ -1,0 +1,36 @@
+#pragma once
+// Time of local work on one core: a roofline per operation, max(flops / peak, bytes / HBM bandwidth). Bytes
+// follow the tensors' dtypes (bf16 activations cost 2 bytes in HBM even though numerics run in fp32).
+// Presets are half a chip's public figures (Jouppi et al., CACM 2020; see shared reference mesh_tf.md).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tpusim::mtf {
+
+class DeviceModel {
+ public:
+  // Throws InputError on non-positive figures.
+  DeviceModel(std::string name, double peak_flops, double hbm_bandwidth_Bps, std::uint64_t hbm_bytes,
+              double op_overhead_s = 0);
+  static DeviceModel tpu_v2_core();                    // 22.5 TFLOP/s bf16, 350 GB/s, 8 GiB
+  static DeviceModel tpu_v3_core();                    // 61.5 TFLOP/s bf16, 450 GB/s, 16 GiB
+  static DeviceModel preset(const std::string& name);  // "tpu-v2-core" | "tpu-v3-core", InputError otherwise
+  static std::vector<std::string> preset_names();
+
+  const std::string& name() const { return name_; }
+  double peak_flops() const { return peak_flops_; }
+  double hbm_bandwidth_Bps() const { return hbm_bandwidth_Bps_; }
+  std::uint64_t hbm_bytes() const { return hbm_bytes_; }
+  double op_overhead_s() const { return op_overhead_s_; }
+  double op_time_s(double flops, double bytes) const;
+
+ private:
+  std::string name_;
+  double peak_flops_;
+  double hbm_bandwidth_Bps_;
+  std::uint64_t hbm_bytes_;
+  double op_overhead_s_;
+};
+
+}  // namespace tpusim::mtf

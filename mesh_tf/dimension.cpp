@@ -1,0 +1,33 @@
+#include "mesh_tf/dimension.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::mtf {
+
+Dimension::Dimension(std::string name_in, std::int64_t size_in) : name(std::move(name_in)), size(size_in) {
+  bool identifier = !name.empty();
+  for (const char c : name)
+    identifier = identifier && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  if (!identifier) {
+    throw InputError(
+        fmt::format("dimension name '{}' must be a non-empty identifier of letters, digits and '_'", name));
+  }
+  if (size < 1)
+    throw InputError(fmt::format("dimension '{}' has size {}; sizes must be at least 1", name, size));
+}
+
+std::string Dimension::to_string() const { return fmt::format("{}:{}", name, size); }
+
+const char* to_string(DType dtype) { return dtype == DType::bfloat16 ? "bfloat16" : "float32"; }
+
+DType parse_dtype(const std::string& text) {
+  if (text == "float32" || text == "fp32") return DType::float32;
+  if (text == "bfloat16" || text == "bf16") return DType::bfloat16;
+  throw InputError(fmt::format("unknown dtype '{}'; valid dtypes are float32, bfloat16", text));
+}
+
+}  // namespace tpusim::mtf

@@ -1,0 +1,26 @@
+#pragma once
+// A named tensor dimension (Mesh-TensorFlow's Dimension): programs refer to dimensions by name, layouts map
+// names to mesh dimensions, so the same program runs under any layout.
+#include <cstdint>
+#include <string>
+
+namespace tpusim::mtf {
+
+struct Dimension {
+  std::string name;
+  std::int64_t size = 0;
+
+  // Throws InputError unless the name is a non-empty identifier ([A-Za-z0-9_]+) and size >= 1.
+  Dimension(std::string name, std::int64_t size);
+  bool operator==(const Dimension& other) const { return name == other.name && size == other.size; }
+  bool operator!=(const Dimension& other) const { return !(*this == other); }
+  std::string to_string() const;  // "batch:8"
+};
+
+// Element types: numerics always compute in fp32; the dtype decides bytes in HBM and on the wire (bf16 = 2).
+enum class DType { float32, bfloat16 };
+inline int dtype_bytes(DType dtype) { return dtype == DType::bfloat16 ? 2 : 4; }
+const char* to_string(DType dtype);
+DType parse_dtype(const std::string& text);  // "float32" | "bfloat16" (also "fp32", "bf16"), else InputError
+
+}  // namespace tpusim::mtf

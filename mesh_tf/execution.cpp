@@ -1,0 +1,328 @@
+#include "mesh_tf/execution.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "mesh_tf/lowering.hpp"
+#include "mesh_tf/random.hpp"
+#include "mesh_tf/slice_data.hpp"
+#include "sim/simulator.hpp"
+#include "topologies/support/check.hpp"
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::mtf {
+
+namespace {
+
+// Simulated times of collectives, per simulator (one per process) and request signature: identical requests
+// run in isolation take identical time, and sharing the table across executors makes numerics and timing-only
+// runs report bit-identical times (a clock difference would otherwise round differently at a later clock).
+std::map<std::string, sim::CollectiveResult>& shared_memo(const sim::Simulator* simulator) {
+  static std::map<const sim::Simulator*, std::map<std::string, sim::CollectiveResult>> memos;
+  return memos[simulator];
+}
+
+}  // namespace
+
+struct Executor::Impl {
+  const Graph& graph;
+  MeshShape mesh;
+  LayoutRules rules;
+  sim::Simulator* simulator;
+  ExecutionOptions options;
+  MeshMapping mapping;
+  Program program;
+  Store store;
+  std::set<int> fed;
+  std::map<std::string, sim::CollectiveResult> own_memo;  // without a simulator
+  std::map<std::string, sim::CollectiveResult>& memo_result;
+  std::map<std::vector<int>, std::vector<topo::Group>> group_cache;
+  std::map<int, TensorLayout> layouts;
+
+  Impl(const Graph& g, MeshShape m, LayoutRules r, sim::Simulator* s, ExecutionOptions o)
+      : graph(g),
+        mesh(std::move(m)),
+        rules(std::move(r)),
+        simulator(s),
+        options(std::move(o)),
+        mapping(s ? MeshMapping(mesh, s->topology(), options.mapping) : MeshMapping(mesh)),
+        memo_result(s ? shared_memo(s) : own_memo) {
+    LoweringOptions lowering;
+    lowering.device = options.device;
+    lowering.bf16_allreduce_in_fp32_above_8 = options.bf16_allreduce_in_fp32_above_8;
+    for (const auto& t : options.outputs) {
+      if (!t.valid() || &t.graph() != &graph)
+        throw InputError("execution: an output tensor is not from this graph");
+      lowering.outputs.push_back(t.id());
+    }
+    for (const auto& [mesh_dim, algorithm] : options.algorithms) {
+      if (mesh.index_of(mesh_dim) < 0) {
+        throw InputError(
+            fmt::format("collective algorithm '{}' given for mesh dimension '{}', but mesh {} has no such "
+                        "dimension{}",
+                        algorithm, mesh_dim, mesh.to_string(), did_you_mean(mesh_dim, mesh.shape().names())));
+      }
+    }
+    program = lower(graph, mesh, rules, lowering);
+    store.resize(program.values.size());
+    if (options.numerics) initialise_variables();
+  }
+
+  const Value& source_value(const Tensor& t, OpKind kind, const char* what) const {
+    if (!t.valid() || &t.graph() != &graph)
+      throw InputError(fmt::format("{}: tensor is not from this graph", what));
+    if (graph.producer(t).kind != kind) {
+      throw InputError(fmt::format("{}: '{}' is not {}", what, t.name(),
+                                   kind == OpKind::input ? "an input" : "a variable"));
+    }
+    return program.values[program.raw_value_of_tensor[t.id()]];
+  }
+
+  void initialise_variables() {
+    for (const auto& op : graph.ops()) {
+      if (op.kind != OpKind::variable) continue;
+      const Value& v = program.values[program.raw_value_of_tensor[op.output]];
+      std::vector<float> full(v.shape.num_elements());
+      for (std::size_t i = 0; i < full.size(); ++i) {
+        switch (op.init.kind) {
+          case Initializer::Kind::zeros:
+            full[i] = 0;
+            break;
+          case Initializer::Kind::constant:
+            full[i] = op.init.value;
+            break;
+          case Initializer::Kind::normal:
+            full[i] = static_cast<float>(op.init.value * standard_normal(op.seed, i));
+            break;
+          case Initializer::Kind::uniform:
+            full[i] = static_cast<float>(op.init.value * (2 * uniform01(op.seed, i) - 1));
+            break;
+        }
+      }
+      store[v.id] = scatter(v, full, mesh);
+    }
+  }
+
+  const std::vector<topo::Group>& groups(const std::vector<int>& dims) {
+    auto it = group_cache.find(dims);
+    if (it == group_cache.end()) it = group_cache.emplace(dims, mapping.groups(dims)).first;
+    return it->second;
+  }
+
+  sim::CollectiveRequest request_for(const Step& step) {
+    sim::CollectiveRequest request;
+    request.kind = step.record.kind;
+    request.op = step.record.reduce;
+    request.groups = groups(step.mesh_dims);
+    const bool ring_family =
+        request.kind == sim::CollectiveKind::allreduce || request.kind == sim::CollectiveKind::allgather;
+    for (const int m : ring_family ? step.mesh_dims : std::vector<int>{}) {
+      const auto it = options.algorithms.find(mesh.dim_name(m));
+      request.algorithms.push_back(it != options.algorithms.end() ? it->second : options.default_algorithm);
+    }
+    if (step.collective == CollectiveOp::permute) request.permutation = permute_pairs(step, mapping);
+    request.elements = step.record.elements_per_core;
+    request.element_bytes = step.record.element_bytes;
+    request.label = step.label;
+    return request;
+  }
+
+  // Runs one collective: data through the simulator (numerics), time from the simulator, memoised per
+  // signature since identical requests run in isolation take identical simulated time.
+  CollectiveTiming run_collective(const Step& step) {
+    CollectiveTiming timing;
+    timing.record = step.record;
+    sim::CollectiveRequest request = request_for(step);
+    const std::string signature = fmt::format("{}|{}|{}|{}", mesh.to_string(), mapping.note(), step.signature,
+                                              fmt::join(request.algorithms, ","));
+    const bool known = memo_result.count(signature) > 0;
+    if (options.numerics) {
+      RankData data = pack(step, program, store, mapping);
+      if (simulator) {
+        request.data = &data;
+        const auto result = simulator->run(request);
+        if (!known) memo_result[signature] = result;
+      } else {
+        reference_exchange(request, data);
+        if (!known) memo_result[signature] = sim::CollectiveResult{};
+      }
+      unpack(step, program, data, store, mapping);
+    } else if (!known) {
+      memo_result[signature] = simulator ? simulator->run(request) : sim::CollectiveResult{};
+    }
+    const auto& result = memo_result.at(signature);
+    timing.time_s = result.time_s;
+    timing.busbw_Bps = result.busbw_Bps;
+    return timing;
+  }
+};
+
+namespace {
+
+// Two streams per core: compute runs the program's local steps in order; the one communication stream runs a
+// collective as soon as its input is ready and the stream is free (earliest-ready first), so gradient
+// allreduces overlap the backward matmuls that follow them. Events are placed in order of start time.
+Timeline schedule(const Program& program, const std::vector<double>& durations) {
+  const std::size_t n = program.steps.size();
+  std::vector<double> ready(program.values.size(), 0.0);
+  std::vector<bool> done_value(program.values.size(), true), scheduled(n, false);
+  for (const auto& step : program.steps) done_value[step.output] = false;
+  std::vector<std::size_t> comm_steps;
+  std::size_t next_compute = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (program.steps[i].is_comm) comm_steps.push_back(i);
+  }
+  auto inputs_ready = [&](const Step& step, double& at) {
+    at = 0;
+    for (const int in : step.inputs) {
+      if (!done_value[in]) return false;
+      at = std::max(at, ready[in]);
+    }
+    return true;
+  };
+  Timeline timeline;
+  timeline.entries.resize(n);
+  double compute_free = 0, comm_free = 0;
+  for (std::size_t placed = 0; placed < n; ++placed) {
+    while (next_compute < n && (program.steps[next_compute].is_comm || scheduled[next_compute]))
+      ++next_compute;
+    double compute_start = 1e300, comm_start = 1e300, at = 0;
+    if (next_compute < n && inputs_ready(program.steps[next_compute], at))
+      compute_start = std::max(compute_free, at);
+    std::size_t best_comm = n;
+    for (const std::size_t c : comm_steps) {
+      if (scheduled[c] || !inputs_ready(program.steps[c], at)) continue;
+      if (std::max(comm_free, at) < comm_start) {
+        comm_start = std::max(comm_free, at);
+        best_comm = c;
+      }
+    }
+    const bool take_comm = best_comm < n && comm_start < compute_start;
+    TPUSIM_CHECK(take_comm || compute_start < 1e300);
+    const std::size_t i = take_comm ? best_comm : next_compute;
+    const double start = take_comm ? comm_start : compute_start;
+    const double end = start + durations[i];
+    const Step& step = program.steps[i];
+    scheduled[i] = true;
+    ready[step.output] = end;
+    done_value[step.output] = true;
+    (take_comm ? comm_free : compute_free) = end;
+    TimelineEntry& entry = timeline.entries[i];
+    entry.step = static_cast<int>(i);
+    entry.op = step.op;
+    entry.label = step.label;
+    entry.is_comm = step.is_comm;
+    entry.start_s = start;
+    entry.end_s = end;
+  }
+  return timeline;
+}
+
+}  // namespace
+
+Executor::Executor(const Graph& graph, MeshShape mesh, LayoutRules rules, sim::Simulator* simulator,
+                   ExecutionOptions options)
+    : impl_(std::make_unique<Impl>(graph, std::move(mesh), std::move(rules), simulator, std::move(options))) {
+}
+
+Executor::~Executor() = default;
+
+const MeshShape& Executor::mesh() const { return impl_->mesh; }
+const MeshMapping& Executor::mapping() const { return impl_->mapping; }
+const Counters& Executor::counters() const { return impl_->program.counters; }
+
+const TensorLayout& Executor::layout(const Tensor& tensor) const {
+  auto it = impl_->layouts.find(tensor.id());
+  if (it == impl_->layouts.end()) {
+    const Value& v = impl_->program.values[impl_->program.raw_value_of_tensor.at(tensor.id())];
+    it = impl_->layouts.emplace(tensor.id(), TensorLayout(v.name, v.shape, impl_->mesh, v.mesh_dims)).first;
+  }
+  return it->second;
+}
+
+void Executor::feed(const Tensor& input, const std::vector<float>& values) {
+  const Value& v = impl_->source_value(input, OpKind::input, "feed");
+  if (static_cast<std::int64_t>(values.size()) != v.shape.num_elements()) {
+    throw InputError(fmt::format("feed '{}': got {} values but shape {} has {}", input.name(), values.size(),
+                                 v.shape.to_string(), v.shape.num_elements()));
+  }
+  if (!impl_->options.numerics) return;
+  impl_->store[v.id] = scatter(v, values, impl_->mesh);
+  impl_->fed.insert(v.id);
+}
+
+std::vector<float> Executor::variable_value(const Tensor& variable) const {
+  const Value& v = impl_->source_value(variable, OpKind::variable, "variable_value");
+  if (!impl_->options.numerics) {
+    throw InputError(fmt::format("variable_value '{}': a timing-only executor holds no data", variable.name()));
+  }
+  return assemble(v, impl_->store[v.id], impl_->mesh);
+}
+
+void Executor::set_variable_value(const Tensor& variable, const std::vector<float>& values) {
+  const Value& v = impl_->source_value(variable, OpKind::variable, "set_variable_value");
+  if (static_cast<std::int64_t>(values.size()) != v.shape.num_elements()) {
+    throw InputError(fmt::format("set_variable_value '{}': got {} values but shape {} has {}",
+                                 variable.name(), values.size(), v.shape.to_string(),
+                                 v.shape.num_elements()));
+  }
+  if (impl_->options.numerics) impl_->store[v.id] = scatter(v, values, impl_->mesh);
+}
+
+StepResult Executor::run(const std::vector<Tensor>& fetches) {
+  Impl& im = *impl_;
+  Program& program = im.program;
+  if (im.options.numerics) {
+    for (const auto& t : im.graph.inputs()) {
+      const int v = program.raw_value_of_tensor[t.id()];
+      if (!im.fed.count(v)) throw InputError(fmt::format("run: input '{}' was not fed", t.name()));
+    }
+  }
+  for (const auto& t : fetches) {
+    if (!t.valid() || &t.graph() != &im.graph)
+      throw InputError("run: a fetched tensor is not from this graph");
+  }
+  StepResult result;
+  std::vector<double> durations(program.steps.size());
+  for (std::size_t i = 0; i < program.steps.size(); ++i) {
+    const Step& step = program.steps[i];
+    durations[i] = step.time_s;
+    if (step.is_comm) {
+      auto timing = im.run_collective(step);
+      durations[i] = timing.time_s;
+      result.collectives.push_back(std::move(timing));
+    } else if (im.options.numerics) {
+      const auto begin = std::chrono::steady_clock::now();
+      step.kernel(im.store);
+      if (step.is_einsum) {
+        result.einsum_wall_s +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+        result.einsum_executed_flops += step.executed_flops;
+      }
+    }
+  }
+  result.timeline = schedule(program, durations);
+  finalize_timeline(result.timeline);
+  if (im.options.numerics) {
+    for (const auto& t : fetches) {
+      const Value& v = program.values[program.value_of_tensor[t.id()]];
+      result.fetched.push_back(assemble(v, im.store[v.id], im.mesh));
+    }
+    if (!result.fetched.empty() && result.fetched[0].size() == 1) result.loss = result.fetched[0][0];
+    std::vector<std::vector<float>> committed;
+    for (const auto& a : program.assignments) committed.push_back(im.store[a.new_value]);
+    for (std::size_t i = 0; i < program.assignments.size(); ++i) {
+      im.store[program.assignments[i].variable_value] = std::move(committed[i]);
+    }
+    // Temporaries keep their buffers for the next step: reallocating them would fault in fresh pages.
+  }
+  return result;
+}
+
+}  // namespace tpusim::mtf

@@ -1,0 +1,286 @@
+#pragma once
+// The program builder: a Graph of named-dimension tensors and operations, written once and run under any mesh
+// and layout.
+//
+// How to build a model and run a training step:
+//
+//   mtf::Graph g(/*seed=*/1);
+//   Dimension batch("batch", 64), io("io", 128), hidden("hidden", 512);
+//   Tensor x = g.input("x", {batch, io});                        // fed per step (numerics) or shape-only
+//   Tensor w = g.variable("w", {io, hidden}, Initializer::normal(0.05));
+//   Tensor v = g.variable("v", {hidden, io}, Initializer::normal(0.05));
+//   Tensor h = relu(einsum({x, w}, Shape{batch, hidden}));       // named contraction over io
+//   Tensor y = einsum({h, v}, Shape{batch, io});
+//   Tensor loss = reduce_mean(square(sub(y, x)), Shape{});       // scalar
+//   Optimizer::adam(0.01).minimize(g, loss);                     // builds gradients + variable updates
+//
+//   sim::Simulator simulator(topo::preset("ring-8"));            // one per process
+//   Executor exec(g, MeshShape::parse("rows:2;cols:4"), LayoutRules::parse("batch:rows;hidden:cols"),
+//                 &simulator, ExecutionOptions{});               // lowers; see execution.hpp
+//   exec.feed(x, data);                                          // full tensor, row-major
+//   StepResult r = exec.run({loss});                             // numerics + simulated timeline
+//
+// Every op function checks its arguments and throws InputError naming the op, tensor and dimension. Ops come
+// in phases: forward (default), backward (built by autodiff.hpp) and update (built by optimizer.hpp); memory
+// accounting uses the phases to find the activations kept for the backward pass.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "mesh_tf/dimension.hpp"
+#include "mesh_tf/shape.hpp"
+
+namespace tpusim::mtf {
+
+class Graph;
+
+// A handle to one tensor of a graph (cheap to copy).
+class Tensor {
+ public:
+  Tensor() = default;
+  Tensor(Graph* graph, int id) : graph_(graph), id_(id) {}
+  bool valid() const { return graph_ != nullptr; }
+  Graph& graph() const;
+  int id() const { return id_; }
+  const Shape& shape() const;
+  const std::string& name() const;
+  DType dtype() const;
+  const Dimension& dim(const std::string& name) const;  // InputError naming the tensor if absent
+  bool operator==(const Tensor& other) const { return graph_ == other.graph_ && id_ == other.id_; }
+
+ private:
+  Graph* graph_ = nullptr;
+  int id_ = -1;
+};
+
+struct Initializer {
+  enum class Kind { zeros, constant, normal, uniform };
+  Kind kind = Kind::zeros;
+  float value = 0;  // constant value, normal stddev, or uniform half-width
+  static Initializer zeros() { return {Kind::zeros, 0}; }
+  static Initializer constant(float value) { return {Kind::constant, value}; }
+  static Initializer normal(float stddev) { return {Kind::normal, stddev}; }
+  static Initializer uniform(float half_width) { return {Kind::uniform, half_width}; }
+};
+
+enum class OpKind {
+  input,
+  variable,
+  fill,           // sources
+  einsum,         // 1 or 2 inputs, named contraction with batch dims and broadcasting
+  binary,         // elementwise with broadcasting to the output shape
+  unary,          // elementwise
+  scalar_affine,  // x * scale + offset
+  reduce,         // sum or max over the dims missing from the output
+  reshape,        // also renames; may change the layout (allconcat/alltoall/allsplit)
+  one_hot,
+  argmax_one_hot,
+  cumsum,
+  random_mask,
+  shift,
+  concat,
+  slice,
+  pad,
+  stop_gradient,
+  assign
+};
+enum class BinaryOp { add, sub, mul, div, maximum, minimum, equal, greater };
+enum class UnaryOp {
+  neg,
+  relu,
+  step,
+  gelu,
+  gelu_grad,
+  exp,
+  log,
+  tanh,
+  sqrt,
+  rsqrt,
+  square,
+  reciprocal,
+  sigmoid,
+  cast
+};
+enum class ReduceOp { sum, max };
+enum class Phase { forward, backward, update };
+
+const char* to_string(OpKind kind);
+const char* to_string(BinaryOp op);
+const char* to_string(UnaryOp op);
+
+// One operation node. Attributes not used by a kind keep their defaults.
+struct OpNode {
+  int id = 0;
+  OpKind kind = OpKind::fill;
+  std::string name;         // unique, e.g. "einsum_3" or the user's name
+  std::vector<int> inputs;  // tensor ids
+  int output = -1;          // tensor id (every op has one output; assign outputs the new value)
+  Phase phase = Phase::forward;
+  BinaryOp binary = BinaryOp::add;
+  UnaryOp unary = UnaryOp::neg;
+  ReduceOp reduce = ReduceOp::sum;
+  Initializer init;              // variable
+  double scale = 1, offset = 0;  // scalar_affine; fill value in offset; random_mask keep probability in scale
+  std::uint64_t seed = 0;        // variable init, random_mask
+  std::string dim;               // one_hot / argmax_one_hot / cumsum / shift / concat / slice / pad dimension
+  std::int64_t begin = 0, amount = 0;     // shift offset (begin); slice begin+size (amount); pad before/after
+  bool flag = false;                      // shift: wrap around; cumsum: exclusive
+  int target = -1;                        // assign: the variable tensor id
+  std::vector<std::string> unsplittable;  // dims this op forbids splitting (legality)
+};
+
+struct TensorNode {
+  int id = 0;
+  std::string name;
+  Shape shape;
+  DType dtype = DType::float32;
+  int producer = -1;  // op id
+};
+
+class Graph {
+ public:
+  explicit Graph(std::uint64_t seed = 1);
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  std::uint64_t seed() const { return seed_; }
+  // Sources. Names must be unique among inputs and variables (InputError otherwise).
+  Tensor input(const std::string& name, const Shape& shape, DType dtype = DType::float32);
+  Tensor variable(const std::string& name, const Shape& shape, Initializer init,
+                  DType dtype = DType::float32);
+  Tensor fill(const Shape& shape, float value, DType dtype = DType::float32);
+
+  // Deques: adding ops never moves existing nodes, so references from shape() or dim() stay valid while a
+  // model keeps building.
+  const std::deque<OpNode>& ops() const { return ops_; }
+  const std::deque<TensorNode>& tensors() const { return tensors_; }
+  const OpNode& op(int id) const { return ops_.at(id); }
+  const TensorNode& tensor(int id) const { return tensors_.at(id); }
+  const OpNode& producer(const Tensor& t) const { return ops_.at(tensors_.at(t.id()).producer); }
+  std::vector<Tensor> variables() const;  // in creation order
+  std::vector<Tensor> inputs() const;
+  Tensor find(const std::string& tensor_name) const;  // InputError with did-you-mean if absent
+
+  // New ops get this phase (autodiff and optimizers switch it while they build).
+  void set_phase(Phase phase) { phase_ = phase; }
+  Phase phase() const { return phase_; }
+
+  // Low-level: appends an op with one output tensor. Op functions below validate before calling it.
+  Tensor add_op(OpNode op, const Shape& output_shape, DType dtype, const std::string& name_hint);
+
+ private:
+  std::uint64_t seed_;
+  Phase phase_ = Phase::forward;
+  std::deque<OpNode> ops_;
+  std::deque<TensorNode> tensors_;
+  std::unordered_set<std::string> names_;
+};
+
+// ---- Contractions and reductions ----
+// einsum: every output dim must come from an input or is broadcast; input dims missing from the output are
+// summed. Inputs sharing a dim name must agree on its size (InputError naming both tensors otherwise).
+Tensor einsum(const std::vector<Tensor>& inputs, const Shape& output, const std::string& name = "");
+Tensor einsum(const std::vector<Tensor>& inputs, const std::vector<std::string>& output_dims,
+              const std::string& name = "");
+Tensor matmul(const Tensor& a, const Tensor& b, const std::string& name = "");  // sums the dims a and b share
+Tensor reduce_sum(const Tensor& x, const Shape& output, const std::string& name = "");
+Tensor reduce_mean(const Tensor& x, const Shape& output, const std::string& name = "");
+Tensor reduce_max(const Tensor& x, const Shape& output, const std::string& name = "");
+Tensor reduce_logsumexp(const Tensor& x, const std::string& reduced_dim, const std::string& name = "");
+Tensor reduce_sum_over(const Tensor& x, const std::vector<std::string>& dims, const std::string& name = "");
+Tensor broadcast(const Tensor& x, const Shape& output, const std::string& name = "");
+
+// ---- Elementwise (binary ops broadcast both inputs to the union of their shapes) ----
+Tensor add(const Tensor& a, const Tensor& b, const std::string& name = "");
+Tensor sub(const Tensor& a, const Tensor& b, const std::string& name = "");
+Tensor mul(const Tensor& a, const Tensor& b, const std::string& name = "");
+Tensor div(const Tensor& a, const Tensor& b, const std::string& name = "");
+Tensor maximum(const Tensor& a, const Tensor& b, const std::string& name = "");
+Tensor minimum(const Tensor& a, const Tensor& b, const std::string& name = "");
+Tensor equal(const Tensor& a, const Tensor& b, const std::string& name = "");    // 1/0, no gradient
+Tensor greater(const Tensor& a, const Tensor& b, const std::string& name = "");  // 1/0, no gradient
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const Shape& output,
+              const std::string& name = "");
+Tensor scale(const Tensor& x, double factor, const std::string& name = "");
+Tensor add_scalar(const Tensor& x, double offset, const std::string& name = "");
+Tensor unary(UnaryOp op, const Tensor& x, const std::string& name = "");
+Tensor neg(const Tensor& x, const std::string& name = "");
+Tensor relu(const Tensor& x, const std::string& name = "");
+Tensor gelu(const Tensor& x, const std::string& name = "");  // tanh approximation
+Tensor exp(const Tensor& x, const std::string& name = "");
+Tensor log(const Tensor& x, const std::string& name = "");
+Tensor tanh(const Tensor& x, const std::string& name = "");
+Tensor sqrt(const Tensor& x, const std::string& name = "");
+Tensor rsqrt(const Tensor& x, const std::string& name = "");
+Tensor square(const Tensor& x, const std::string& name = "");
+Tensor sigmoid(const Tensor& x, const std::string& name = "");
+Tensor cast(const Tensor& x, DType dtype, const std::string& name = "");
+Tensor stop_gradient(const Tensor& x, const std::string& name = "");
+
+// ---- Shape manipulation ----
+// Same number of elements, same memory order; names may change. Changing which dims are split changes the
+// layout: lowered to allsplit / allconcat / alltoall per mesh dimension.
+Tensor reshape(const Tensor& x, const Shape& output, const std::string& name = "");
+Tensor rename(const Tensor& x, const std::string& old_name, const std::string& new_name,
+              const std::string& name = "");
+// out[..., i, ...] = x[..., i - offset, ...]; zeros shifted in unless wrap. Along a split dim: a collective
+// permute of the halo to the neighbour. |offset| must not exceed the slice size.
+Tensor shift(const Tensor& x, const std::string& dim, std::int64_t offset, bool wrap = false,
+             const std::string& name = "");
+// concat/slice/pad/split forbid splitting their axis (InputError from the layout).
+Tensor concat(const std::vector<Tensor>& xs, const std::string& dim, const std::string& name = "");
+Tensor slice(const Tensor& x, const std::string& dim, std::int64_t begin, std::int64_t size,
+             const std::string& name = "");
+Tensor pad(const Tensor& x, const std::string& dim, std::int64_t before, std::int64_t after,
+           const std::string& name = "");
+std::vector<Tensor> split(const Tensor& x, const std::string& dim, const std::vector<std::int64_t>& sizes,
+                          const std::string& name = "");
+
+// ---- Indices, embeddings, randomness ----
+// ids hold integer values (as floats). one_hot appends `dim` to the ids' shape.
+Tensor one_hot(const Tensor& ids, const Dimension& dim, float on = 1, float off = 0,
+               const std::string& name = "");
+Tensor argmax_one_hot(const Tensor& x, const std::string& dim, const std::string& name = "");  // no gradient
+Tensor cumsum(const Tensor& x, const std::string& dim, bool exclusive = false, const std::string& name = "");
+// Embedding lookup = one_hot(ids, vocab) einsum table: over a split vocab, an allreduce of the output.
+Tensor gather(const Tensor& table, const Tensor& ids, const std::string& vocab_dim,
+              const std::string& name = "");
+// Dropout with a counter-based mask keyed by the global element index: no communication, layout-invariant.
+Tensor dropout(const Tensor& x, double keep_probability, std::uint64_t seed, const std::string& name = "");
+
+// ---- Composites ----
+Tensor softmax(const Tensor& x, const std::string& dim, const std::string& name = "");
+Tensor log_softmax(const Tensor& x, const std::string& dim, const std::string& name = "");
+// Per-example loss: logsumexp(logits) - sum(labels * logits) over `vocab_dim`; labels are one-hot or soft.
+Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, const std::string& vocab_dim,
+                             const std::string& name = "");
+// (x - mean) * rsqrt(var + eps) * scale + bias over `dim`; scale/bias have shape [dim] (invalid = none).
+Tensor layer_norm(const Tensor& x, const std::string& dim, const Tensor& scale, const Tensor& bias,
+                  double epsilon = 1e-6, const std::string& name = "");
+
+// ---- Mixture of experts (top-1 routing with capacity, as Mesh-TensorFlow's MoE layer) ----
+// tokens [group, position, d_model] with `group` split over the batch mesh dim; gate_logits [group, position,
+// gate_experts] where gate_experts is an UNSPLIT dimension with as many entries as there are experts (its own
+// name, since group and experts share a mesh dim). Dispatch computes expert_inputs [experts, group_x,
+// capacity, d_model]: `experts` (split by the rules, e.g. experts:batch) takes over the mesh dim from `group`
+// and group_x (named group + "_x") is unsplit, so the layout change is one alltoall. combine() reverses it.
+struct MoeDispatch {
+  Tensor expert_inputs;    // [experts, group_x, capacity, d_model]
+  Tensor combine_weights;  // [group, position, gate_experts, capacity]
+  std::string group_dim, gate_experts_dim, experts_dim;
+};
+MoeDispatch moe_dispatch(const Tensor& tokens, const Tensor& gate_logits, const std::string& group_dim,
+                         const std::string& gate_experts_dim, const std::string& experts_dim,
+                         const Dimension& capacity, const std::string& name = "moe");
+// expert_outputs [experts, group_x, capacity, d_model] -> [group, position, d_model]
+Tensor moe_combine(const MoeDispatch& dispatch, const Tensor& expert_outputs,
+                   const std::string& name = "moe");
+
+// ---- Updates ----
+// variable <- value at the end of the step (all reads of the variable in the step see the old value).
+Tensor assign(const Tensor& variable, const Tensor& value, const std::string& name = "");
+
+}  // namespace tpusim::mtf

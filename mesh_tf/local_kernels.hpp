@@ -1,0 +1,60 @@
+#pragma once
+// Local work on one slice: einsum through BLAS sgemm (batched by loops over the batch dims), broadcasting
+// elementwise ops, reductions and block copies. Plans are built once at lowering and run per slice and step.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mesh_tf/graph.hpp"
+
+namespace tpusim::mtf::kernels {
+
+struct LocalDims {
+  std::vector<std::string> names;
+  std::vector<std::int64_t> sizes;
+  std::int64_t elements() const;
+  int index_of(const std::string& name) const;
+};
+
+// Strides of `x` laid over the index space of `out` (0 for dims of out that x lacks; every dim of x must be
+// in out).
+std::vector<std::int64_t> broadcast_strides(const LocalDims& x, const LocalDims& out);
+
+class EinsumPlan {
+ public:
+  EinsumPlan() = default;
+  EinsumPlan(std::vector<LocalDims> inputs, LocalDims output);
+  double flops() const { return flops_; }
+  // scratch is reused between calls; it only grows.
+  void run(const std::vector<const float*>& inputs, float* output, std::vector<float>& scratch) const;
+
+ private:
+  void run_unary(const float* x, float* out) const;
+  std::vector<LocalDims> inputs_;
+  LocalDims output_;
+  double flops_ = 0;
+  // two-input plan: after pre-reducing input-only dims, a [batch, m, k] and b [batch, k, n] products
+  std::vector<std::string> batch_, m_, n_, k_;
+  std::int64_t nb_ = 1, nm_ = 1, nn_ = 1, nk_ = 1;
+  std::vector<LocalDims> reduced_inputs_;  // inputs without their input-only dims
+  std::vector<bool> needs_pre_reduce_;
+  bool a_direct_ = false, a_trans_ = false, b_direct_ = false, b_trans_ = false, out_direct_ = false;
+  bool out_swapped_ = false;  // output is [batch, n, m]: compute C^T = B^T A^T in place
+};
+
+void binary(BinaryOp op, const float* a, const std::vector<std::int64_t>& a_strides, const float* b,
+            const std::vector<std::int64_t>& b_strides, float* out, const std::vector<std::int64_t>& sizes);
+void unary(UnaryOp op, const float* x, float* y, std::int64_t n);
+void affine(const float* x, float* y, std::int64_t n, double scale, double offset);
+// out = max over the dims of x missing in out.
+void reduce_max(const float* x, const LocalDims& x_dims, float* out, const LocalDims& out_dims);
+// Copies src (shape src_sizes) into dst (shape dst_sizes), the same except along dim d, where src rows
+// [src_begin, src_begin+len) go to dst rows [dst_begin, dst_begin+len).
+void copy_block(const float* src, const std::vector<std::int64_t>& src_sizes, float* dst,
+                const std::vector<std::int64_t>& dst_sizes, int d, std::int64_t src_begin,
+                std::int64_t dst_begin, std::int64_t len);
+
+// Wall time of `repeats` plain cblas_sgemm calls C[m,n] = A[m,k] B[k,n] (the engine-overhead baseline).
+double plain_sgemm_seconds(int m, int n, int k, bool transpose_a, bool transpose_b, int repeats);
+
+}  // namespace tpusim::mtf::kernels

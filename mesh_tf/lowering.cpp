@@ -1,0 +1,334 @@
+#include "mesh_tf/lowering.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "topologies/support/check.hpp"
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::mtf {
+namespace {
+
+const char* phase_suffix(Phase phase) {
+  switch (phase) {
+    case Phase::forward:
+      return "";
+    case Phase::backward:
+      return " (backward)";
+    case Phase::update:
+      return " (update)";
+  }
+  return "";
+}
+
+}  // namespace
+
+Program lower(const Graph& graph, const MeshShape& mesh, const LayoutRules& rules,
+              const LoweringOptions& options) {
+  rules.check_against(mesh);
+  Program program;
+  program.mesh = mesh;
+  Lowerer lowerer(graph, mesh, rules, options, program);
+  lowerer.run();
+  return program;
+}
+
+Lowerer::Lowerer(const Graph& graph, const MeshShape& mesh, const LayoutRules& rules,
+                 const LoweringOptions& options, Program& program)
+    : graph_(graph), mesh_(mesh), rules_(rules), options_(options), program_(program) {}
+
+void Lowerer::run() {
+  const int n = static_cast<int>(graph_.tensors().size());
+  program_.value_of_tensor.assign(n, -1);
+  program_.raw_value_of_tensor.assign(n, -1);
+  for (const auto& op : graph_.ops()) {
+    lower_op(op);
+    TPUSIM_CHECK(program_.raw_value_of_tensor[op.output] >= 0);
+  }
+  for (const int t : options_.outputs) {
+    const OpNode& op = graph_.op(graph_.tensor(t).producer);
+    program_.value_of_tensor[t] = force(program_.raw_value_of_tensor[t], op);
+  }
+  for (int t = 0; t < n; ++t) {
+    if (program_.value_of_tensor[t] < 0) program_.value_of_tensor[t] = program_.raw_value_of_tensor[t];
+  }
+  finish_counters();
+}
+
+std::vector<int> Lowerer::rule_mesh_dims(int tensor, const std::vector<std::string>& unsplittable) const {
+  const TensorNode& t = graph_.tensor(tensor);
+  return TensorLayout::from_rules(t.name, t.shape, mesh_, rules_, unsplittable).mesh_dims();
+}
+
+int Lowerer::new_value(int tensor, const std::string& name, const Shape& shape, DType dtype,
+                       std::vector<int> mesh_dims, std::vector<int> pending) {
+  const int id = static_cast<int>(program_.values.size());
+  program_.values.push_back(
+      make_value(id, tensor, name, shape, dtype, std::move(mesh_dims), std::move(pending), mesh_));
+  forced_.push_back(-1);
+  return id;
+}
+
+int Lowerer::input_value(const OpNode& op, int index, bool allow_pending) {
+  const int tensor = op.inputs[index];
+  if (!op.unsplittable.empty()) rule_mesh_dims(tensor, op.unsplittable);  // legality of the input's layout
+  const int v = program_.raw_value_of_tensor[tensor];
+  TPUSIM_CHECK(v >= 0);
+  return allow_pending ? v : force(v, op);
+}
+
+kernels::LocalDims Lowerer::local_dims(const Value& v) const {
+  kernels::LocalDims dims;
+  dims.names = v.shape.names();
+  dims.sizes = v.local_sizes;
+  return dims;
+}
+
+std::vector<std::vector<int>> Lowerer::key_maps(const Value& out, const std::vector<int>& inputs) const {
+  std::vector<std::vector<int>> maps(inputs.size(), std::vector<int>(out.num_slices));
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const Value& in = value(inputs[i]);
+    for (const int m : in.varying) {
+      if (mesh_.dim_size(m) == 1) continue;  // one coordinate: nothing to match
+      TPUSIM_CHECK(std::find(out.varying.begin(), out.varying.end(), m) != out.varying.end());
+    }
+    for (int key = 0; key < out.num_slices; ++key)
+      maps[i][key] = in.key_of(out.coords_of_key(key, mesh_), mesh_);
+  }
+  return maps;
+}
+
+int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector<int> inputs, int output,
+                         double flops, std::function<void(Store&)> kernel) {
+  Step step;
+  step.op = op.id;
+  step.label = label + phase_suffix(op.phase);
+  step.inputs = std::move(inputs);
+  step.output = output;
+  step.flops = flops;
+  double bytes = static_cast<double>(value(output).slice_bytes());
+  for (const int in : step.inputs) bytes += static_cast<double>(value(in).slice_bytes());
+  step.hbm_bytes = bytes;
+  step.time_s = options_.device.op_time_s(flops, bytes);
+  step.kernel = std::move(kernel);
+  const int index = static_cast<int>(program_.steps.size());
+  program_.values[output].producer_step = index;
+  program_.steps.push_back(std::move(step));
+  return index;
+}
+
+int Lowerer::add_collective(const OpNode& op, Step step, const std::string& reason) {
+  step.is_comm = true;
+  step.op = op.id;
+  const Value& in = value(step.inputs[0]);
+  CollectiveRecord& r = step.record;
+  r.op = op.id;
+  r.op_name = op.name;
+  r.tensor = in.name;
+  r.reason = reason;
+  r.group_size = 1;
+  for (const int m : step.mesh_dims) {
+    r.mesh_dims.push_back(mesh_.dim_name(m));
+    r.group_size *= mesh_.dim_size(m);
+  }
+  r.num_groups = mesh_.size() / r.group_size;
+  r.element_bytes = dtype_bytes(in.dtype);
+  if (in.dtype == DType::bfloat16 && r.kind == sim::CollectiveKind::allreduce && r.group_size > 8 &&
+      options_.bf16_allreduce_in_fp32_above_8) {
+    r.element_bytes = 4;
+  }
+  r.bytes_per_core = r.elements_per_core * r.element_bytes;
+  step.label = fmt::format(
+      "{}[{}] {}{}", sim::to_string(r.kind), join(r.mesh_dims, ","), in.name,
+      phase_suffix(in.tensor >= 0 ? graph_.op(graph_.tensor(in.tensor).producer).phase : op.phase));
+  step.signature = fmt::format("{}/{}/{}/{}/{}/{}/{}", sim::to_string(r.kind), r.reduce == sim::ReduceOp::max,
+                               join(r.mesh_dims, ","), r.elements_per_core, r.element_bytes,
+                               step.shift_offset > 0, step.shift_wrap);
+  const int index = static_cast<int>(program_.steps.size());
+  program_.values[step.output].producer_step = index;
+  program_.counters.collectives.push_back(r);
+  program_.steps.push_back(std::move(step));
+  return index;
+}
+
+int Lowerer::allreduce(int v, const std::vector<int>& dims, sim::ReduceOp reduce, const OpNode& op,
+                       const std::string& reason) {
+  const Value& in = value(v);
+  std::vector<int> pending;
+  for (const int m : in.pending) {
+    if (std::find(dims.begin(), dims.end(), m) == dims.end()) pending.push_back(m);
+  }
+  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, in.mesh_dims, pending);
+  Step step;
+  step.collective = CollectiveOp::allreduce;
+  step.inputs = {v};
+  step.output = out;
+  step.mesh_dims = dims;
+  std::sort(step.mesh_dims.begin(), step.mesh_dims.end());
+  step.record.kind = sim::CollectiveKind::allreduce;
+  step.record.reduce = reduce;
+  step.record.elements_per_core = value(v).slice_elements;
+  add_collective(op, std::move(step), reason);
+  return out;
+}
+
+int Lowerer::force(int v, const OpNode& op) {
+  if (value(v).pending.empty()) return v;
+  if (forced_[v] >= 0) return forced_[v];
+  const std::vector<int> dims = value(v).pending;
+  const OpNode& producer = value(v).tensor >= 0 ? graph_.op(graph_.tensor(value(v).tensor).producer) : op;
+  const int out = allreduce(v, dims, sim::ReduceOp::sum, op, to_string(producer.kind));
+  forced_[v] = out;
+  return out;
+}
+
+int Lowerer::allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
+  const Value in = value(v);
+  std::vector<int> dims = in.mesh_dims;
+  dims[tensor_dim] = mesh_dim;
+  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, dims, in.pending);
+  const Value& o = value(out);
+  auto maps = key_maps(o, {v});
+  const MeshShape mesh = mesh_;
+  const std::int64_t len = o.local_sizes[tensor_dim];
+  std::vector<std::int64_t> begins;
+  for (int key = 0; key < o.num_slices; ++key) begins.push_back(o.coords_of_key(key, mesh)[mesh_dim] * len);
+  auto in_sizes = in.local_sizes, out_sizes = o.local_sizes;
+  const auto in_elems = in.slice_elements, out_elems = o.slice_elements;
+  const int out_slices = o.num_slices;
+  add_compute(
+      op, fmt::format("allsplit[{}] {}", mesh_.dim_name(mesh_dim), in.name), {v}, out, 0, [=](Store& s) {
+        s[out].resize(out_elems * out_slices);
+        for (int key = 0; key < out_slices; ++key) {
+          kernels::copy_block(s[v].data() + maps[0][key] * in_elems, in_sizes,
+                              s[out].data() + key * out_elems, out_sizes, tensor_dim, begins[key], 0, len);
+        }
+      });
+  return out;
+}
+
+int Lowerer::allconcat(int v, int tensor_dim, const OpNode& op) {
+  const Value& in = value(v);
+  const int m = in.mesh_dims[tensor_dim];
+  std::vector<int> dims = in.mesh_dims;
+  dims[tensor_dim] = -1;
+  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, dims, in.pending);
+  Step step;
+  step.collective = CollectiveOp::allconcat;
+  step.inputs = {v};
+  step.output = out;
+  step.mesh_dims = {m};
+  step.tensor_dim = tensor_dim;
+  step.record.kind = sim::CollectiveKind::allgather;
+  step.record.elements_per_core = value(v).slice_elements * mesh_.dim_size(m);
+  add_collective(op, std::move(step), "allconcat");
+  return out;
+}
+
+int Lowerer::alltoall(int v, int from_dim, int to_dim, const OpNode& op) {
+  const Value& in = value(v);
+  const int m = in.mesh_dims[from_dim];
+  std::vector<int> dims = in.mesh_dims;
+  dims[from_dim] = -1;
+  dims[to_dim] = m;
+  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, dims, in.pending);
+  Step step;
+  step.collective = CollectiveOp::alltoall;
+  step.inputs = {v};
+  step.output = out;
+  step.mesh_dims = {m};
+  step.tensor_dim = from_dim;
+  step.tensor_dim2 = to_dim;
+  step.record.kind = sim::CollectiveKind::alltoall;
+  step.record.elements_per_core = value(v).slice_elements;
+  add_collective(op, std::move(step), "alltoall");
+  return out;
+}
+
+int Lowerer::relayout(int v, const std::vector<int>& target, const OpNode& op) {
+  v = force(v, op);
+  auto dim_on = [](const std::vector<int>& dims, int m) {
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == m) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  // Mesh dims of size 1 split nothing: move them by relabelling.
+  std::vector<int> relabelled = value(v).mesh_dims;
+  for (int m = 0; m < mesh_.rank(); ++m) {
+    if (mesh_.dim_size(m) != 1) continue;
+    for (auto& d : relabelled) d = d == m ? -1 : d;
+    const int to = dim_on(target, m);
+    if (to >= 0 && relabelled[to] < 0) relabelled[to] = m;
+  }
+  if (relabelled != value(v).mesh_dims) {
+    const Value in = value(v);
+    const int out = new_value(in.tensor, in.name, in.shape, in.dtype, relabelled, in.pending);
+    add_compute(op, "relabel " + in.name, {v}, out, 0, [=](Store& s) { s[out] = s[v]; });
+    v = out;
+  }
+  // Alltoalls first (a mesh dim moving between tensor dims), then allconcats, then the free allsplits.
+  for (int m = 0; m < mesh_.rank(); ++m) {
+    const auto& cur = value(v).mesh_dims;
+    const int from = dim_on(cur, m), to = dim_on(target, m);
+    if (from >= 0 && to >= 0 && from != to && cur[to] < 0) v = alltoall(v, from, to, op);
+  }
+  for (int m = 0; m < mesh_.rank(); ++m) {
+    const auto& cur = value(v).mesh_dims;
+    const int from = dim_on(cur, m), to = dim_on(target, m);
+    if (from >= 0 && from != to) v = allconcat(v, from, op);
+  }
+  for (int m = 0; m < mesh_.rank(); ++m) {
+    const auto& cur = value(v).mesh_dims;
+    const int from = dim_on(cur, m), to = dim_on(target, m);
+    if (from < 0 && to >= 0) v = allsplit(v, to, m, op);
+  }
+  TPUSIM_CHECK(value(v).mesh_dims == target);
+  return v;
+}
+
+void Lowerer::finish_counters() {
+  Counters& c = program_.counters;
+  // Per op: sum of its compute steps.
+  std::vector<OpCost> costs(graph_.ops().size());
+  for (const auto& op : graph_.ops()) {
+    costs[op.id].op = op.id;
+    costs[op.id].name = op.name;
+    costs[op.id].kind = op.kind;
+    costs[op.id].phase = op.phase;
+  }
+  for (const auto& step : program_.steps) {
+    if (step.is_comm) continue;
+    costs[step.op].flops_per_core += step.flops;
+    costs[step.op].hbm_bytes_per_core += step.hbm_bytes;
+    costs[step.op].time_s += step.time_s;
+    c.flops_per_core += step.flops;
+  }
+  c.ops = std::move(costs);
+  c.tensors.clear();
+  for (const auto& t : graph_.tensors()) {
+    const OpNode& producer = graph_.op(t.producer);
+    TensorCost cost;
+    cost.tensor = t.id;
+    cost.name = t.name;
+    cost.dtype = t.dtype;
+    cost.phase = producer.phase;
+    const Value& v = value(program_.raw_value_of_tensor[t.id]);
+    cost.layout = TensorLayout(t.name, t.shape, mesh_, v.mesh_dims).to_string();
+    cost.slice_bytes_per_core = v.slice_bytes();
+    cost.is_variable = producer.kind == OpKind::variable;
+    cost.is_optimizer_slot = cost.is_variable && producer.phase == Phase::update;
+    c.tensors.push_back(cost);
+  }
+  for (const auto& op : graph_.ops()) {
+    if (op.phase != Phase::backward) continue;
+    for (const int input : op.inputs) {
+      TensorCost& cost = c.tensors[input];
+      if (cost.phase == Phase::forward && !cost.is_variable) cost.kept_for_backward = true;
+    }
+  }
+}
+
+}  // namespace tpusim::mtf

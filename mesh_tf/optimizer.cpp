@@ -1,0 +1,111 @@
+#include "mesh_tf/optimizer.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "mesh_tf/autodiff.hpp"
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::mtf {
+
+Optimizer::Optimizer(OptimizerConfig config) : config_(config) {
+  if (!(config_.learning_rate > 0)) {
+    throw InputError(fmt::format("optimizer: learning rate {} must be positive", config_.learning_rate));
+  }
+}
+
+Optimizer Optimizer::sgd(double learning_rate) {
+  return Optimizer({OptimizerConfig::Kind::sgd, learning_rate});
+}
+Optimizer Optimizer::adam(double learning_rate) {
+  return Optimizer({OptimizerConfig::Kind::adam, learning_rate});
+}
+Optimizer Optimizer::adafactor(double learning_rate) {
+  return Optimizer({OptimizerConfig::Kind::adafactor, learning_rate});
+}
+
+OptimizerConfig::Kind Optimizer::parse_kind(const std::string& text) {
+  if (text == "sgd") return OptimizerConfig::Kind::sgd;
+  if (text == "adam") return OptimizerConfig::Kind::adam;
+  if (text == "adafactor") return OptimizerConfig::Kind::adafactor;
+  const std::vector<std::string> names = {"sgd", "adam", "adafactor"};
+  throw InputError(fmt::format("unknown optimizer '{}'{}; valid optimizers are {}", text,
+                               did_you_mean(text, names), join(names)));
+}
+
+std::vector<Tensor> Optimizer::minimize(Graph& graph, const Tensor& loss, std::vector<Tensor> variables) {
+  if (variables.empty()) variables = graph.variables();
+  const auto grads = gradients(loss, variables);
+  apply(graph, variables, grads);
+  return grads;
+}
+
+void Optimizer::apply(Graph& graph, const std::vector<Tensor>& variables, const std::vector<Tensor>& grads) {
+  if (variables.size() != grads.size()) throw InputError("optimizer: need one gradient per variable");
+  const Phase saved = graph.phase();
+  graph.set_phase(Phase::update);
+  for (std::size_t i = 0; i < variables.size(); ++i) {
+    const Tensor value = update_one(graph, variables[i], grads[i]);
+    assign(variables[i], cast(value, variables[i].dtype()), variables[i].name() + "/update");
+  }
+  graph.set_phase(saved);
+}
+
+Tensor Optimizer::update_one(Graph& graph, const Tensor& var, const Tensor& grad_in) {
+  const Tensor grad = cast(grad_in, DType::float32);
+  const double lr = config_.learning_rate;
+  auto slot = [&](const std::string& suffix, const Shape& shape) {
+    const Tensor t = graph.variable(var.name() + "/" + suffix, shape, Initializer::zeros());
+    slots_.push_back(t);
+    return t;
+  };
+  auto decayed = [&](const Tensor& state, double decay, const Tensor& fresh, const std::string& suffix) {
+    const Tensor next = add(scale(state, decay), scale(fresh, 1 - decay));
+    assign(state, next, state.name() + "/update");
+    return next;
+  };
+  switch (config_.kind) {
+    case OptimizerConfig::Kind::sgd:
+      return sub(var, scale(grad, lr));
+    case OptimizerConfig::Kind::adam: {
+      const Tensor step = slot("step", Shape{});
+      const Tensor t = add_scalar(step, 1);
+      assign(step, t);
+      const Tensor m = decayed(slot("m", var.shape()), config_.beta1, grad, "m");
+      const Tensor v = decayed(slot("v", var.shape()), config_.beta2, square(grad), "v");
+      // Bias correction sqrt(1 - beta2^t) / (1 - beta1^t), with beta^t = exp(t ln beta).
+      const Tensor b1t = exp(scale(t, std::log(config_.beta1)));
+      const Tensor b2t = exp(scale(t, std::log(config_.beta2)));
+      const Tensor correction = div(sqrt(add_scalar(neg(b2t), 1)), add_scalar(neg(b1t), 1));
+      const Tensor denom = add_scalar(sqrt(v), config_.epsilon);
+      return sub(var, scale(mul(correction, div(m, denom)), lr));
+    }
+    case OptimizerConfig::Kind::adafactor: {
+      // Factored second moments over the last two dims (Shazeer & Stern 2018), constant decay, update
+      // clipping.
+      const Shape& shape = var.shape();
+      const Tensor g2 = add_scalar(square(grad), config_.epsilon1);
+      Tensor update;
+      if (shape.rank() >= 2) {
+        const std::string rows = shape[shape.rank() - 2].name, cols = shape[shape.rank() - 1].name;
+        const Tensor vr = decayed(slot("vr", shape.minus({cols})), config_.decay,
+                                  reduce_mean(g2, shape.minus({cols})), "vr");
+        const Tensor vc = decayed(slot("vc", shape.minus({rows})), config_.decay,
+                                  reduce_mean(g2, shape.minus({rows})), "vc");
+        const Tensor row_mean = reduce_mean(vr, shape.minus({rows, cols}));
+        update = mul(grad, rsqrt(div(mul(vr, vc), row_mean)));
+      } else {
+        const Tensor v = decayed(slot("v", shape), config_.decay, g2, "v");
+        update = mul(grad, rsqrt(v));
+      }
+      const Tensor rms = sqrt(reduce_mean(square(update), Shape{}));
+      const Tensor clip = maximum(graph.fill(Shape{}, 1), scale(rms, 1 / config_.clipping_threshold));
+      return sub(var, scale(div(update, clip), lr));
+    }
+  }
+  return var;
+}
+
+}  // namespace tpusim::mtf

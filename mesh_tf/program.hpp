@@ -1,0 +1,87 @@
+#pragma once
+// The lowered SPMD program (internal to mesh_tf): values are laid-out tensors held as one buffer per distinct
+// slice, steps are local computations on slices or collectives over mesh dimensions.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mesh_tf/counters.hpp"
+#include "mesh_tf/mesh_shape.hpp"
+#include "mesh_tf/shape.hpp"
+
+namespace tpusim::mtf {
+
+// A laid-out tensor. Processors that differ only along mesh dims outside `varying` hold the same slice, so
+// the data holds num_slices() slices of slice_elements() floats; a slice's key is the processor's coordinates
+// along `varying` (mixed radix, last fastest). `pending` mesh dims hold partial sums still to be allreduced.
+struct Value {
+  int id = -1;
+  int tensor = -1;  // graph tensor it lays out (-1 for temporaries)
+  std::string name;
+  Shape shape;
+  DType dtype = DType::float32;
+  std::vector<int> mesh_dims;  // per tensor dim: mesh dim or -1
+  std::vector<int> pending;    // ascending
+  std::vector<int> varying;    // ascending: split mesh dims and pending ones
+  std::vector<std::int64_t> local_sizes;
+  std::int64_t slice_elements = 1;
+  int num_slices = 1;
+  int producer_step = -1;  // -1: a source (input, variable) available at step start
+
+  std::uint64_t slice_bytes() const {
+    return static_cast<std::uint64_t>(slice_elements) * dtype_bytes(dtype);
+  }
+  // The key of the slice that processor coordinates `coords` hold.
+  int key_of(const std::vector<int>& coords, const MeshShape& mesh) const;
+  // Coordinates along `varying` of a key.
+  std::vector<int> coords_of_key(int key, const MeshShape& mesh) const;
+  // Offset of this slice along tensor dim i, given coordinates along all mesh dims.
+  std::int64_t offset(int i, const std::vector<int>& mesh_coords) const;
+};
+
+Value make_value(int id, int tensor, const std::string& name, const Shape& shape, DType dtype,
+                 std::vector<int> mesh_dims, std::vector<int> pending, const MeshShape& mesh);
+
+using Store = std::vector<std::vector<float>>;  // value id -> data (empty in timing-only mode)
+
+enum class CollectiveOp { allreduce, allconcat, alltoall, permute };
+
+struct Step {
+  bool is_comm = false;
+  int op = -1;
+  std::string label;
+  std::vector<int> inputs;  // value ids
+  int output = -1;          // value id
+  // compute
+  double flops = 0, hbm_bytes = 0, time_s = 0;
+  double executed_flops = 0;  // numerics: flops over all distinct slices (replicas are computed once)
+  bool is_einsum = false;
+  std::function<void(Store&)> kernel;
+  // collective
+  CollectiveOp collective = CollectiveOp::allreduce;
+  CollectiveRecord record;
+  std::vector<int> mesh_dims;     // of the collective
+  int tensor_dim = -1;            // allconcat: dim gathered; alltoall: dim concatenated (was split)
+  int tensor_dim2 = -1;           // alltoall: dim newly split
+  std::int64_t shift_offset = 0;  // permute
+  bool shift_wrap = false;
+  std::string signature;  // identical signatures have identical simulated time
+};
+
+struct Assignment {
+  int variable_value;
+  int new_value;
+};
+
+struct Program {
+  MeshShape mesh;
+  std::vector<Value> values;
+  std::vector<Step> steps;
+  std::vector<int> value_of_tensor;  // graph tensor id -> value id holding its final (forced if needed) data
+  std::vector<int> raw_value_of_tensor;  // graph tensor id -> value id as produced (may be pending)
+  std::vector<Assignment> assignments;
+  Counters counters;
+};
+
+}  // namespace tpusim::mtf

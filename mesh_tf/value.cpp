@@ -1,0 +1,60 @@
+#include <algorithm>
+
+#include "mesh_tf/program.hpp"
+#include "topologies/support/check.hpp"
+
+namespace tpusim::mtf {
+
+Value make_value(int id, int tensor, const std::string& name, const Shape& shape, DType dtype,
+                 std::vector<int> mesh_dims, std::vector<int> pending, const MeshShape& mesh) {
+  Value v;
+  v.id = id;
+  v.tensor = tensor;
+  v.name = name;
+  v.shape = shape;
+  v.dtype = dtype;
+  v.mesh_dims = std::move(mesh_dims);
+  std::sort(pending.begin(), pending.end());
+  v.pending = std::move(pending);
+  TPUSIM_CHECK(static_cast<int>(v.mesh_dims.size()) == shape.rank());
+  for (int i = 0; i < shape.rank(); ++i) {
+    const int m = v.mesh_dims[i];
+    const std::int64_t local = m < 0 ? shape[i].size : shape[i].size / mesh.dim_size(m);
+    TPUSIM_CHECK(m < 0 || shape[i].size % mesh.dim_size(m) == 0);
+    v.local_sizes.push_back(local);
+    v.slice_elements *= local;
+  }
+  for (int m = 0; m < mesh.rank(); ++m) {
+    const bool split = std::find(v.mesh_dims.begin(), v.mesh_dims.end(), m) != v.mesh_dims.end();
+    const bool partial = std::find(v.pending.begin(), v.pending.end(), m) != v.pending.end();
+    TPUSIM_CHECK(!(split && partial));
+    if (split || partial) {
+      v.varying.push_back(m);
+      v.num_slices *= mesh.dim_size(m);
+    }
+  }
+  return v;
+}
+
+int Value::key_of(const std::vector<int>& coords, const MeshShape& mesh) const {
+  int key = 0;
+  for (const int m : varying) key = key * mesh.dim_size(m) + coords[m];
+  return key;
+}
+
+std::vector<int> Value::coords_of_key(int key, const MeshShape& mesh) const {
+  std::vector<int> coords(mesh.rank(), 0);
+  for (std::size_t i = varying.size(); i-- > 0;) {
+    const int m = varying[i];
+    coords[m] = key % mesh.dim_size(m);
+    key /= mesh.dim_size(m);
+  }
+  return coords;
+}
+
+std::int64_t Value::offset(int i, const std::vector<int>& mesh_coords) const {
+  const int m = mesh_dims[i];
+  return m < 0 ? 0 : mesh_coords[m] * local_sizes[i];
+}
+
+}  // namespace tpusim::mtf

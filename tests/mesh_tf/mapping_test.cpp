@@ -1,0 +1,150 @@
+// Mesh dimensions map onto physical axes so that each is a ring of neighbours.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "mesh_tf/mesh_mapping.hpp"
+#include "topologies/presets.hpp"
+#include "topologies/rank_mapping.hpp"
+#include "topologies/support/input_error.hpp"
+
+using namespace tpusim::mtf;
+using namespace tpusim;
+
+TEST_CASE("maps batch:16 model:32 onto the v2 pod as model = core+x and batch = y") {
+  const auto topology = topo::preset("tpu-v2-pod");
+  const MeshMapping mapping(MeshShape::parse("batch:16;model:32"), topology);
+  CHECK(mapping.factored());
+  CHECK(mapping.note() == "model = core+x, batch = y");
+  // Consecutive members of a model group are on the same chip or neighbouring chips along x.
+  for (const auto& group : mapping.groups({1})) {
+    REQUIRE(group.size() == 32);
+    for (int i = 0; i < 32; ++i) {
+      const auto a = topo::coord_of(topology, group.ranks[i]);
+      const auto b = topo::coord_of(topology, group.ranks[(i + 1) % 32]);
+      const int hops = std::abs(a.chip[0] - b.chip[0]) % 15 + std::abs(a.chip[1] - b.chip[1]);
+      CHECK(hops <= 1);
+    }
+  }
+  // Every rank appears once; processor <-> rank round-trips.
+  for (int p = 0; p < 512; ++p) CHECK(mapping.processor_of(mapping.rank_of(p)) == p);
+}
+
+TEST_CASE("group positions follow mesh coordinates") {
+  const MeshShape mesh = MeshShape::parse("rows:2;cols:4");
+  const MeshMapping mapping(mesh, topo::preset("ring-8"));
+  const auto groups = mapping.groups({1});
+  REQUIRE(groups.size() == 2);
+  for (int row = 0; row < 2; ++row) {
+    for (int col = 0; col < 4; ++col) {
+      CHECK(mapping.processor_of(groups[row].ranks[col]) == mesh.processor_index({row, col}));
+    }
+  }
+}
+
+TEST_CASE("falls back to a linear assignment when the mesh does not factor onto axes") {
+  const MeshMapping mapping(MeshShape::parse("a:4;b:128"), topo::preset("tpu-v2-pod"));
+  CHECK_FALSE(mapping.factored());
+  CHECK(mapping.note().find("linear assignment") == 0);
+  CHECK(mapping.rank_of(77) == 77);
+}
+
+TEST_CASE("rejects a mesh whose size differs from the topology") {
+  CHECK_THROWS_WITH(MeshMapping(MeshShape::parse("batch:16;model:30"), topo::preset("tpu-v2-pod")),
+                    "mesh batch:16;model:30 has 480 cores but the topology tpu-v2-pod has 512");
+}
+
+TEST_CASE("mapping specs parse as rings, linear or axes per mesh dimension and round-trip") {
+  CHECK(MappingSpec().kind() == MappingSpec::Kind::rings);
+  CHECK(MappingSpec::parse("rings").kind() == MappingSpec::Kind::rings);
+  CHECK(MappingSpec::parse("linear").kind() == MappingSpec::Kind::linear);
+  const MappingSpec spec = MappingSpec::parse("model=core+x;batch=y");
+  CHECK(spec.kind() == MappingSpec::Kind::axes);
+  REQUIRE(spec.assignment().size() == 2);
+  CHECK(spec.assignment()[0].first == "model");
+  CHECK(spec.assignment()[0].second == std::vector<std::string>{"core", "x"});
+  CHECK(spec.assignment()[1].second == std::vector<std::string>{"y"});
+  for (const std::string text : {"rings", "linear", "model=core+x;batch=y"}) {
+    CHECK(MappingSpec::parse(text).to_string() == text);
+  }
+}
+
+TEST_CASE("malformed mapping specs are input errors naming the rule") {
+  CHECK_THROWS_WITH(MappingSpec::parse("ring"),
+                    Catch::StartsWith("'ring' is not a mesh mapping (did you mean 'rings'?); valid: rings"));
+  CHECK_THROWS_WITH(
+      MappingSpec::parse("model=;batch=y"),
+      Catch::StartsWith("mesh mapping 'model=;batch=y': rule 'model=' is not mesh-dim=axis+axis"));
+  CHECK_THROWS_WITH(MappingSpec::parse("model=core+x=y"),
+                    Catch::StartsWith("mesh mapping 'model=core+x=y': rule 'model=core+x=y' is not"));
+  CHECK_THROWS_WITH(MappingSpec::parse("model=core+x;batch=x"),
+                    "mesh mapping 'model=core+x;batch=x': physical axis 'x' is used twice (again in rule "
+                    "'batch=x'); each axis may belong to one mesh dimension");
+  CHECK_THROWS_WITH(
+      MappingSpec::parse("model=core;model=x"),
+      "mesh mapping 'model=core;model=x': mesh dimension 'model' is assigned twice (rule 'model=x')");
+}
+
+TEST_CASE("an explicit assignment of the rings' axes places every processor as rings does") {
+  const auto topology = topo::preset("tpu-v2-pod");
+  const MeshShape mesh = MeshShape::parse("batch:16;model:32");
+  const MeshMapping rings(mesh, topology);
+  const MeshMapping axes(mesh, topology, MappingSpec::parse("model=core+x;batch=y"));
+  CHECK(axes.factored());
+  CHECK(axes.note() == rings.note());
+  for (int p = 0; p < 512; ++p) CHECK(axes.rank_of(p) == rings.rank_of(p));
+}
+
+TEST_CASE("an explicit assignment follows the axes in the order given") {
+  const auto topology = topo::preset("tpu-v2-pod");
+  const MeshMapping mapping(MeshShape::parse("batch:16;model:32"), topology,
+                            MappingSpec::parse("model=x+core;batch=y"));
+  CHECK(mapping.note() == "model = x+core, batch = y");
+  // x varies fastest along model: processors 0 and 1 (model 0 and 1) are on neighbouring chips, same core.
+  const auto a = topo::coord_of(topology, mapping.rank_of(0));
+  const auto b = topo::coord_of(topology, mapping.rank_of(1));
+  CHECK(a.core == b.core);
+  CHECK(std::abs(a.chip[0] - b.chip[0]) == 1);
+  std::vector<bool> seen(512, false);
+  for (int p = 0; p < 512; ++p) {
+    CHECK_FALSE(seen[mapping.rank_of(p)]);
+    seen[mapping.rank_of(p)] = true;
+    CHECK(mapping.processor_of(mapping.rank_of(p)) == p);
+  }
+}
+
+TEST_CASE("the linear mapping puts processor i on rank i even where rings exist") {
+  const MeshMapping mapping(MeshShape::parse("batch:16;model:32"), topo::preset("tpu-v2-pod"),
+                            MappingSpec::linear());
+  CHECK_FALSE(mapping.factored());
+  CHECK(mapping.note().rfind("linear: processor i is rank i", 0) == 0);
+  for (int p = 0; p < 512; ++p) CHECK(mapping.rank_of(p) == p);
+}
+
+TEST_CASE("explicit assignments are checked against the mesh and the topology") {
+  const auto topology = topo::preset("tpu-v2-pod");
+  const MeshShape mesh = MeshShape::parse("batch:16;model:32");
+  auto error = [&](const std::string& text) {
+    try {
+      MeshMapping(mesh, topology, MappingSpec::parse(text));
+    } catch (const tpusim::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(error("model=core+x") ==
+        "mesh mapping 'model=core+x': mesh dimension 'batch' (size 16) is not assigned; give every mesh "
+        "dimension its physical axes (the axes of tpu-v2-pod and their sizes: core 2, x 16, y 16)");
+  CHECK(error("model=core+y;batch=x+rack") ==
+        "mesh mapping 'model=core+y;batch=x+rack': rule 'batch=x+rack': unknown axis 'rack' for topology "
+        "'tpu-v2-pod'; "
+        "valid axes are core, x, y");
+  CHECK(
+      error("model=x;batch=core+y") ==
+      "mesh mapping 'model=x;batch=core+y': rule 'model=x' gives mesh dimension 'model' of size 32 physical "
+      "axes of 16 cores (x 16); the axis sizes must multiply to the dimension's size");
+  CHECK(error("modle=core+x;batch=y") ==
+        "mesh mapping 'modle=core+x;batch=y': rule 'modle=core+x' names mesh dimension 'modle', but mesh "
+        "batch:16;model:32 has no such dimension (did you mean 'model'?); its dimensions are batch, model");
+}

@@ -1,0 +1,140 @@
+// Simulated timing: every collective goes through sim::Simulator; numerics and timing-only runs give the same
+// timeline; the step obeys max(compute, comm) <= step <= compute + comm.
+#include <catch2/catch.hpp>
+
+#include "mesh_tf/execution.hpp"
+#include "mesh_tf/optimizer.hpp"
+#include "tests/mesh_tf/battery.hpp"
+#include "tests/mesh_tf/sim_for_tests.hpp"
+#include "tests/mesh_tf/two_layer.hpp"
+#include "topologies/presets.hpp"
+#include "topologies/support/input_error.hpp"
+
+using namespace tpusim::mtf;
+using namespace tpusim::mtf::testing;
+
+namespace {
+
+StepResult run_two_layer(tpusim::sim::Simulator* simulator, bool numerics, const std::string& mesh,
+                         const std::string& rules) {
+  auto t = two_layer_example(64, 128, 256);
+  ExecutionOptions options;
+  options.numerics = numerics;
+  options.outputs = {t.y, t.grads[0], t.grads[1], t.grads[2]};
+  Executor executor(*t.graph, MeshShape::parse(mesh), LayoutRules::parse(rules), simulator, options);
+  executor.feed(t.x, random_values(64 * 128, 1));
+  executor.feed(t.dy, random_values(64 * 128, 2));
+  return executor.run({t.y});
+}
+
+}  // namespace
+
+TEST_CASE("numerics and timing-only runs give the identical timeline") {
+  auto simulator = make_test_simulator(tpusim::topo::preset("tpu-v2-32"));
+  const auto numeric = run_two_layer(simulator.get(), true, "rows:4;cols:8", "batch:rows;hidden:cols");
+  const auto timing = run_two_layer(simulator.get(), false, "rows:4;cols:8", "batch:rows;hidden:cols");
+  REQUIRE(numeric.timeline.entries.size() == timing.timeline.entries.size());
+  for (std::size_t i = 0; i < numeric.timeline.entries.size(); ++i) {
+    CHECK(numeric.timeline.entries[i].start_s == timing.timeline.entries[i].start_s);
+    CHECK(numeric.timeline.entries[i].end_s == timing.timeline.entries[i].end_s);
+  }
+  CHECK(numeric.timeline.step_time_s == timing.timeline.step_time_s);
+  CHECK(numeric.fetched.size() == 1);
+  CHECK(timing.fetched.empty());
+  // Four allreduces (y, dx over cols; dw, dv over rows), each simulated with a positive time.
+  REQUIRE(timing.collectives.size() == 4);
+  for (const auto& c : timing.collectives) CHECK(c.time_s > 0);
+}
+
+TEST_CASE("step time lies between the stream maximum and the stream sum") {
+  auto simulator = make_test_simulator(tpusim::topo::preset("ring-8"));
+  const auto r = run_two_layer(simulator.get(), false, "all:8", "batch:all");
+  const auto& tl = r.timeline;
+  CHECK(tl.comm_s > 0);
+  CHECK(tl.compute_s > 0);
+  CHECK(tl.step_time_s >= std::max(tl.compute_s, tl.comm_s) - 1e-15);
+  CHECK(tl.step_time_s <= tl.compute_s + tl.comm_s + 1e-15);
+  CHECK(tl.exposed_comm_s <= tl.comm_s + 1e-15);
+  CHECK(tl.step_time_s == Approx(tl.compute_s + tl.exposed_comm_s));
+  // A data-parallel dv allreduce overlaps the dw and dx matmuls that follow it.
+  CHECK(tl.exposed_comm_s < tl.comm_s);
+  CHECK(tl.summary().find("allreduce[all]") != std::string::npos);
+}
+
+TEST_CASE("compute time follows the device roofline") {
+  auto t = two_layer_example(1024, 1024, 4096);
+  ExecutionOptions options;
+  options.numerics = false;
+  Executor executor(*t.graph, MeshShape(), LayoutRules(), nullptr, options);
+  const auto r = executor.run();
+  const auto& device = options.device;
+  for (const auto& op : executor.counters().ops) {
+    if (op.name == "h") {
+      CHECK(op.flops_per_core == 2.0 * 1024 * 1024 * 4096);
+      CHECK(op.time_s == Approx(std::max(op.flops_per_core / device.peak_flops(),
+                                         op.hbm_bytes_per_core / device.hbm_bandwidth_Bps())));
+    }
+  }
+  CHECK(r.timeline.comm_s == 0);
+  CHECK(DeviceModel::tpu_v3_core().peak_flops() == 61.5e12);
+  CHECK_THROWS_WITH(
+      DeviceModel::preset("tpu-v4-core"),
+      "unknown device 'tpu-v4-core' (did you mean 'tpu-v2-core'?); valid devices are tpu-v2-core, "
+      "tpu-v3-core");
+}
+
+TEST_CASE("a mesh whose size differs from the topology is an input error") {
+  auto simulator = make_test_simulator(tpusim::topo::preset("ring-8"));
+  auto t = two_layer_example(8, 8, 8);
+  CHECK_THROWS_WITH(Executor(*t.graph, MeshShape::parse("a:2;b:2"), LayoutRules(), simulator.get()),
+                    "mesh a:2;b:2 has 4 cores but the topology ring-8 has 8");
+}
+
+TEST_CASE("timing-only lowering of a 512-core two-layer step with a billion parameters") {
+  auto simulator = make_test_simulator(tpusim::topo::preset("tpu-v2-pod"));
+  auto t = two_layer_example(8192, 16384, 32768);  // 2 x 16384 x 32768 = 1.07e9 parameters
+  ExecutionOptions options;
+  options.numerics = false;
+  options.outputs = {t.y, t.grads[0], t.grads[1], t.grads[2]};
+  Executor executor(*t.graph, MeshShape::parse("rows:16;cols:32"),
+                    LayoutRules::parse("batch:rows;hidden:cols"), simulator.get(), options);
+  CHECK(executor.mapping().note() == "cols = core+x, rows = y");
+  const auto r = executor.run();
+  REQUIRE(r.collectives.size() == 4);
+  CHECK(r.timeline.step_time_s > 0);
+  CHECK(r.timeline.step_time_s < 10);
+}
+
+TEST_CASE("collective algorithms are chosen per mesh dimension and checked") {
+  auto simulator = make_test_simulator(tpusim::topo::preset("tpu-v2-32"));
+  auto t = two_layer_example(64, 32, 64);
+  ExecutionOptions options;
+  options.numerics = false;
+  options.outputs = {t.y, t.grads[0], t.grads[1], t.grads[2]};
+  options.algorithms = {{"rowz", "ring"}};
+  CHECK_THROWS_WITH(
+      Executor(*t.graph, MeshShape::parse("rows:4;cols:8"), LayoutRules::parse("batch:rows;hidden:cols"),
+               simulator.get(), options),
+      "collective algorithm 'ring' given for mesh dimension 'rowz', but mesh rows:4;cols:8 has no such "
+      "dimension (did you mean 'rows'?)");
+  // A unidirectional ring over rows takes longer than the default bidirectional ring.
+  options.algorithms = {};
+  Executor bidir(*t.graph, MeshShape::parse("rows:4;cols:8"), LayoutRules::parse("batch:rows;hidden:cols"),
+                 simulator.get(), options);
+  options.algorithms = {{"rows", "ring"}};
+  Executor ring(*t.graph, MeshShape::parse("rows:4;cols:8"), LayoutRules::parse("batch:rows;hidden:cols"),
+                simulator.get(), options);
+  const auto a = bidir.run(), b = ring.run();
+  REQUIRE(a.collectives.size() == b.collectives.size());
+  for (std::size_t i = 0; i < a.collectives.size(); ++i) {
+    if (a.collectives[i].record.mesh_dims == std::vector<std::string>{"rows"}) {
+      CHECK(b.collectives[i].time_s > a.collectives[i].time_s);
+    } else {
+      CHECK(b.collectives[i].time_s == a.collectives[i].time_s);
+    }
+  }
+  options.algorithms = {{"cols", "no_such_algorithm"}};
+  Executor bad(*t.graph, MeshShape::parse("rows:4;cols:8"), LayoutRules::parse("batch:rows;hidden:cols"),
+               simulator.get(), options);
+  CHECK_THROWS_AS(bad.run(), tpusim::InputError);
+}
