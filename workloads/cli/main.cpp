@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   tpusim::cli::add_validate_command(app);
   tpusim::cli::add_bench_command(app);
   tpusim::cli::add_run_command(app);
+  tpusim::cli::add_sweep_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

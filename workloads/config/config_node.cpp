@@ -28,10 +28,30 @@ const char* type_name(const YAML::Node& node) {
 }  // namespace
 
 ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string key_path)
-    : ConfigNode(node, std::move(file), std::move(key_path), node.Mark()) {}
+    : ConfigNode(node, std::move(file), std::move(key_path), node.Mark(), nullptr) {}
 
-ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string key_path, YAML::Mark key_mark)
-    : node_(node), file_(std::move(file)), key_path_(std::move(key_path)), mark_(key_mark) {}
+ConfigNode::ConfigNode(YAML::Node root, std::string file, NodeOrigins origins)
+    : ConfigNode(root, std::move(file), "", root.Mark(),
+                 origins.empty() ? nullptr : std::make_shared<const NodeOrigins>(std::move(origins))) {}
+
+ConfigNode::ConfigNode(YAML::Node node, std::string file, std::string key_path, YAML::Mark key_mark,
+                       std::shared_ptr<const NodeOrigins> origins)
+    : node_(node),
+      file_(std::move(file)),
+      key_path_(std::move(key_path)),
+      mark_(key_mark),
+      origins_(std::move(origins)) {}
+
+ConfigNode ConfigNode::located_child(const std::string& path, const YAML::Node& key,
+                                     const YAML::Node& value) const {
+  if (origins_) {
+    const auto origin = origins_->find(path);
+    // A substituted value has no key of its own in its file: it is located at the value.
+    if (origin != origins_->end())
+      return ConfigNode(value, origin->second.file, origin->second.key_path, value.Mark(), origins_);
+  }
+  return ConfigNode(value, file_, path, key.Mark(), origins_);
+}
 
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
   try {
@@ -63,6 +83,11 @@ void ConfigNode::expect_map(const std::vector<std::string>& allowed) const {
     for (const auto& name : allowed) known = known || name == key;
     if (!known) {
       const std::string path = key_path_.empty() ? key : key_path_ + "." + key;
+      if (origins_ && origins_->count(path) != 0) {
+        located_child(path, it->first, it->second)
+            .fail(fmt::format("{} is not a key here{}; valid keys are {}", path, did_you_mean(key, allowed),
+                              join(allowed)));
+      }
       throw InputError(fmt::format("{}:{}: {}: unknown key{}; valid keys are {}", file_,
                                    it->first.Mark().line + 1, path, did_you_mean(key, allowed),
                                    join(allowed)));
@@ -82,7 +107,7 @@ ConfigNode ConfigNode::child(const std::string& key) const {
   const std::string path = key_path_.empty() ? key : key_path_ + "." + key;
   if (node_.IsMap()) {
     for (auto it = node_.begin(); it != node_.end(); ++it) {
-      if (it->first.Scalar() == key) return ConfigNode(it->second, file_, path, it->first.Mark());
+      if (it->first.Scalar() == key) return located_child(path, it->first, it->second);
     }
   }
   throw InputError(fmt::format("{}: missing key '{}'", where(), path));

@@ -6,20 +6,34 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace tpusim::workloads {
 
+// Where a subtree substituted into a config was written (a sweep's value): problems inside it are reported at
+// this file and key, at the line of the substituted value.
+struct NodeOrigin {
+  std::string file;
+  std::string key_path;  // "vary.mesh.shape[2]"
+};
+using NodeOrigins = std::map<std::string, NodeOrigin>;  // by the dotted config key it replaces
+
 class ConfigNode {
  public:
   ConfigNode(YAML::Node node, std::string file, std::string key_path);
+  // A root whose keys listed in `origins` hold values written elsewhere.
+  ConfigNode(YAML::Node root, std::string file, NodeOrigins origins);
 
   // Parses YAML text; syntax errors become InputError "file:line: YAML syntax error: ...".
   static ConfigNode parse(const std::string& text, const std::string& file);
 
+  const std::string& file() const { return file_; }
   const std::string& key_path() const { return key_path_; }
+  const YAML::Node& yaml() const { return node_; }  // for readers of lists (a sweep's values)
   int line() const;           // 1-based line of this node
   std::string where() const;  // "file:line: key.path"
   [[noreturn]] void fail(const std::string& problem) const;
@@ -46,11 +60,15 @@ class ConfigNode {
   std::vector<std::string> keys() const;  // map keys in file order
 
  private:
-  ConfigNode(YAML::Node node, std::string file, std::string key_path, YAML::Mark key_mark);
+  ConfigNode(YAML::Node node, std::string file, std::string key_path, YAML::Mark key_mark,
+             std::shared_ptr<const NodeOrigins> origins);
+  // The child reached through `key`: located at its origin if it was substituted, else at its key.
+  ConfigNode located_child(const std::string& path, const YAML::Node& key, const YAML::Node& value) const;
   YAML::Node node_;
   std::string file_;
   std::string key_path_;
   YAML::Mark mark_;  // of the key when reached through a map (values of null keys have no mark)
+  std::shared_ptr<const NodeOrigins> origins_;  // null unless substituted values are present
 };
 
 }  // namespace tpusim::workloads

@@ -374,7 +374,33 @@ std::vector<std::pair<std::string, std::string>> default_layout(ModelKind kind,
 }
 
 RunConfig parse_run_config(const std::string& yaml_text, const std::string& file) {
-  const ConfigNode root = ConfigNode::parse(yaml_text, file);
+  return parse_run_config(ConfigNode::parse(yaml_text, file), yaml_text);
+}
+
+std::vector<std::string> config_keys() {
+  std::vector<std::string> keys;
+  auto add = [&](const std::string& section, const std::vector<std::string>& names) {
+    keys.push_back(section);
+    for (const auto& name : names) keys.push_back(section + "." + name);
+  };
+  keys.push_back("name");
+  keys.push_back("description");
+  add("hardware", kHardwareKeys);
+  add("mesh", kMeshKeys);
+  add("model", all_model_keys());
+  add("training", kTrainingKeys);
+  return keys;
+}
+
+bool is_config_key(const std::string& dotted_key) {
+  const std::string collectives = "hardware.collectives.";
+  if (dotted_key.rfind(collectives, 0) == 0) return is_identifier(dotted_key.substr(collectives.size()));
+  const auto keys = config_keys();
+  return std::find(keys.begin(), keys.end(), dotted_key) != keys.end();
+}
+
+RunConfig parse_run_config(const ConfigNode& root, const std::string& yaml_text) {
+  const std::string& file = root.file();
   root.expect_map(kRootKeys);
   std::string name = stem(file);
   if (auto n = root.optional_child("name")) {

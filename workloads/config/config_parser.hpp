@@ -40,9 +40,19 @@
 
 namespace tpusim::workloads {
 
+class ConfigNode;  // config_node.hpp
+
 // `file` names the source in messages (a path, or "preset:NAME").
 RunConfig parse_run_config(const std::string& yaml_text, const std::string& file);
 RunConfig load_run_config_file(const std::string& path);  // InputError if unreadable
+// The same from a tree already read (a sweep point: a base config with values substituted, which the root's
+// origins locate); `yaml_text` is what RunConfig records.
+RunConfig parse_run_config(const ConfigNode& root, const std::string& yaml_text);
+
+// Every dotted key of the schema above ("mesh.shape", "model.d_ff", "hardware", ...); is_config_key also
+// accepts hardware.collectives.<mesh axis>.
+std::vector<std::string> config_keys();
+bool is_config_key(const std::string& dotted_key);
 
 std::vector<std::string> model_keys(ModelKind kind);
 // Tensor dimension names a model of this kind has, which layout rules may name.

@@ -48,26 +48,10 @@ Tensor mixture_of_experts(mtf::Graph& graph, const Tensor& x, const ModelConfig&
 }  // namespace
 
 BuiltModel build_moe_transformer(mtf::Graph& graph, const ModelConfig& model) {
-  const TransformerDims d(model);
-  const Tensor ids = graph.input("token_ids", Shape{d.batch, d.length});
-  const Tensor targets = graph.input("target_ids", Shape{d.batch, d.length});
-  const Tensor mask = graph.input("causal_mask", Shape{d.length, d.memory_length});
-  const Tensor full_mask = full_causal_mask(mask, d);
-
-  const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
-  Tensor x = embed(graph, embedding, ids, d, "decoder");
-  for (int layer = 0; layer < model.layers; ++layer) {
-    const std::string scope = fmt::format("layer_{}", layer);
-    const Tensor normed = layer_norm(graph, x, d, scope + "/self_attention");
-    x = mtf::add(x, attention(graph, normed, normed, full_mask, d, scope + "/self_attention"));
-    x = mtf::add(
-        x, mixture_of_experts(graph, layer_norm(graph, x, d, scope + "/moe"), model, d, scope + "/moe"));
-  }
-  x = layer_norm(graph, x, d, "final");
-  const Tensor loss = softmax_loss(graph, x, targets, d, "output");
-  return {
-      loss,
-      {{ids, InputRole::token_ids}, {targets, InputRole::next_token_ids}, {mask, InputRole::causal_mask}}};
+  return build_decoder_only_lm(graph, model,
+                               [&](const Tensor& x, const TransformerDims& d, const std::string& scope) {
+                                 return mixture_of_experts(graph, x, model, d, scope);
+                               });
 }
 
 }  // namespace tpusim::workloads

@@ -2,10 +2,12 @@
 // The sublayers the Transformer models share, written as Mesh-TensorFlow's transformer layers: named
 // dimensions (batch, length, memory_length, d_model, d_ff, heads, d_kv, vocab, experts, capacity), no biases,
 // pre-layer-norm residual blocks. The layout rules decide the splits; nothing here names a mesh axis.
+#include <functional>
 #include <string>
 
 #include "mesh_tf/graph.hpp"
 #include "workloads/config/run_config.hpp"
+#include "workloads/models/model_builder.hpp"
 
 namespace tpusim::workloads {
 
@@ -47,5 +49,15 @@ mtf::Tensor embed(mtf::Graph& graph, const mtf::Tensor& table, const mtf::Tensor
 // Mean softmax cross-entropy of x [batch, length, d_model] . softmax[d_model, vocab] against target ids.
 mtf::Tensor softmax_loss(mtf::Graph& graph, const mtf::Tensor& x, const mtf::Tensor& target_ids,
                          const TransformerDims& dims, const std::string& scope);
+
+// The feed-forward sublayer of a decoder-only LM: dense (transformer_lm) or a mixture of experts.
+using FeedForwardBlock = std::function<mtf::Tensor(const mtf::Tensor& normed, const TransformerDims& dims,
+                                                   const std::string& scope)>;
+
+// The paper's decoder-only LM around a feed-forward sublayer: token embedding, `layers` blocks of causal
+// self-attention and feed_forward_block (pre-layer-norm residuals), a final layer norm and a separate
+// softmax.
+BuiltModel build_decoder_only_lm(mtf::Graph& graph, const ModelConfig& model,
+                                 const FeedForwardBlock& feed_forward_block);
 
 }  // namespace tpusim::workloads

@@ -11,7 +11,8 @@ namespace tpusim::workloads {
 using mtf::Shape;
 using mtf::Tensor;
 
-BuiltModel build_transformer_lm(mtf::Graph& graph, const ModelConfig& model) {
+BuiltModel build_decoder_only_lm(mtf::Graph& graph, const ModelConfig& model,
+                                 const FeedForwardBlock& feed_forward_block) {
   const TransformerDims d(model);
   const Tensor ids = graph.input("token_ids", Shape{d.batch, d.length});
   const Tensor targets = graph.input("target_ids", Shape{d.batch, d.length});
@@ -24,13 +25,20 @@ BuiltModel build_transformer_lm(mtf::Graph& graph, const ModelConfig& model) {
     const std::string scope = fmt::format("layer_{}", layer);
     const Tensor normed = layer_norm(graph, x, d, scope + "/self_attention");
     x = mtf::add(x, attention(graph, normed, normed, full_mask, d, scope + "/self_attention"));
-    x = mtf::add(x, feed_forward(graph, layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn"));
+    x = mtf::add(x, feed_forward_block(layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn"));
   }
   x = layer_norm(graph, x, d, "final");
   const Tensor loss = softmax_loss(graph, x, targets, d, "output");
   return {
       loss,
       {{ids, InputRole::token_ids}, {targets, InputRole::next_token_ids}, {mask, InputRole::causal_mask}}};
+}
+
+BuiltModel build_transformer_lm(mtf::Graph& graph, const ModelConfig& model) {
+  return build_decoder_only_lm(graph, model,
+                               [&](const Tensor& x, const TransformerDims& d, const std::string& scope) {
+                                 return feed_forward(graph, x, d, scope);
+                               });
 }
 
 }  // namespace tpusim::workloads

@@ -1,0 +1,55 @@
+#pragma once
+// Runs a sweep's points, each in its own child process (sim/child_process.hpp: SimGrid allows one simulation
+// per process). The child runs the point exactly as `tpusim run` would (run_training) and sends back a
+// compact JSON summary; a point that does not fit its HBM is a result (fits = false), not a failure.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "workloads/sweep/sweep_spec.hpp"
+#include "workloads/training_run.hpp"
+
+namespace tpusim::workloads {
+
+struct PointResult {
+  // Simulated, one step (the last of the config's steps).
+  double step_time_s = 0;
+  double compute_s = 0;
+  double communication_s = 0;
+  double exposed_communication_s = 0;
+  double idle_s = 0;
+  double model_flops_per_step = 0;
+  double mfu = 0;
+  std::int64_t parameters = 0;
+  std::uint64_t memory_per_core_bytes = 0;  // MemoryReport::total_bytes
+  std::uint64_t hbm_per_core_bytes = 0;
+  bool fits = false;
+  int collective_calls = 0;  // per step
+  std::string mesh_mapping;
+  // Measured on this machine by the parent: fork to exit of the child.
+  double wall_s = 0;
+  double peak_rss_mib = 0;
+  // Non-empty when the point could not run: a config problem only the engine finds (an illegal layout),
+  // input_error = true, or a failure of the child.
+  std::string error;
+  bool input_error = false;
+
+  double exposed_communication_fraction() const {
+    return step_time_s > 0 ? exposed_communication_s / step_time_s : 0;
+  }
+};
+
+// The child's side: the compact JSON of a run, and back.
+std::string point_summary_json(const RunReport& report);
+PointResult parse_point_summary(const std::string& json_text);
+
+// Runs one config in a child process. InputError and other failures of the child propagate.
+PointResult run_point(const RunConfig& config);
+
+// Every point in order; a point that fails is recorded (PointResult::error) and the sweep goes on.
+// on_point is called after each point, for progress.
+std::vector<PointResult> run_sweep(
+    const Sweep& sweep, const std::function<void(const SweepPoint&, const PointResult&)>& on_point = {});
+
+}  // namespace tpusim::workloads
