@@ -34,12 +34,13 @@ void list_sweeps() {
 }
 
 void print_points(const workloads::Sweep& sweep) {
-  std::cout << fmt::format("sweep {}: {} points of {} (base {}), all valid\n", sweep.name, sweep.points.size(),
-                           sweep.source, sweep.base);
+  std::cout << fmt::format("sweep {}: {} points of {} (base {}), all valid\n", sweep.name,
+                           sweep.points.size(), sweep.source, sweep.base);
   for (const auto& point : sweep.points) {
     const auto& c = point.config;
-    std::cout << fmt::format("{:>4}  {}  -> {} cores, mesh {}, layout {}\n", point.index, point.describe(sweep.axes),
-                             c.hardware.topology.name(), c.mesh.shape_text(), c.mesh.layout_text());
+    std::cout << fmt::format("{:>4}  {}  -> {} cores, mesh {}, layout {}\n", point.index,
+                             point.describe(sweep.axes), c.hardware.topology.name(), c.mesh.shape_text(),
+                             c.mesh.layout_text());
   }
 }
 
@@ -55,19 +56,19 @@ void run(const SweepArgs& args) {
     return;
   }
   // Every point is resolved here, before anything runs: a bad point stops the sweep with its location.
-  workloads::Sweep sweep =
-      args.preset.empty() ? workloads::load_sweep_file(args.sweep_path) : workloads::load_sweep_preset(args.preset);
+  workloads::Sweep sweep = args.preset.empty() ? workloads::load_sweep_file(args.sweep_path)
+                                               : workloads::load_sweep_preset(args.preset);
   if (!args.output.empty()) sweep.output_dir = args.output;
   if (args.dry_run) return print_points(sweep);
 
   if (!args.json) {
-    std::cout << fmt::format("tpusim sweep {}: {} points, base {}{}\n", sweep.name, sweep.points.size(), sweep.base,
-                             sweep.description.empty() ? "" : " (" + sweep.description + ")")
+    std::cout << fmt::format("tpusim sweep {}: {} points, base {}{}\n", sweep.name, sweep.points.size(),
+                             sweep.base, sweep.description.empty() ? "" : " (" + sweep.description + ")")
               << workloads::sweep_table_header(sweep) << std::flush;
   }
   const auto started = std::chrono::steady_clock::now();
-  const auto results =
-      workloads::run_sweep(sweep, [&](const workloads::SweepPoint& point, const workloads::PointResult& result) {
+  const auto results = workloads::run_sweep(
+      sweep, [&](const workloads::SweepPoint& point, const workloads::PointResult& result) {
         if (!args.json) std::cout << workloads::sweep_table_row(sweep, point, result) << std::flush;
       });
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -89,12 +90,12 @@ void run(const SweepArgs& args) {
     if (first.empty()) first = result.error;
   }
   if (failures > 0) {
-    throw std::runtime_error(fmt::format("sweep {}: {} of {} points failed; the first: {}", sweep.name, failures,
-                                         results.size(), first_failure));
+    throw std::runtime_error(fmt::format("sweep {}: {} of {} points failed; the first: {}", sweep.name,
+                                         failures, results.size(), first_failure));
   }
   if (input_errors > 0) {
-    throw InputError(fmt::format("{}; {} of {} points could not run", first_input_error, input_errors,
-                                 results.size()));
+    throw InputError(
+        fmt::format("{}; {} of {} points could not run", first_input_error, input_errors, results.size()));
   }
 }
 
@@ -123,7 +124,9 @@ void add_sweep_command(CLI::App& app) {
       "collective_calls, wall_s, error) and sweep.json.\n"
       "Shipped sweeps (--list, run with --preset NAME): lm-s5-mesh, the 4.9B LM on the 512-core tpu-v2-pod "
       "over five mesh shapes; lm-s2-layout, the 0.67B LM on tpu-v2-32 over mesh shape and mapping.\n"
-      "Exit status: 0 every point ran; 1 a point failed at run time; 2 a bad sweep file, point or argument "
+      "Exit status: 0 every point ran; 1 a point failed at run time; 2 a bad sweep file, point or argument, "
+      "or a layout only the engine rejects (found when that point runs: the others still run and the files "
+      "are written) "
       "(one line: file:line: vary.KEY[I]: problem).");
   command->add_option("sweep", args.sweep_path, "Sweep file (YAML)");
   command->add_option("--preset", args.preset, "Run a shipped sweep (see --list)");

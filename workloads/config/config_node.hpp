@@ -34,8 +34,8 @@ class ConfigNode {
   const std::string& file() const { return file_; }
   const std::string& key_path() const { return key_path_; }
   const YAML::Node& yaml() const { return node_; }  // for readers of lists (a sweep's values)
-  int line() const;           // 1-based line of this node
-  std::string where() const;  // "file:line: key.path"
+  int line() const;                                 // 1-based line of this node
+  std::string where() const;                        // "file:line: key.path"
   [[noreturn]] void fail(const std::string& problem) const;
 
   // Requires a map whose keys are all in `allowed`; the first unknown key is reported at its own line.

@@ -6,6 +6,7 @@
 
 #include "sim/simulator.hpp"
 #include "topologies/support/atomic_file.hpp"
+#include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
 
 #ifndef TPUSIM_VERSION
@@ -14,14 +15,25 @@
 
 namespace tpusim::workloads {
 
-const std::vector<std::string> kSweepCsvColumns = {
-    "topology",        "cores",       "mesh_shape",       "layout",
-    "parameters",      "step_time_s", "compute_s",        "communication_s",
-    "exposed_communication_s",        "exposed_communication_fraction",
-    "idle_s",          "model_flops_per_step",            "mfu",
-    "memory_per_core_bytes",          "hbm_per_core_bytes",
-    "fits",            "collective_calls",                "wall_s",
-    "error"};
+const std::vector<std::string> kSweepCsvColumns = {"topology",
+                                                   "cores",
+                                                   "mesh_shape",
+                                                   "layout",
+                                                   "parameters",
+                                                   "step_time_s",
+                                                   "compute_s",
+                                                   "communication_s",
+                                                   "exposed_communication_s",
+                                                   "exposed_communication_fraction",
+                                                   "idle_s",
+                                                   "model_flops_per_step",
+                                                   "mfu",
+                                                   "memory_per_core_bytes",
+                                                   "hbm_per_core_bytes",
+                                                   "fits",
+                                                   "collective_calls",
+                                                   "wall_s",
+                                                   "error"};
 
 namespace {
 
@@ -35,7 +47,8 @@ std::vector<std::size_t> value_widths(const Sweep& sweep) {
   return widths;
 }
 
-std::string point_columns(const Sweep& sweep, const std::vector<std::string>& cells, const std::string& index) {
+std::string point_columns(const Sweep& sweep, const std::vector<std::string>& cells,
+                          const std::string& index) {
   const auto widths = value_widths(sweep);
   std::string text = fmt::format("{:>4}", index);
   for (std::size_t a = 0; a < cells.size(); ++a) text += fmt::format("  {:<{}}", cells[a], widths[a]);
@@ -57,8 +70,8 @@ std::string csv_field(const std::string& text) {
 std::string sweep_table_header(const Sweep& sweep) {
   std::vector<std::string> keys;
   for (const auto& axis : sweep.axes) keys.push_back(axis.key);
-  return point_columns(sweep, keys, "#") + fmt::format("  {:>11}  {:>6}  {:>8}  {:>21}  {}\n", "step time", "MFU",
-                                                       "exp.comm", "memory/core / HBM", "fits");
+  return point_columns(sweep, keys, "#") + fmt::format("  {:>11}  {:>6}  {:>8}  {:>21}  {}\n", "step time",
+                                                       "MFU", "exp.comm", "memory/core / HBM", "fits");
 }
 
 std::string sweep_table_row(const Sweep& sweep, const SweepPoint& point, const PointResult& r) {
@@ -166,8 +179,8 @@ nlohmann::json sweep_json(const Sweep& sweep, const std::vector<PointResult>& re
           {"wall_s", wall_s}};
 }
 
-SweepPaths write_sweep_files(const std::string& folder, const Sweep& sweep, const std::vector<PointResult>& results,
-                             double wall_s) {
+SweepPaths write_sweep_files(const std::string& folder, const Sweep& sweep,
+                             const std::vector<PointResult>& results, double wall_s) {
   const std::string base = folder.empty() || folder.back() == '/' ? folder : folder + "/";
   const SweepPaths paths{folder, base + "sweep.csv", base + "sweep.json"};
   write_file_atomically(paths.csv, [&](std::ostream& out) { write_sweep_csv(out, sweep, results); });

@@ -29,7 +29,7 @@ struct SweepPaths {
   std::string folder, csv, json;
 };
 // Writes sweep.csv and sweep.json into `folder` (created if needed); sweep.json goes last.
-SweepPaths write_sweep_files(const std::string& folder, const Sweep& sweep, const std::vector<PointResult>& results,
-                             double wall_s);
+SweepPaths write_sweep_files(const std::string& folder, const Sweep& sweep,
+                             const std::vector<PointResult>& results, double wall_s);
 
 }  // namespace tpusim::workloads

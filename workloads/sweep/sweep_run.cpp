@@ -53,8 +53,8 @@ PointResult run_point(const RunConfig& config) {
   return result;
 }
 
-std::vector<PointResult> run_sweep(const Sweep& sweep,
-                                   const std::function<void(const SweepPoint&, const PointResult&)>& on_point) {
+std::vector<PointResult> run_sweep(
+    const Sweep& sweep, const std::function<void(const SweepPoint&, const PointResult&)>& on_point) {
   std::vector<PointResult> results;
   for (const auto& point : sweep.points) {
     PointResult result;

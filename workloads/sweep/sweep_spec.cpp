@@ -51,7 +51,8 @@ std::string stem(const std::string& path) {
 
 bool looks_like_path(const std::string& base) {
   const auto ends_with = [&](const std::string& suffix) {
-    return base.size() >= suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return base.size() >= suffix.size() &&
+           base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   return base.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
 }
@@ -85,12 +86,14 @@ std::vector<VaryEntry> read_vary(const ConfigNode& vary, const std::string& file
   for (const auto& key : vary.keys()) {
     const ConfigNode list = vary.child(key);
     if (!is_config_key(key)) {
-      list.fail(fmt::format("'{}' is not a config key{}; valid keys are {} and hardware.collectives.<mesh axis>",
-                            key, did_you_mean(key, keys), join(keys)));
+      list.fail(
+          fmt::format("'{}' is not a config key{}; valid keys are {} and hardware.collectives.<mesh axis>",
+                      key, did_you_mean(key, keys), join(keys)));
     }
     for (const auto& earlier : entries) {
       const bool nested = key.rfind(earlier.key + ".", 0) == 0 || earlier.key.rfind(key + ".", 0) == 0;
-      if (nested) list.fail(fmt::format("overlaps vary.{}: vary a section or keys inside it, not both", earlier.key));
+      if (nested)
+        list.fail(fmt::format("overlaps vary.{}: vary a section or keys inside it, not both", earlier.key));
     }
     if (!list.yaml().IsSequence()) list.fail("expected a list of values, such as [a, b]");
     if (list.yaml().size() == 0) list.fail("the list of values is empty");
@@ -102,8 +105,8 @@ std::vector<VaryEntry> read_vary(const ConfigNode& vary, const std::string& file
       const std::string text = value_text(value);
       for (std::size_t j = 0; j < entry.texts.size(); ++j) {
         if (entry.texts[j] == text) {
-          throw InputError(fmt::format("{}:{}: vary.{}[{}]: {} repeats vary.{}[{}]", file, value.Mark().line + 1,
-                                       key, i, text, key, j));
+          throw InputError(fmt::format("{}:{}: vary.{}[{}]: {} repeats vary.{}[{}]", file,
+                                       value.Mark().line + 1, key, i, text, key, j));
         }
       }
       entry.values.push_back(value);
@@ -116,7 +119,8 @@ std::vector<VaryEntry> read_vary(const ConfigNode& vary, const std::string& file
 
 // Puts `value` at the dotted key of `root`, making missing sections. The node keeps its own mark, so the
 // parser's origin lookup finds it at its line in the sweep file.
-void substitute(YAML::Node root, const VaryEntry& entry, const YAML::Node& value, const std::string& base_source) {
+void substitute(YAML::Node root, const VaryEntry& entry, const YAML::Node& value,
+                const std::string& base_source) {
   YAML::Node node;
   node.reset(root);
   std::string path;
@@ -143,7 +147,8 @@ class PointBuilder {
   RunConfig build(const std::vector<int>& choice) const {
     YAML::Node root = YAML::Load(base_.text);
     if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-    if (!root.IsMap()) throw InputError(fmt::format("{}:1: expected a config (a map of sections)", base_.source));
+    if (!root.IsMap())
+      throw InputError(fmt::format("{}:1: expected a config (a map of sections)", base_.source));
     NodeOrigins origins;
     for (std::size_t a = 0; a < entries_.size(); ++a) {
       if (choice[a] < 0) continue;
@@ -154,7 +159,8 @@ class PointBuilder {
   }
 
   // A point's problem, located at the value that causes it (see sweep_spec.hpp).
-  [[noreturn]] void fail(const std::vector<int>& choice, const InputError& error, const std::string& point) const {
+  [[noreturn]] void fail(const std::vector<int>& choice, const InputError& error,
+                         const std::string& point) const {
     const std::string message = error.what();
     if (message.rfind(sweep_file_ + ":", 0) == 0) throw error;
     // The first value that is wrong with the base alone is the culprit; otherwise the combination is, and
@@ -177,8 +183,8 @@ class PointBuilder {
     const auto& entry = entries_[culprit];
     const int line = entry.values[choice[culprit]].Mark().line + 1;
     const std::string context = alone || entries_.size() == 1 ? "" : fmt::format("in point {}: ", point);
-    throw InputError(
-        fmt::format("{}:{}: vary.{}[{}]: {}{}", sweep_file_, line, entry.key, choice[culprit], context, problem));
+    throw InputError(fmt::format("{}:{}: vary.{}[{}]: {}{}", sweep_file_, line, entry.key, choice[culprit],
+                                 context, problem));
   }
 
  private:
@@ -195,7 +201,8 @@ std::string SweepPoint::describe(const std::vector<SweepAxis>& axes) const {
 
 std::string describe_values(const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
   std::vector<std::string> parts;
-  for (std::size_t a = 0; a < axes.size() && a < values.size(); ++a) parts.push_back(axes[a].key + "=" + values[a]);
+  for (std::size_t a = 0; a < axes.size() && a < values.size(); ++a)
+    parts.push_back(axes[a].key + "=" + values[a]);
   return join(parts);
 }
 
@@ -211,7 +218,8 @@ Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
         n->fail(fmt::format("'{}' is not a sweep name: use letters, digits, '-', '_' and '.'", sweep.name));
     }
-    if (sweep.name.empty() || sweep.name[0] == '.') n->fail("a sweep name must not be empty or start with '.'");
+    if (sweep.name.empty() || sweep.name[0] == '.')
+      n->fail("a sweep name must not be empty or start with '.'");
   }
   if (auto n = root.optional_child("description")) sweep.description = n->scalar();
   sweep.output_dir = "results/" + sweep.name;
@@ -230,7 +238,8 @@ Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
     sweep.axes.push_back({entry.key, entry.texts});
     count *= entry.values.size();
     if (count > static_cast<std::size_t>(kMaxSweepPoints)) {
-      root.child("vary").fail(fmt::format("the product of the value lists has more than {} points", kMaxSweepPoints));
+      root.child("vary").fail(
+          fmt::format("the product of the value lists has more than {} points", kMaxSweepPoints));
     }
   }
 

@@ -29,9 +29,9 @@ struct SweepAxis {
 };
 
 struct SweepPoint {
-  int index = 0;                    // 0-based, in product order
-  std::vector<std::string> values;  // one per axis
-  RunConfig config;                 // resolved
+  int index = 0;                                                   // 0-based, in product order
+  std::vector<std::string> values;                                 // one per axis
+  RunConfig config;                                                // resolved
   std::string describe(const std::vector<SweepAxis>& axes) const;  // "mesh.shape=batch:8;model:64, ..."
 };
 
@@ -41,10 +41,10 @@ std::string describe_values(const std::vector<SweepAxis>& axes, const std::vecto
 struct Sweep {
   std::string name;
   std::string description;
-  std::string source;      // the sweep file, or workloads/sweeps/NAME.yaml for a shipped sweep
-  std::string base;        // as written: a preset name or a path
+  std::string source;       // the sweep file, or workloads/sweeps/NAME.yaml for a shipped sweep
+  std::string base;         // as written: a preset name or a path
   std::string base_source;  // the base config's file (the preset's workloads/presets/NAME.yaml)
-  std::string output_dir;  // results/<name> unless given
+  std::string output_dir;   // results/<name> unless given
   std::vector<SweepAxis> axes;
   std::vector<SweepPoint> points;
 };
