@@ -260,7 +260,8 @@ void Executor::feed(const Tensor& input, const std::vector<float>& values) {
 std::vector<float> Executor::variable_value(const Tensor& variable) const {
   const Value& v = impl_->source_value(variable, OpKind::variable, "variable_value");
   if (!impl_->options.numerics) {
-    throw InputError(fmt::format("variable_value '{}': a timing-only executor holds no data", variable.name()));
+    throw InputError(
+        fmt::format("variable_value '{}': a timing-only executor holds no data", variable.name()));
   }
   return assemble(v, impl_->store[v.id], impl_->mesh);
 }

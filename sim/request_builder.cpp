@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 #include "sim/algorithm_registry.hpp"
 #include "sim/request_check.hpp"
 #include "topologies/group.hpp"
@@ -56,7 +55,9 @@ BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec&
                                              : split_names(spec.algorithms);
   request.algorithms = built.algorithms;
   const std::uint64_t bytes = parse_bytes(spec.bytes);
-  if (bytes == 0) throw InputError(fmt::format("size '{}' is zero; a collective needs at least one 4-byte element", spec.bytes));
+  if (bytes == 0)
+    throw InputError(
+        fmt::format("size '{}' is zero; a collective needs at least one 4-byte element", spec.bytes));
   if (bytes % 4 != 0) {
     throw InputError(
         fmt::format("size '{}' is {} bytes, not a whole number of 4-byte fp32 elements", spec.bytes, bytes));

@@ -1,12 +1,11 @@
 #include "topologies/chip_graph.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
-
-#include <algorithm>
-
-#include <fmt/format.h>
 
 #include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"
@@ -53,16 +52,17 @@ GraphFigures graph_figures(const Topology& topology) {
   const int n = figures.chips;
   const int sources = topology.wraparound() ? 1 : n;
   if (sources > kMaxMeshChipsForFigures) {
-    throw InputError(fmt::format("topology '{}': hop figures of a mesh are computed up to {} chips, it has {}",
-                                 topology.name(), kMaxMeshChipsForFigures, n));
+    throw InputError(
+        fmt::format("topology '{}': hop figures of a mesh are computed up to {} chips, it has {}",
+                    topology.name(), kMaxMeshChipsForFigures, n));
   }
   std::vector<int> distance(n);
   double hop_sum = 0;
   for (int source = 0; source < sources; ++source) {
     std::fill(distance.begin(), distance.end(), 0);
-    boost::breadth_first_search(
-        graph, boost::vertex(source, graph),
-        boost::visitor(boost::make_bfs_visitor(boost::record_distances(distance.data(), boost::on_tree_edge()))));
+    boost::breadth_first_search(graph, boost::vertex(source, graph),
+                                boost::visitor(boost::make_bfs_visitor(
+                                    boost::record_distances(distance.data(), boost::on_tree_edge()))));
     for (int target = 0; target < n; ++target) {
       figures.diameter_hops = std::max(figures.diameter_hops, distance[target]);
       hop_sum += distance[target];

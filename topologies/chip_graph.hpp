@@ -8,11 +8,11 @@ namespace tpusim::topo {
 
 struct GraphFigures {
   int chips = 0;
-  int links = 0;              // undirected inter-chip links (each full duplex)
-  int diameter_hops = 0;      // longest shortest path between chips
-  double average_hops = 0;    // mean shortest path over ordered pairs of distinct chips
-  int bisection_links = 0;    // links cut by the best halving plane across one dimension
-  double bisection_Bps = 0;   // bisection_links * bandwidth * 2 directions
+  int links = 0;             // undirected inter-chip links (each full duplex)
+  int diameter_hops = 0;     // longest shortest path between chips
+  double average_hops = 0;   // mean shortest path over ordered pairs of distinct chips
+  int bisection_links = 0;   // links cut by the best halving plane across one dimension
+  double bisection_Bps = 0;  // bisection_links * bandwidth * 2 directions
 };
 
 GraphFigures graph_figures(const Topology& topology);

@@ -64,7 +64,8 @@ std::vector<AxisSet> parse_group_axes(const Topology& topology, const std::strin
     AxisSet merged;
     for (const auto& axis_name : split(dim_text, '+')) {
       if (axis_name.empty()) {
-        throw InputError(fmt::format("group axes '{}': empty axis name; expected e.g. 'core+x,y' or 'all'", text));
+        throw InputError(
+            fmt::format("group axes '{}': empty axis name; expected e.g. 'core+x,y' or 'all'", text));
       }
       const int axis = topology.axis_index(axis_name);
       if (!seen.insert(axis).second) {
@@ -142,13 +143,14 @@ void validate_group(const Topology& topology, const Group& group) {
     expected *= size;
   }
   if (group.dims.empty() || expected != group.size()) {
-    throw InputError(fmt::format("group has {} cores but its dimensions multiply to {}", group.size(), expected));
+    throw InputError(
+        fmt::format("group has {} cores but its dimensions multiply to {}", group.size(), expected));
   }
   std::set<Rank> seen;
   for (const Rank rank : group.ranks) {
     if (rank < 0 || rank >= topology.num_cores()) {
-      throw InputError(fmt::format("group names core {} but topology '{}' has cores 0..{}", rank, topology.name(),
-                                   topology.num_cores() - 1));
+      throw InputError(fmt::format("group names core {} but topology '{}' has cores 0..{}", rank,
+                                   topology.name(), topology.num_cores() - 1));
     }
     if (!seen.insert(rank).second) throw InputError(fmt::format("group names core {} twice", rank));
   }

@@ -9,7 +9,8 @@
 
 namespace tpusim::topo {
 
-LinkParams::LinkParams(double bandwidth_Bps, double latency_s) : bandwidth_Bps_(bandwidth_Bps), latency_s_(latency_s) {
+LinkParams::LinkParams(double bandwidth_Bps, double latency_s)
+    : bandwidth_Bps_(bandwidth_Bps), latency_s_(latency_s) {
   if (!(bandwidth_Bps > 0) || !std::isfinite(bandwidth_Bps)) {
     throw InputError(fmt::format("link bandwidth must be positive, got {} B/s", bandwidth_Bps));
   }
@@ -19,7 +20,8 @@ LinkParams::LinkParams(double bandwidth_Bps, double latency_s) : bandwidth_Bps_(
 }
 
 std::string LinkParams::describe() const {
-  return fmt::format("{} per direction, {} latency", format_bandwidth(bandwidth_Bps_), format_duration(latency_s_));
+  return fmt::format("{} per direction, {} latency", format_bandwidth(bandwidth_Bps_),
+                     format_duration(latency_s_));
 }
 
 }  // namespace tpusim::topo

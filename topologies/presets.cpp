@@ -34,10 +34,34 @@ struct PresetEntry {
 
 const std::vector<PresetEntry>& table() {
   static const std::vector<PresetEntry> entries = {
-      {"tpu-v2-pod", "TPU v2 pod: 16x16 chip 2D torus, 2 cores per chip (512 cores)", {16, 16}, true, 2, kV2Link, kV2OnChip},
-      {"tpu-v3-pod", "TPU v3 pod: 32x32 chip 2D torus, 2 cores per chip (2048 cores)", {32, 32}, true, 2, kV3Link, kV3OnChip},
-      {"tpu-v2-32", "TPU v2 slice: 4x4 chip torus, 2 cores per chip (32 cores)", {4, 4}, true, 2, kV2Link, kV2OnChip},
-      {"tpu-v2-128", "TPU v2 slice: 8x8 chip torus, 2 cores per chip (128 cores)", {8, 8}, true, 2, kV2Link, kV2OnChip},
+      {"tpu-v2-pod",
+       "TPU v2 pod: 16x16 chip 2D torus, 2 cores per chip (512 cores)",
+       {16, 16},
+       true,
+       2,
+       kV2Link,
+       kV2OnChip},
+      {"tpu-v3-pod",
+       "TPU v3 pod: 32x32 chip 2D torus, 2 cores per chip (2048 cores)",
+       {32, 32},
+       true,
+       2,
+       kV3Link,
+       kV3OnChip},
+      {"tpu-v2-32",
+       "TPU v2 slice: 4x4 chip torus, 2 cores per chip (32 cores)",
+       {4, 4},
+       true,
+       2,
+       kV2Link,
+       kV2OnChip},
+      {"tpu-v2-128",
+       "TPU v2 slice: 8x8 chip torus, 2 cores per chip (128 cores)",
+       {8, 8},
+       true,
+       2,
+       kV2Link,
+       kV2OnChip},
       {"ring-8", "8 single-core chips on a ring", {8}, true, 1, kV2Link, kV2OnChip},
       {"torus-4x4", "4x4 torus of single-core chips", {4, 4}, true, 1, kV2Link, kV2OnChip},
       {"torus-8x8", "8x8 torus of single-core chips", {8, 8}, true, 1, kV2Link, kV2OnChip},
@@ -46,7 +70,6 @@ const std::vector<PresetEntry>& table() {
   };
   return entries;
 }
-
 
 std::vector<int> parse_dims(const std::string& spec, const std::string& text) {
   std::vector<int> dims;
@@ -59,7 +82,8 @@ std::vector<int> parse_dims(const std::string& spec, const std::string& text) {
       used = 0;
     }
     if (part.empty() || used != part.size() || size < 1) {
-      throw InputError(fmt::format("topology '{}': '{}' is not a list of sizes such as 16x16 or 4x4x4", spec, text));
+      throw InputError(
+          fmt::format("topology '{}': '{}' is not a list of sizes such as 16x16 or 4x4x4", spec, text));
     }
     dims.push_back(size);
   }
@@ -81,9 +105,10 @@ Topology preset(const std::string& name) {
                       entry.intra_chip);
     }
   }
-  throw InputError(fmt::format("unknown topology preset '{}'{}; valid presets are {} (or a spec such as "
-                               "torus:8x8,cores=2)",
-                               name, did_you_mean(name, preset_names()), join(preset_names())));
+  throw InputError(
+      fmt::format("unknown topology preset '{}'{}; valid presets are {} (or a spec such as "
+                  "torus:8x8,cores=2)",
+                  name, did_you_mean(name, preset_names()), join(preset_names())));
 }
 
 // spec := base ( ',' key '=' value )*
@@ -92,7 +117,8 @@ Topology preset(const std::string& name) {
 Topology topology_from_spec(const std::string& spec) {
   const auto parts = split(spec, ',');
   if (parts.empty() || parts[0].empty()) throw InputError("topology: empty specification");
-  if (spec.back() == ',') throw InputError(fmt::format("topology '{}': trailing ','; expected key=value after it", spec));
+  if (spec.back() == ',')
+    throw InputError(fmt::format("topology '{}': trailing ','; expected key=value after it", spec));
   const std::string& base = parts[0];
   std::optional<Topology> topology;
   const auto colon = base.find(':');
@@ -103,7 +129,8 @@ Topology topology_from_spec(const std::string& spec) {
     const auto dims = parse_dims(spec, base.substr(colon + 1));
     const bool wrap = kind == "ring" || kind == "torus";
     if (kind != "ring" && kind != "line" && kind != "torus" && kind != "mesh") {
-      throw InputError(fmt::format("topology '{}': unknown kind '{}'; valid kinds are ring, line, torus, mesh", spec, kind));
+      throw InputError(fmt::format(
+          "topology '{}': unknown kind '{}'; valid kinds are ring, line, torus, mesh", spec, kind));
     }
     if ((kind == "ring" || kind == "line") && dims.size() != 1) {
       throw InputError(fmt::format("topology '{}': a {} has one dimension", spec, kind));
@@ -118,7 +145,8 @@ Topology topology_from_spec(const std::string& spec) {
     const auto eq = parts[i].find('=');
     const std::string key = parts[i].substr(0, eq);
     if (eq == std::string::npos) {
-      throw InputError(fmt::format("topology '{}': '{}' is not key=value; keys are {}", spec, parts[i], join(keys)));
+      throw InputError(
+          fmt::format("topology '{}': '{}' is not key=value; keys are {}", spec, parts[i], join(keys)));
     }
     const std::string value = parts[i].substr(eq + 1);
     try {
@@ -145,8 +173,8 @@ Topology topology_from_spec(const std::string& spec) {
       throw InputError(fmt::format("topology '{}': {}: '{}' is not a whole number", spec, key, value));
     }
   }
-  return Topology(topology->name() == base ? spec : topology->name(), topology->chip_dims(), topology->wraparound(),
-                  cores, LinkParams(bw, lat), LinkParams(intra_bw, intra_lat));
+  return Topology(topology->name() == base ? spec : topology->name(), topology->chip_dims(),
+                  topology->wraparound(), cores, LinkParams(bw, lat), LinkParams(intra_bw, intra_lat));
 }
 
 }  // namespace tpusim::topo

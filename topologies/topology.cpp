@@ -20,17 +20,20 @@ Topology::Topology(std::string name, std::vector<int> chip_dims, bool wraparound
       inter_chip_(inter_chip),
       intra_chip_(intra_chip) {
   if (chip_dims_.empty() || chip_dims_.size() > 3) {
-    throw InputError(fmt::format("topology '{}': expected 1 to 3 chip dimensions, got {}", name_, chip_dims_.size()));
+    throw InputError(
+        fmt::format("topology '{}': expected 1 to 3 chip dimensions, got {}", name_, chip_dims_.size()));
   }
   for (const int size : chip_dims_) {
-    if (size < 1) throw InputError(fmt::format("topology '{}': dimension size {} must be at least 1", name_, size));
+    if (size < 1)
+      throw InputError(fmt::format("topology '{}': dimension size {} must be at least 1", name_, size));
     if (num_chips_ > kMaxChips / size) {
       throw InputError(fmt::format("topology '{}': more than {} chips", name_, kMaxChips));
     }
     num_chips_ *= size;
   }
   if (cores_per_chip_ < 1 || cores_per_chip_ > 64) {
-    throw InputError(fmt::format("topology '{}': cores per chip must be 1 to 64, got {}", name_, cores_per_chip_));
+    throw InputError(
+        fmt::format("topology '{}': cores per chip must be 1 to 64, got {}", name_, cores_per_chip_));
   }
 }
 
@@ -64,7 +67,8 @@ std::string Topology::kind() const {
 std::string Topology::shape() const {
   std::vector<std::string> sizes;
   for (const int size : chip_dims_) sizes.push_back(std::to_string(size));
-  return fmt::format("{} chips x {} core{}", join(sizes, "x"), cores_per_chip_, cores_per_chip_ == 1 ? "" : "s");
+  return fmt::format("{} chips x {} core{}", join(sizes, "x"), cores_per_chip_,
+                     cores_per_chip_ == 1 ? "" : "s");
 }
 
 Topology Topology::with_links(LinkParams inter_chip, LinkParams intra_chip) const {

@@ -10,7 +10,8 @@ namespace tpusim::topo {
 
 using Rank = int;  // a core's global number, see rank_mapping.hpp
 
-// A physical axis of the pod as seen by groups and meshes: "core" (the cores of one chip), then "x", "y", "z".
+// A physical axis of the pod as seen by groups and meshes: "core" (the cores of one chip), then "x", "y",
+// "z".
 struct PhysicalAxis {
   std::string name;
   int size;
@@ -20,8 +21,8 @@ struct PhysicalAxis {
 class Topology {
  public:
   // Throws InputError unless 1 <= chip_dims.size() <= 3, every size >= 1 and cores_per_chip >= 1.
-  Topology(std::string name, std::vector<int> chip_dims, bool wraparound, int cores_per_chip, LinkParams inter_chip,
-           LinkParams intra_chip);
+  Topology(std::string name, std::vector<int> chip_dims, bool wraparound, int cores_per_chip,
+           LinkParams inter_chip, LinkParams intra_chip);
 
   const std::string& name() const { return name_; }
   const std::vector<int>& chip_dims() const { return chip_dims_; }

@@ -1,6 +1,7 @@
+#include "topologies/chip_graph.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "topologies/chip_graph.hpp"
 #include "topologies/presets.hpp"
 
 using namespace tpusim::topo;
@@ -61,8 +62,9 @@ TEST_CASE("large tori are described quickly and large meshes are refused") {
   const auto big = graph_figures(tpusim::topo::topology_from_spec("torus:256x256"));
   CHECK(big.diameter_hops == 256);
   CHECK(big.bisection_links == 2 * 256);
-  CHECK_THROWS_WITH(graph_figures(tpusim::topo::topology_from_spec("mesh:128x128")),
-                    "topology 'mesh:128x128': hop figures of a mesh are computed up to 4096 chips, it has 16384");
+  CHECK_THROWS_WITH(
+      graph_figures(tpusim::topo::topology_from_spec("mesh:128x128")),
+      "topology 'mesh:128x128': hop figures of a mesh are computed up to 4096 chips, it has 16384");
   CHECK_THROWS_WITH(tpusim::topo::topology_from_spec("torus:4096x4096"),
                     "topology 'torus:4096x4096': more than 65536 chips");
 }

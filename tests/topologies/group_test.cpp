@@ -1,10 +1,10 @@
-#include <catch2/catch.hpp>
+#include "topologies/group.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 
 #include "topologies/chip_graph.hpp"
-#include "topologies/group.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "topologies/support/input_error.hpp"
@@ -76,8 +76,10 @@ TEST_CASE("rejects unknown and repeated group axes") {
 
 TEST_CASE("rejects hand-written groups naming missing or repeated cores") {
   const Topology ring = preset("ring-8");
-  CHECK_THROWS_WITH(validate_group(ring, Group{{2}, {0, 9}}), "group names core 9 but topology 'ring-8' has cores 0..7");
+  CHECK_THROWS_WITH(validate_group(ring, Group{{2}, {0, 9}}),
+                    "group names core 9 but topology 'ring-8' has cores 0..7");
   CHECK_THROWS_WITH(validate_group(ring, Group{{2}, {3, 3}}), "group names core 3 twice");
-  CHECK_THROWS_WITH(validate_group(ring, Group{{3}, {1, 2}}), "group has 2 cores but its dimensions multiply to 3");
+  CHECK_THROWS_WITH(validate_group(ring, Group{{3}, {1, 2}}),
+                    "group has 2 cores but its dimensions multiply to 3");
   CHECK_NOTHROW(validate_group(ring, Group{{3}, {5, 1, 2}}));
 }

@@ -1,12 +1,14 @@
+#include "topologies/rank_mapping.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "topologies/presets.hpp"
-#include "topologies/rank_mapping.hpp"
 
 using namespace tpusim::topo;
 
 TEST_CASE("rank and coordinate are inverse on every core of several topologies") {
-  for (const char* spec : {"tpu-v2-pod", "torus-4x4x4", "ring-8", "mesh:3x5,cores=4", "torus:2x3x5,cores=2"}) {
+  for (const char* spec :
+       {"tpu-v2-pod", "torus-4x4x4", "ring-8", "mesh:3x5,cores=4", "torus:2x3x5,cores=2"}) {
     const Topology topology = topology_from_spec(spec);
     for (Rank rank = 0; rank < topology.num_cores(); ++rank) {
       REQUIRE(rank_of(topology, coord_of(topology, rank)) == rank);

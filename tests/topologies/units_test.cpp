@@ -1,9 +1,10 @@
+#include "topologies/support/units.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "topologies/support/did_you_mean.hpp"
-#include "topologies/support/text.hpp"
 #include "topologies/support/input_error.hpp"
-#include "topologies/support/units.hpp"
+#include "topologies/support/text.hpp"
 
 using namespace tpusim;
 
@@ -16,8 +17,9 @@ TEST_CASE("parses sizes with binary and decimal units") {
 }
 
 TEST_CASE("rejects malformed sizes naming the text and the accepted forms") {
-  CHECK_THROWS_WITH(parse_bytes("64MiX"),
-                    "'64MiX' is not a size: unknown unit 'MiX', expected a size such as 4096, 64KiB, 64MiB, 1GiB or 1.5GB");
+  CHECK_THROWS_WITH(
+      parse_bytes("64MiX"),
+      "'64MiX' is not a size: unknown unit 'MiX', expected a size such as 4096, 64KiB, 64MiB, 1GiB or 1.5GB");
   CHECK_THROWS_WITH(parse_bytes("abc"),
                     "'abc' is not a size: expected a size such as 4096, 64KiB, 64MiB, 1GiB or 1.5GB");
   CHECK_THROWS_AS(parse_bytes("-4"), InputError);

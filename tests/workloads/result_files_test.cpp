@@ -11,9 +11,9 @@
 #include <set>
 #include <sstream>
 
+#include "topologies/support/atomic_file.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "workloads/config/config_parser.hpp"
-#include "topologies/support/atomic_file.hpp"
 #include "workloads/training_run.hpp"
 
 using namespace tpusim::workloads;
@@ -87,7 +87,8 @@ TEST_CASE("a timing-only run writes its summary and collectives table and a Chro
   CHECK(chips.size() == 16);  // tpu-v2-32: 16 chips, one process each
   CHECK(complete == 16 * t.entries.size());
   CHECK(collective_events > 0);
-  CHECK(std::distance(fs::directory_iterator(fs::path(paths.summary).parent_path()), fs::directory_iterator()) == 3);
+  CHECK(std::distance(fs::directory_iterator(fs::path(paths.summary).parent_path()),
+                      fs::directory_iterator()) == 3);
   fs::remove_all(folder);
 }
 

@@ -19,7 +19,8 @@ void write_file_atomically(const std::string& path, const std::function<void(std
   std::error_code error;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), error);
   if (error) {
-    throw InputError(fmt::format("cannot create folder '{}': {}", target.parent_path().string(), error.message()));
+    throw InputError(
+        fmt::format("cannot create folder '{}': {}", target.parent_path().string(), error.message()));
   }
   // The pid keeps two processes writing the same result (a sweep's children) from sharing a temporary file.
   const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());

@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define TPUSIM_CHECK(condition)                                                                \
-  do {                                                                                         \
-    if (!(condition)) {                                                                        \
+#define TPUSIM_CHECK(condition)                                                                          \
+  do {                                                                                                   \
+    if (!(condition)) {                                                                                  \
       std::fprintf(stderr, "%s:%d: internal error: check failed: %s\n", __FILE__, __LINE__, #condition); \
-      std::abort();                                                                            \
-    }                                                                                          \
+      std::abort();                                                                                      \
+    }                                                                                                    \
   } while (false)

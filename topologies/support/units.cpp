@@ -33,7 +33,8 @@ double scaled(const std::string& text, const std::map<std::string, double>& mult
   const auto [value, suffix] = split_number(text, what, accepted);
   const auto found = multipliers.find(suffix);
   if (found == multipliers.end()) {
-    throw InputError(fmt::format("'{}' is not a {}: unknown unit '{}', expected {}", text, what, suffix, accepted));
+    throw InputError(
+        fmt::format("'{}' is not a {}: unknown unit '{}', expected {}", text, what, suffix, accepted));
   }
   if (value < 0) throw InputError(fmt::format("'{}' is not a {}: it is negative", text, what));
   return value * found->second;
@@ -42,10 +43,19 @@ double scaled(const std::string& text, const std::map<std::string, double>& mult
 }  // namespace
 
 std::uint64_t parse_bytes(const std::string& text) {
-  static const std::map<std::string, double> units = {
-      {"", 1},        {"B", 1},       {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-      {"TiB", 1099511627776.0},       {"KB", 1e3},     {"MB", 1e6},        {"GB", 1e9},
-      {"TB", 1e12},   {"K", 1024.0},  {"M", 1048576.0}, {"G", 1073741824.0}};
+  static const std::map<std::string, double> units = {{"", 1},
+                                                      {"B", 1},
+                                                      {"KiB", 1024.0},
+                                                      {"MiB", 1048576.0},
+                                                      {"GiB", 1073741824.0},
+                                                      {"TiB", 1099511627776.0},
+                                                      {"KB", 1e3},
+                                                      {"MB", 1e6},
+                                                      {"GB", 1e9},
+                                                      {"TB", 1e12},
+                                                      {"K", 1024.0},
+                                                      {"M", 1048576.0},
+                                                      {"G", 1073741824.0}};
   const char* accepted = "a size such as 4096, 64KiB, 64MiB, 1GiB or 1.5GB";
   const double bytes = scaled(text, units, "size", accepted);
   if (bytes != std::floor(bytes) || bytes > 1.8e19) {
@@ -56,9 +66,9 @@ std::uint64_t parse_bytes(const std::string& text) {
 
 double parse_bandwidth_Bps(const std::string& text) {
   static const std::map<std::string, double> units = {
-      {"", 1},          {"Bps", 1},        {"B/s", 1},        {"KBps", 1e3},      {"MBps", 1e6},
-      {"GBps", 1e9},    {"TBps", 1e12},    {"KB/s", 1e3},     {"MB/s", 1e6},      {"GB/s", 1e9},
-      {"TB/s", 1e12},   {"bps", 0.125},    {"Kbps", 125.0},   {"Mbps", 1.25e5},   {"Gbps", 1.25e8},
+      {"", 1},           {"Bps", 1},         {"B/s", 1},         {"KBps", 1e3},          {"MBps", 1e6},
+      {"GBps", 1e9},     {"TBps", 1e12},     {"KB/s", 1e3},      {"MB/s", 1e6},          {"GB/s", 1e9},
+      {"TB/s", 1e12},    {"bps", 0.125},     {"Kbps", 125.0},    {"Mbps", 1.25e5},       {"Gbps", 1.25e8},
       {"Tbps", 1.25e11}, {"Gbit/s", 1.25e8}, {"Mbit/s", 1.25e5}, {"GiBps", 1073741824.0}};
   const double bandwidth = scaled(text, units, "bandwidth",
                                   "a bandwidth such as 62GBps (bytes/s), 496Gbps (bits/s) or 1e9 (bytes/s)");
@@ -67,16 +77,16 @@ double parse_bandwidth_Bps(const std::string& text) {
 }
 
 double parse_duration_s(const std::string& text) {
-  static const std::map<std::string, double> units = {{"", 1},     {"s", 1},     {"ms", 1e-3},
+  static const std::map<std::string, double> units = {{"", 1},      {"s", 1},     {"ms", 1e-3},
                                                       {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}};
   return scaled(text, units, "duration", "a duration such as 1us, 2.5ms, 100ns or 1e-6 (seconds)");
 }
 
 double parse_flops(const std::string& text) {
-  static const std::map<std::string, double> units = {
-      {"", 1},      {"G", 1e9},          {"T", 1e12},         {"P", 1e15},      {"FLOPS", 1},
-      {"GFLOPS", 1e9}, {"TFLOPS", 1e12}, {"PFLOPS", 1e15},    {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12},
-      {"PFLOP/s", 1e15}};
+  static const std::map<std::string, double> units = {{"", 1},           {"G", 1e9},       {"T", 1e12},
+                                                      {"P", 1e15},       {"FLOPS", 1},     {"GFLOPS", 1e9},
+                                                      {"TFLOPS", 1e12},  {"PFLOPS", 1e15}, {"GFLOP/s", 1e9},
+                                                      {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}};
   const double flops = scaled(text, units, "FLOP rate", "a rate such as 22.5TFLOPS, 22.5T or 2.25e13");
   if (flops <= 0) throw InputError(fmt::format("'{}' is not a FLOP rate: it must be positive", text));
   return flops;

@@ -12,8 +12,8 @@ double parse_bandwidth_Bps(const std::string& text);
 double parse_duration_s(const std::string& text);
 double parse_flops(const std::string& text);  // "22.5T", "45e12", "22.5TFLOPS"
 
-std::string format_bytes(double bytes);          // "64 MiB"
+std::string format_bytes(double bytes);              // "64 MiB"
 std::string format_bandwidth(double bandwidth_Bps);  // "62.0 GB/s"
-std::string format_duration(double seconds);     // "1.234 ms"
+std::string format_duration(double seconds);         // "1.234 ms"
 
 }  // namespace tpusim

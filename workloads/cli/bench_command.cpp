@@ -1,10 +1,12 @@
-// tpusim bench <what>: wall-time and memory figures. Benchmarks print figures; they never pass or fail on time.
+// tpusim bench <what>: wall-time and memory figures. Benchmarks print figures; they never pass or fail on
+// time.
 #include "workloads/cli/command.hpp"
 
 namespace tpusim::cli {
 
 void add_bench_command(CLI::App& app) {
-  auto* bench = app.add_subcommand("bench", "Benchmarks: wall time and peak memory of the simulator and engine");
+  auto* bench =
+      app.add_subcommand("bench", "Benchmarks: wall time and peak memory of the simulator and engine");
   bench->require_subcommand(1);
   add_bench_collectives(*bench);
   add_bench_engine(*bench);

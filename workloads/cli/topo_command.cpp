@@ -17,7 +17,8 @@ void add_topo_command(CLI::App& app) {
   auto* describe = topo->add_subcommand("describe", "Print diameter, bisection, hop counts of a topology");
   static std::string spec;
   static bool json = false;
-  describe->add_option("topology", spec, "Preset name or spec (torus:8x8,cores=2,bw=62GBps,lat=1us)")->required();
+  describe->add_option("topology", spec, "Preset name or spec (torus:8x8,cores=2,bw=62GBps,lat=1us)")
+      ->required();
   describe->add_flag("--json", json, "Print one JSON object");
   describe->callback([] {
     const auto topology = topo::topology_from_spec(spec);

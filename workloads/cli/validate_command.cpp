@@ -21,11 +21,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "topologies/support/atomic_file.hpp"
 #include "sim/child_process.hpp"
 #include "sim/measurement.hpp"
 #include "topologies/chip_graph.hpp"
 #include "topologies/presets.hpp"
+#include "topologies/support/atomic_file.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
