@@ -17,40 +17,33 @@ std::size_t wrap(long long value, std::size_t p) {
   return static_cast<std::size_t>(((value % m) + m) % m);
 }
 
-}  // namespace
-
-Schedule ring_reduce_scatter(const Line& line, const std::vector<ElementRange>& owned) {
+// p-1 steps; at step s position i sends chunk (i - s - first_chunk_lag) to position i+1, which applies it.
+Schedule ring_pass(const Line& line, const std::vector<ElementRange>& owned, long long first_chunk_lag,
+                   Action action) {
   Schedule schedule;
   const std::size_t p = line.size();
   if (p < 2) return schedule;
   auto plan = std::make_shared<RingPlan>(RingPlan{line, owned});
-  // Chunk c starts at position c+1 and gathers one contribution per step, reaching position c after p-1
-  // steps.
-  schedule.then(p - 1, [plan, p](std::size_t step, std::vector<Transfer>& out) {
+  schedule.then(p - 1, [plan, p, first_chunk_lag, action](std::size_t step, std::vector<Transfer>& out) {
     for (std::size_t i = 0; i < p; ++i) {
       const ElementRange chunk =
-          plan->owned[wrap(static_cast<long long>(i) - static_cast<long long>(step) - 1, p)];
-      add(out,
-          {plan->line[i], plan->line[(i + 1) % p], chunk.offset, chunk.offset, chunk.count, Action::reduce});
+          plan->owned[wrap(static_cast<long long>(i) - static_cast<long long>(step) - first_chunk_lag, p)];
+      add(out, {plan->line[i], plan->line[(i + 1) % p], chunk.offset, chunk.offset, chunk.count, action});
     }
   });
   return schedule;
 }
 
+}  // namespace
+
+// Chunk c starts at position c+1 and gathers one contribution per step, reaching position c after p-1 steps.
+Schedule ring_reduce_scatter(const Line& line, const std::vector<ElementRange>& owned) {
+  return ring_pass(line, owned, 1, Action::reduce);
+}
+
+// Chunk c starts at its owner, position c, and is copied one position further each step.
 Schedule ring_allgather(const Line& line, const std::vector<ElementRange>& owned) {
-  Schedule schedule;
-  const std::size_t p = line.size();
-  if (p < 2) return schedule;
-  auto plan = std::make_shared<RingPlan>(RingPlan{line, owned});
-  schedule.then(p - 1, [plan, p](std::size_t step, std::vector<Transfer>& out) {
-    for (std::size_t i = 0; i < p; ++i) {
-      const ElementRange chunk =
-          plan->owned[wrap(static_cast<long long>(i) - static_cast<long long>(step), p)];
-      add(out,
-          {plan->line[i], plan->line[(i + 1) % p], chunk.offset, chunk.offset, chunk.count, Action::copy});
-    }
-  });
-  return schedule;
+  return ring_pass(line, owned, 0, Action::copy);
 }
 
 Schedule ring_allreduce(const Line& line, ElementRange range) {
