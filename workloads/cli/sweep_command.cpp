@@ -38,9 +38,9 @@ void print_points(const workloads::Sweep& sweep) {
                            sweep.points.size(), sweep.source, sweep.base);
   for (const auto& point : sweep.points) {
     const auto& c = point.config;
-    std::cout << fmt::format("{:>4}  {}  -> {} cores, mesh {}, layout {}\n", point.index,
-                             point.describe(sweep.axes), c.hardware.topology.name(), c.mesh.shape_text(),
-                             c.mesh.layout_text());
+    std::cout << fmt::format("{:>4}  {}  -> {} ({} cores), mesh {}, layout {}\n", point.index,
+                             point.describe(sweep.axes), c.hardware.topology.name(),
+                             c.hardware.topology.num_cores(), c.mesh.shape_text(), c.mesh.layout_text());
   }
 }
 
