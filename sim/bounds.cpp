@@ -69,14 +69,12 @@ struct ClosedForm {
 
 ClosedForm closed_form(const CollectiveRequest& request, double alpha, double bandwidth) {
   ClosedForm form;
-  if (request.groups.empty()) {
-    if (request.kind == CollectiveKind::permute)
-      form = {alpha + request.elements * request.element_bytes / bandwidth, "a + S/B"};
-    return form;
-  }
+  const double s = static_cast<double>(request.elements) * request.element_bytes;
+  // Permute pairs need not form groups (build_request adds them, hand-made requests may not).
+  if (request.kind == CollectiveKind::permute) return {alpha + s / bandwidth, "a + S/B"};
+  if (request.groups.empty()) return form;
   const auto& group = request.groups.front();
   const int p = group.size();
-  const double s = static_cast<double>(request.elements) * request.element_bytes;
   std::vector<std::string> names = request.algorithms;
   if (names.empty()) names = {default_algorithm(request.kind)};
   if (names.size() == 1 && names.front() == "bucket2d") names = {"bidir_ring", "bidir_ring"};
@@ -177,7 +175,10 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
       }
       uniform_latency = route.latency_s;
       uniform_bandwidth = route.bandwidth_Bps;
-      check = check && prediction.transfers <= kMaxCheckedTransfers;
+      if (check && prediction.transfers > kMaxCheckedTransfers) {
+        check = false;
+        busy = {};  // the intervals are no longer needed: free them now, not after the last round
+      }
       for (const int link : route.links) {
         if (is_loopback(topology, link)) continue;  // FATPIPE: flows do not share it
         link_bytes[link] += bytes;

@@ -40,7 +40,12 @@ ChildResult run_in_child(const std::function<std::string()>& work) {
   std::fflush(stderr);
   const auto started = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid < 0) {
+    const int error = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(fmt::format("fork: {}", std::strerror(error)));
+  }
   if (pid == 0) {
     ::close(fds[0]);
     std::string message;

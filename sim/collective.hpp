@@ -21,10 +21,11 @@ CollectiveKind parse_collective_kind(const std::string& name);  // InputError li
 // Data layout, for a group of p members and a buffer of `elements` per member, chunk i being the balanced
 // slice [i*elements/p, (i+1)*elements/p) and "position" a member's index in group.ranks:
 //   allreduce       every member's buffer becomes the element-wise reduction of all buffers
-//   reduce_scatter  member i's chunk i becomes the reduction of everyone's chunk i (other chunks:
-//   unspecified) allgather       member i contributes its chunk i; every member ends with all chunks alltoall
-//   chunk j of member i ends as chunk i of member j broadcast       every member ends with position 0's
-//   buffer permute         the pairs (source rank, destination rank) each move the whole buffer; a rank that
+//   reduce_scatter  member i's chunk i becomes the reduction of everyone's chunk i (other chunks unspecified)
+//   allgather       member i contributes its chunk i; every member ends with all chunks
+//   alltoall        chunk j of member i ends as chunk i of member j
+//   broadcast       every member ends with position 0's buffer
+//   permute         the pairs (source rank, destination rank) each move the whole buffer; a rank that
 //                   receives nothing ends with zeros
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::allreduce;

@@ -16,7 +16,7 @@ namespace tpusim::sim {
 struct TraceEvent {
   topo::Rank src;  // -1 for a span of folded rounds
   topo::Rank dst;
-  std::uint64_t bytes;
+  std::uint64_t bytes;  // for a span of folded rounds: how many rounds it stands for
   double start_s;
   double end_s;
   int label;  // index into the simulator's labels

@@ -18,7 +18,9 @@ Measurement measure(Simulator& simulator, const BuiltRequest& built, bool check_
   Measurement m;
   Buffers inputs, data;
   if (check_data) {
-    const double bytes = 3.0 * topology.num_cores() * static_cast<double>(request.elements) * 4;
+    // Inputs, results and the reference, plus the executor's copy of the inputs where it keeps one.
+    const double copies = reads_buffers_at_start(request.kind) ? 4.0 : 3.0;
+    const double bytes = copies * topology.num_cores() * static_cast<double>(request.elements) * 4;
     if (bytes > kMaxCheckedDataBytes) {
       throw InputError(
           fmt::format("--check-data would need {} for {} cores of {} each; use a smaller --bytes",

@@ -21,7 +21,8 @@ struct Measurement {
   bool data_ok = true;
 };
 
-// Largest memory --check-data may use (inputs, results and the reference, all fp32).
+// Largest memory --check-data may use (inputs, results, the reference and, for all-to-all and permute, the
+// executor's copy of the inputs; all fp32).
 constexpr double kMaxCheckedDataBytes = 4.0 * (1u << 30);
 
 // Simulates `built` on the simulator; with check_data, random inputs travel and the result is compared with

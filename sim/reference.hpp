@@ -11,7 +11,8 @@ namespace tpusim::sim {
 using Buffers = std::map<topo::Rank, std::vector<float>>;
 
 // `inputs` holds every member's buffer before the collective. Returns every member's expected buffer; for
-// reduce-scatter only the member's own chunk is meaningful and the rest is copied from `actual` when given.
+// reduce-scatter it holds the full reduction, of which only the member's own chunk is meaningful (see
+// compare_with_reference).
 Buffers reference_result(const CollectiveRequest& request, const Buffers& inputs);
 
 struct DataCheck {

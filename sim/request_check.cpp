@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "sim/algorithm_registry.hpp"
@@ -48,6 +49,10 @@ std::set<topo::Rank> data_ranks(const CollectiveRequest& request) {
 
 void validate_request(const topo::Topology& topology, const CollectiveRequest& request) {
   if (request.element_bytes < 1) throw InputError("element size must be at least 1 byte");
+  if (request.elements > std::numeric_limits<std::uint64_t>::max() / request.element_bytes) {
+    throw InputError(fmt::format("{} elements of {} bytes do not fit in 64 bits of bytes per member",
+                                 request.elements, request.element_bytes));
+  }
   if (request.kind != CollectiveKind::permute && request.groups.empty()) {
     throw InputError(fmt::format("{} needs at least one group of cores", to_string(request.kind)));
   }
@@ -99,6 +104,10 @@ double busbw_factor(CollectiveKind kind, int p) {
     default:
       return 1.0;
   }
+}
+
+bool reads_buffers_at_start(CollectiveKind kind) {
+  return kind == CollectiveKind::alltoall || kind == CollectiveKind::permute;
 }
 
 int largest_group(const CollectiveRequest& request) {

@@ -17,6 +17,9 @@ std::vector<topo::Rank> participants(const CollectiveRequest& request);
 // nccl-tests bus bandwidth factor: 2(p-1)/p for allreduce, (p-1)/p for reduce-scatter, allgather and
 // all-to-all, 1 for broadcast and permute.
 double busbw_factor(CollectiveKind kind, int group_size);
+// All-to-all and permute transfers read the buffers as they were when the collective began, so running them
+// with data keeps a copy of every input.
+bool reads_buffers_at_start(CollectiveKind kind);
 int largest_group(const CollectiveRequest& request);
 
 }  // namespace tpusim::sim

@@ -9,8 +9,11 @@ namespace tpusim::sim {
 
 ElementRange balanced_part(ElementRange whole, std::uint64_t parts, std::uint64_t i) {
   TPUSIM_CHECK(parts > 0 && i < parts);
-  const std::uint64_t begin = whole.count * i / parts;
-  const std::uint64_t end = whole.count * (i + 1) / parts;
+  // count * (i + 1) exceeds 64 bits for sizes near the uint64 range (parse_bytes accepts up to 1.8e19 bytes),
+  // which would give wrong, even negative, chunks.
+  using Wide = unsigned __int128;
+  const auto begin = static_cast<std::uint64_t>(Wide{whole.count} * i / parts);
+  const auto end = static_cast<std::uint64_t>(Wide{whole.count} * (i + 1) / parts);
   return {whole.offset + begin, end - begin};
 }
 

@@ -27,8 +27,6 @@ bool g_engine_created = false;
 
 // Meshes get explicit routes for every chip pair; beyond this the platform itself becomes the cost.
 constexpr int kMaxMeshChips = 1024;
-// Every chip is a SimGrid host with its links; beyond this the platform alone exhausts memory.
-constexpr int kMaxChips = 65536;
 
 s4u::Engine* create_engine(NetworkModel network) {
   // Silence SimGrid before it can print anything (configuration changes are logged at INFO).
@@ -71,10 +69,6 @@ Simulator::Simulator(const topo::Topology& topology, SimOptions options) {
   if (g_engine_created) {
     throw InputError("a Simulator already exists in this process; SimGrid allows one simulation per process");
   }
-  if (topology.num_chips() > kMaxChips) {
-    throw InputError(fmt::format("topology '{}' has {} chips; the simulator handles at most {}",
-                                 topology.name(), topology.num_chips(), kMaxChips));
-  }
   if (!topology.wraparound() && topology.num_chips() > kMaxMeshChips) {
     throw InputError(
         fmt::format("topology '{}': meshes without wraparound are limited to {} chips, this one has {}",
@@ -100,7 +94,7 @@ CollectiveResult Simulator::run(const CollectiveRequest& request) {
   input.element_bytes = request.element_bytes;
   input.op = request.op;
   input.data = request.data;
-  input.reads_input = request.kind == CollectiveKind::alltoall || request.kind == CollectiveKind::permute;
+  input.reads_input = reads_buffers_at_start(request.kind);
   input.fold_repeated_rounds = impl_->options.fold_repeated_rounds;
   input.label = static_cast<int>(impl_->labels.size());
   input.trace = impl_->options.record_trace ? &impl_->trace : nullptr;

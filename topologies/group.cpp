@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
-#include <sstream>
 
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
@@ -137,14 +137,21 @@ std::vector<Group> groups_along(const Topology& topology, const std::vector<Axis
 }
 
 void validate_group(const Topology& topology, const Group& group) {
+  // Multiplied only while it is at most the group's size (so below 2^62): a product that overflowed could
+  // wrap round to a match.
   long long expected = 1;
+  bool truncated = false;
   for (const int size : group.dims) {
     if (size < 1) throw InputError(fmt::format("group dimension size {} must be at least 1", size));
+    if (expected > std::max(group.size(), 1)) {
+      truncated = truncated || size > 1;
+      continue;
+    }
     expected *= size;
   }
   if (group.dims.empty() || expected != group.size()) {
-    throw InputError(
-        fmt::format("group has {} cores but its dimensions multiply to {}", group.size(), expected));
+    throw InputError(fmt::format("group has {} cores but its dimensions multiply to {}{}", group.size(),
+                                 truncated ? "more than " : "", expected));
   }
   std::set<Rank> seen;
   for (const Rank rank : group.ranks) {

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <map>
+#include <algorithm>
 #include <optional>
-#include <sstream>
+#include <set>
 
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -141,6 +141,7 @@ Topology topology_from_spec(const std::string& spec) {
   double bw = topology->inter_chip().bandwidth_Bps(), lat = topology->inter_chip().latency_s();
   double intra_bw = topology->intra_chip().bandwidth_Bps(), intra_lat = topology->intra_chip().latency_s();
   const std::vector<std::string> keys = {"cores", "bw", "lat", "intra_bw", "intra_lat"};
+  std::set<std::string> given;
   for (std::size_t i = 1; i < parts.size(); ++i) {
     const auto eq = parts[i].find('=');
     const std::string key = parts[i].substr(0, eq);
@@ -149,6 +150,9 @@ Topology topology_from_spec(const std::string& spec) {
           fmt::format("topology '{}': '{}' is not key=value; keys are {}", spec, parts[i], join(keys)));
     }
     const std::string value = parts[i].substr(eq + 1);
+    if (std::find(keys.begin(), keys.end(), key) != keys.end() && !given.insert(key).second) {
+      throw InputError(fmt::format("topology '{}': key '{}' is given twice", spec, key));
+    }
     try {
       if (key == "cores") {
         std::size_t used = 0;

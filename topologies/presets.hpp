@@ -14,7 +14,7 @@ std::vector<std::string> preset_names();
 Topology preset(const std::string& name);  // InputError listing the valid names
 
 // A preset name, or a spec "torus:16x16x2c", "mesh:4x4", "ring:8", with optional ",bw=..,lat=.." link
-// overrides; see topology_spec.cpp for the grammar.
+// overrides; see topology_from_spec in presets.cpp for the grammar.
 Topology topology_from_spec(const std::string& spec);
 
 }  // namespace tpusim::topo

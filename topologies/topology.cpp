@@ -7,7 +7,8 @@
 
 namespace tpusim::topo {
 
-// The simulator keeps per-chip routes and actors; beyond this a run would not fit a laptop anyway.
+// Every chip is a SimGrid host with its links and routes; beyond this the platform alone exhausts memory.
+// The one limit on pod size: the simulator relies on it.
 constexpr int kMaxChips = 65536;
 
 Topology::Topology(std::string name, std::vector<int> chip_dims, bool wraparound, int cores_per_chip,

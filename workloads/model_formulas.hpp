@@ -7,9 +7,11 @@
 //   d = d_model, f = d_ff, h = heads, k = d_kv, V = vocab, E = experts, L layers
 //   attention sublayer: q, k, v [d, h, k] and o [h, k, d]          4dhk params
 //   FFN sublayer: in [d, f], out [f, d]                             2df
-//   MoE sublayer: router [d, E], in [E, d, f], out [E, f, d]         dE + 2Edf (top-1, capacity C per
-//   sequence) layer norm scale [d] before each sublayer and at the end of each stack; positional embedding
-//   [l, d] per stack transformer_lm:   embedding [V, d] + L (attention + FFN) + softmax [d, V]
+//   MoE sublayer: router [d, E], in [E, d, f], out [E, f, d]         dE + 2Edf
+//                 (top-1, capacity C per sequence)
+//   layer norm scale [d] before each sublayer and at the end of each stack; positional embedding [l, d] per
+//   stack
+//   transformer_lm:   embedding [V, d] + L (attention + FFN) + softmax [d, V]
 //   encoder_decoder:  one embedding [V, d] shared by both stacks (joint vocabulary) + L_enc (attention + FFN)
 //                     + L_dec (self-attention + cross-attention + FFN) + softmax [d, V]
 //   moe_transformer:  transformer_lm with every FFN replaced by a MoE sublayer
@@ -33,8 +35,9 @@ std::int64_t paper_parameter_count(const ModelConfig& model);
 // MLP's input). Elementwise work (layer norm, softmax, optimizer) is not included. With T = batch * length
 // tokens:
 //   transformer_lm  = 4TVd + 6TdV + L * 3 * (8Tdhk + 4 b l^2 h k + 4Tdf)
-//   encoder_decoder = 8TVd + 6TdV + L_enc * 3 * (A + 4Tdf) + L_dec * 3 * (2A + 4Tdf),  A = 8Tdhk + 4 b l^2 h
-//   k moe_transformer = 4TVd + 6TdV + L * (3A + 6TdE + 4TECd + 12EbCdf + 6TECd),  C = capacity per sequence
+//   encoder_decoder = 8TVd + 6TdV + L_enc * 3 * (A + 4Tdf) + L_dec * 3 * (2A + 4Tdf),
+//                     A = 8Tdhk + 4 b l^2 h k
+//   moe_transformer = 4TVd + 6TdV + L * (3A + 6TdE + 4TECd + 12EbCdf + 6TECd),  C = capacity per sequence
 //   mlp             = 12 L b d f - 2 b d f
 double training_flops_per_step(const ModelConfig& model);
 

@@ -49,7 +49,8 @@ TEST_CASE("ring and bidirectional ring equal alpha-beta on ring-8") {
                          {"reduce_scatter", "ring", ""},
                          {"reduce_scatter", "bidir_ring", ""},
                          {"allgather", "ring", ""},
-                         {"allgather", "bidir_ring", ""}});
+                         {"allgather", "bidir_ring", ""},
+                         {"permute", "direct", ""}});
 }
 
 TEST_CASE("ring, bidirectional ring and bucket2d equal alpha-beta on torus-4x4") {

@@ -3,6 +3,7 @@
 
 #include "sim/algorithm_registry.hpp"
 #include "sim/child_process.hpp"
+#include "sim/measurement.hpp"
 #include "sim/request_builder.hpp"
 #include "sim/request_check.hpp"
 #include "sim/simulator.hpp"
@@ -82,6 +83,13 @@ TEST_CASE("sizes must be whole fp32 elements") {
   CHECK(build_error("ring-8", spec_of("allreduce", "ring", "64MiX")).find("'64MiX' is not a size") == 0);
   CHECK(build_error("ring-8", spec_of("allreduce", "ring", "0")) ==
         "size '0' is zero; a collective needs at least one 4-byte element");
+  const auto topology = topo::preset("ring-8");
+  CollectiveRequest request;
+  request.groups = {testing::make_group({8})};
+  request.elements = std::uint64_t{1} << 62;
+  request.element_bytes = 4;  // 2^64 bytes per member: does not fit
+  CHECK(error_of([&] { validate_request(topology, request); }) ==
+        "4611686018427387904 elements of 4 bytes do not fit in 64 bits of bytes per member");
 }
 
 TEST_CASE("groups must be disjoint sets of existing cores") {
@@ -140,4 +148,13 @@ TEST_CASE("writing a trace needs trace recording") {
   Simulator simulator(topology);
   CHECK(error_of([&] { simulator.write_chrome_trace("/tmp/never.json"); }) ==
         "write_chrome_trace needs SimOptions::record_trace (the command line's --trace)");
+}
+
+TEST_CASE("checking data counts the input copy all-to-all keeps when sizing its memory") {
+  // 1024 cores x 1.25 MiB: inputs, results and reference take 3.75 GiB, the executor's copy of the inputs
+  // brings it to 5 GiB, over the 4 GiB limit.
+  const auto topology = topo::topology_from_spec("torus:32x32");
+  const auto built = build_request(topology, spec_of("alltoall", "pairwise", "1310720"));
+  Simulator simulator(topology);
+  CHECK(error_of([&] { measure(simulator, built, true); }).find("--check-data would need 5 GiB") == 0);
 }

@@ -82,4 +82,7 @@ TEST_CASE("rejects hand-written groups naming missing or repeated cores") {
   CHECK_THROWS_WITH(validate_group(ring, Group{{3}, {1, 2}}),
                     "group has 2 cores but its dimensions multiply to 3");
   CHECK_NOTHROW(validate_group(ring, Group{{3}, {5, 1, 2}}));
+  // 2^16 four times is 2^64, which wraps to 0 in 64 bits: it must not match an empty group.
+  CHECK_THROWS_WITH(validate_group(ring, Group{{65536, 65536, 65536, 65536}, {}}),
+                    "group has 0 cores but its dimensions multiply to more than 65536");
 }

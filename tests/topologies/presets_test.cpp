@@ -44,6 +44,11 @@ TEST_CASE("rejects unknown presets and bad overrides with one clear message") {
   CHECK_THROWS_AS(topology_from_spec("hypercube:4"), tpusim::InputError);
 }
 
+TEST_CASE("rejects a key given twice in a spec") {
+  CHECK_THROWS_WITH(topology_from_spec("torus:4x4,cores=2,bw=1GBps,cores=4"),
+                    "topology 'torus:4x4,cores=2,bw=1GBps,cores=4': key 'cores' is given twice");
+}
+
 TEST_CASE("rejects a trailing comma in a spec") {
   CHECK_THROWS_WITH(topology_from_spec("torus:4x4,"),
                     "topology 'torus:4x4,': trailing ','; expected key=value after it");

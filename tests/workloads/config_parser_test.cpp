@@ -93,6 +93,21 @@ TEST_CASE("a value of the wrong type names the key and the expected type") {
         "configs/test.yaml:18: training.steps: 0 must be at least 1");
 }
 
+TEST_CASE("sizes that would overflow the engine's 64-bit counts are refused, not wrapped") {
+  // strtoll saturates: 2^64 used to become 2^63-1 and run.
+  CHECK(error_of(replace(kValid, "  d_model: 64\n", "  d_model: 18446744073709551616\n")) ==
+        "configs/test.yaml:9: model.d_model: 18446744073709551616 is out of range");
+  // 2^32 + 2 layers used to become an int of 2 layers, 3e9 a negative layer count.
+  CHECK(error_of(replace(kValid, "  layers: 2\n", "  layers: 4294967298\n")) ==
+        "configs/test.yaml:8: model.layers: 4294967298 is more than the 1000 layers a model may have");
+  CHECK(error_of(replace(kValid, "  layers: 2\n", "  layers: 3000000000\n")) ==
+        "configs/test.yaml:8: model.layers: 3000000000 is more than the 1000 layers a model may have");
+  // Each size alone is a valid int64, but the parameter count and tensor sizes overflowed.
+  CHECK(error_of(replace(kValid, "  d_model: 64\n", "  d_model: 4611686018427387904\n")) ==
+        "configs/test.yaml:6: model: its tensor [batch, length, d_model] would have 2.36e+21 elements, more "
+        "than the 1.1e+12 a tensor may have");
+}
+
 TEST_CASE("a size that does not split over its mesh axis is reported at the size") {
   CHECK(error_of(replace(kValid, "  heads: 8\n", "  heads: 6\n")) ==
         "configs/test.yaml:11: model.heads: 6 does not split evenly over mesh axis 'model' of size 4 (layout "

@@ -1,5 +1,6 @@
 // Sweeps: the product order, every point resolved (and its problems located in the sweep file) before
 // anything runs, and each point's results equal to a direct run of the same config.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
@@ -239,4 +240,16 @@ TEST_CASE("sweep: a layout only the engine rejects is a row with its error, loca
   CHECK_THAT(results[0].error,
              Catch::StartsWith("sweeps/layout.yaml:4: vary.mesh.layout[0]: the model cannot be "
                                "laid out on mesh batch:2;model:4: "));
+  // The row keeps the header's columns: the measured ones empty, the error in the last.
+  std::ostringstream csv;
+  write_sweep_csv(csv, sweep, results);
+  std::istringstream lines(csv.str());
+  std::string header, row;
+  REQUIRE(std::getline(lines, header));
+  REQUIRE(std::getline(lines, row));
+  const auto error_at = row.find("sweeps/layout.yaml:4:");
+  REQUIRE(error_at != std::string::npos);
+  const std::string before_error = row.substr(0, error_at);
+  CHECK(std::count(before_error.begin(), before_error.end(), ',') ==
+        std::count(header.begin(), header.end(), ','));
 }

@@ -85,7 +85,7 @@ void add_bench_collectives(CLI::App& bench) {
     }
     if (json) {
       const nlohmann::json context = {
-          {"tpusim", "0.1.0"}, {"simgrid", sim::simgrid_version()}, {"network", "ideal"}};
+          {"tpusim", TPUSIM_VERSION}, {"simgrid", sim::simgrid_version()}, {"network", "ideal"}};
       std::cout << nlohmann::json{{"context", context}, {"runs", runs}}.dump(2) << "\n";
     }
   });

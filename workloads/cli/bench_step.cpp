@@ -1,18 +1,14 @@
 // tpusim bench step: wall time and peak memory of simulating one timing-only training step of the paper's
 // 4.9B language model, on the 512-core TPU v2 pod (preset lm-s5) and on the 2048-core TPU v3 pod (lm-s5-v3).
-// Each case runs in a child process (one SimGrid engine per process), so its peak RSS is its own (wait4).
+// Each case runs in a child process (one SimGrid engine per process), so its peak RSS is its own.
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
+#include "sim/child_process.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/training_run.hpp"
@@ -25,23 +21,15 @@ struct BenchCase {
   std::string target;  // what the issue asks of it
 };
 
-// Runs the preset in a child; returns the child's figures plus wall time and peak RSS measured by the parent.
+// Runs the preset in a child (sim::run_in_child); returns the child's figures plus wall time and peak RSS
+// measured by the parent. A failure of the case is reported in the result, so the other case still runs.
 nlohmann::json run_case(const BenchCase& bench) {
-  int pipe_fds[2];
-  if (pipe(pipe_fds) != 0) throw std::runtime_error("bench step: pipe() failed");
-  std::cout << std::flush;
-  std::fflush(nullptr);
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("bench step: fork() failed");
-  if (pid == 0) {
-    close(pipe_fds[0]);
-    int status = 0;
-    std::string text;
-    try {
+  nlohmann::json result;
+  try {
+    const sim::ChildResult child = sim::run_in_child([&] {
       const auto config = workloads::load_preset(bench.preset);
       const auto report = workloads::run_training(config);
-      text = nlohmann::json{{"step_time_s", report.timeline.step_time_s},
+      return nlohmann::json{{"step_time_s", report.timeline.step_time_s},
                             {"mfu", report.mfu},
                             {"parameters", report.parameters},
                             {"cores", config.mesh.num_cores()},
@@ -51,37 +39,16 @@ nlohmann::json run_case(const BenchCase& bench) {
                             {"timeline_entries", report.timeline.entries.size()},
                             {"memory_per_core_bytes", report.memory.total_bytes},
                             {"fits", report.memory.fits()}}
-                 .dump();
-    } catch (const std::exception& error) {
-      text = nlohmann::json{{"error", error.what()}}.dump();
-      status = 1;
-    }
-    std::size_t written = 0;
-    while (written < text.size()) {
-      const ssize_t n = write(pipe_fds[1], text.data() + written, text.size() - written);
-      if (n <= 0) break;
-      written += static_cast<std::size_t>(n);
-    }
-    close(pipe_fds[1]);
-    _exit(status);
+          .dump();
+    });
+    result = nlohmann::json::parse(child.output);
+    result["wall_s"] = child.wall_s;
+    result["peak_rss_bytes"] = static_cast<std::uint64_t>(child.peak_rss_mib * 1048576.0);
+  } catch (const std::exception& error) {
+    result = nlohmann::json{{"error", error.what()}};
   }
-  close(pipe_fds[1]);
-  std::string text;
-  char buffer[4096];
-  ssize_t n = 0;
-  while ((n = read(pipe_fds[0], buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
-  close(pipe_fds[0]);
-  int status = 0;
-  struct rusage usage {};
-  if (wait4(pid, &status, 0, &usage) != pid) throw std::runtime_error("bench step: wait4() failed");
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  nlohmann::json result =
-      text.empty() ? nlohmann::json{{"error", "the child process died"}} : nlohmann::json::parse(text);
   result["preset"] = bench.preset;
   result["target"] = bench.target;
-  result["wall_s"] = wall_s;
-  result["peak_rss_bytes"] = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
-  result["exit_status"] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return result;
 }
 

@@ -50,7 +50,7 @@ std::string parse_error_message(CLI::App& app, const CLI::ParseError& error) {
 int main(int argc, char** argv) {
   CLI::App app{"tpusim: a simulator and emulator of TPU-style accelerator pods", "tpusim"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tpusim 0.1.0");
+  app.set_version_flag("--version", "tpusim " TPUSIM_VERSION);
   tpusim::cli::add_topo_command(app);
   tpusim::cli::add_collective_command(app);
   tpusim::cli::add_validate_command(app);

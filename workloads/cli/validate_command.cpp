@@ -6,14 +6,12 @@
 //   bound     simulated >= the algorithm-independent lower bound
 //   path      simulated >= the contention-free alpha-beta critical path (links shared can only slow it down)
 //   exact     contention-free rows: simulated == that critical path to 1e-6 relative
-//   formula   rows with a bounds.md closed form (one hop over identical links, sizes dividing evenly): closed
-//   form
-//             == critical path to 1e-6
+//   formula   rows with a bounds.md closed form (one hop over identical links, sizes dividing evenly):
+//             closed form == critical path to 1e-6
 //   busbw     busbw <= the injection bandwidth of a core
 //   routing   the 8x8 one-shot all-to-all: the busiest link carries 80 pair-messages where the bisection
-//   bound
-//             assumes 64 (dimension-order routing breaks k/2 ties by position), and the simulated time is
-//             that link's load / B plus at most the diameter's latency
+//             bound assumes 64 (dimension-order routing breaks k/2 ties by position), and the simulated time
+//             is that link's load / B plus at most the diameter's latency
 #include <fmt/format.h>
 
 #include <cmath>
@@ -198,7 +196,7 @@ void add_validate_command(CLI::App& app) {
       if (r["checks"].get<std::string>().find("exact") != std::string::npos) ++exact;
     }
     nlohmann::json context = {
-        {"tpusim", "0.1.0"},
+        {"tpusim", TPUSIM_VERSION},
         {"simgrid", sim::simgrid_version()},
         {"network", "ideal (CM02, no cross-traffic, TCP-gamma 1e30, surf/precision 1e-15)"},
         {"sizes", kSizes},

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
@@ -133,8 +134,12 @@ std::string ConfigNode::scalar() const {
 std::int64_t ConfigNode::integer() const {
   const std::string text = scalar();
   char* end = nullptr;
+  errno = 0;
   const long long value = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0') fail(fmt::format("'{}' is not a whole number", text));
+  // strtoll saturates out-of-range text at LLONG_MIN/MAX; taking that as the value would run a different
+  // config from the one written.
+  if (errno == ERANGE) fail(fmt::format("{} is out of range", text));
   return value;
 }
 

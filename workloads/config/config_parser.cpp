@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -155,6 +156,43 @@ std::vector<std::string> all_model_keys() {
   return keys;
 }
 
+// The engine and the closed forms count elements, bytes and parameters in 64-bit integers: bounding the layer
+// count and every tensor's elements (whole pod) keeps those sums far from overflow, and keeps the layer count
+// an int. lm-s5's largest tensor, [batch, length, d_ff], has 1.7e10 elements.
+constexpr std::int64_t kMaxLayers = 1000;
+constexpr double kMaxTensorElements = double(std::int64_t(1) << 40);
+
+void check_model_fits_in_counters(const ConfigNode& node, const ModelConfig& m) {
+  const bool mlp = m.kind == ModelKind::mlp;
+  const double b = double(m.batch), l = double(mlp ? 1 : m.length), d = double(m.d_model);
+  const double f = double(m.d_ff), h = double(m.heads), k = double(m.d_kv), V = double(m.vocab);
+  const double E = double(m.experts);
+  std::vector<std::pair<std::string, double>> tensors = {{"[batch, length, d_model]", b * l * d},
+                                                         {"[batch, length, d_ff]", b * l * f},
+                                                         {"[d_model, d_ff]", d * f}};
+  if (!mlp) {
+    tensors.insert(tensors.end(), {{"[batch, length, vocab]", b * l * V},
+                                   {"[vocab, d_model]", V * d},
+                                   {"[d_model, heads, d_kv]", d * h * k},
+                                   {"[batch, length, heads, d_kv]", b * l * h * k},
+                                   {"[batch, heads, length, length]", b * h * l * l}});
+  }
+  if (m.kind == ModelKind::moe_transformer) {
+    // expert_capacity() casts this to an integer, so it is bounded here first.
+    const double capacity = std::ceil(m.capacity_factor * l / E);
+    tensors.insert(tensors.end(), {{"[experts, d_model, d_ff]", E * d * f},
+                                   {"[batch, length, experts, capacity]", b * l * E * capacity},
+                                   {"[experts, batch, capacity, d_ff]", E * b * capacity * f}});
+  }
+  for (const auto& [tensor, elements] : tensors) {
+    if (elements > kMaxTensorElements) {
+      node.fail(
+          fmt::format("its tensor {} would have {:.3g} elements, more than the {:.3g} a tensor may have",
+                      tensor, elements, kMaxTensorElements));
+    }
+  }
+}
+
 ModelConfig parse_model(const ConfigNode& node) {
   // Without a kind, a misspelt "kind" is best reported as an unknown key among all the model keys.
   if (!node.has("kind")) node.expect_map(all_model_keys());
@@ -162,11 +200,17 @@ ModelConfig parse_model(const ConfigNode& node) {
   model.kind = model_kind_from(node.child("kind").one_of(kModelKinds));
   node.expect_map(model_keys(model.kind));
   auto size = [&](const char* key) { return node.child(key).positive_integer(); };
+  auto layers = [&](const char* key) {
+    const std::int64_t n = size(key);
+    if (n > kMaxLayers)
+      node.child(key).fail(fmt::format("{} is more than the {} layers a model may have", n, kMaxLayers));
+    return static_cast<int>(n);
+  };
   if (model.kind == ModelKind::encoder_decoder) {
-    model.layers = static_cast<int>(size("encoder_layers"));
-    model.decoder_layers = static_cast<int>(size("decoder_layers"));
+    model.layers = layers("encoder_layers");
+    model.decoder_layers = layers("decoder_layers");
   } else {
-    model.layers = static_cast<int>(size("layers"));
+    model.layers = layers("layers");
   }
   model.d_model = size("d_model");
   model.d_ff = size("d_ff");
@@ -187,6 +231,7 @@ ModelConfig parse_model(const ConfigNode& node) {
                                  ? ActivationDType::bf16
                                  : ActivationDType::f32;
   }
+  check_model_fits_in_counters(node, model);
   return model;
 }
 

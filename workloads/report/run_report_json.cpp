@@ -3,10 +3,6 @@
 #include "workloads/model_formulas.hpp"
 #include "workloads/report/result_files.hpp"
 
-#ifndef TPUSIM_VERSION
-#define TPUSIM_VERSION "unknown"
-#endif
-
 namespace tpusim::workloads {
 namespace {
 

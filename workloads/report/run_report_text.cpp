@@ -102,7 +102,9 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
                        format_duration(g.time_s), format_bandwidth(g.busbw_Bps));
   }
   if (r.collective_groups.size() > shown) {
-    out << fmt::format("  ... {} more rows in collectives.csv\n", r.collective_groups.size() - shown);
+    // The CSV has one row per call, not per group.
+    out << fmt::format("  ... {} more groups; collectives.csv lists every call\n",
+                       r.collective_groups.size() - shown);
   }
   bool any_loss = false;
   for (const auto& step : r.steps) any_loss = any_loss || step.loss.has_value();

@@ -9,10 +9,6 @@
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
 
-#ifndef TPUSIM_VERSION
-#define TPUSIM_VERSION "unknown"
-#endif
-
 namespace tpusim::workloads {
 
 const std::vector<std::string> kSweepCsvColumns = {"topology",
@@ -111,7 +107,8 @@ void write_sweep_csv(std::ostream& out, const Sweep& sweep, const std::vector<Po
         row.push_back(cell);
       }
     } else {
-      for (int k = 0; k < 14; ++k) row.emplace_back();
+      // Every measured column empty: all of kSweepCsvColumns after layout, but the error itself.
+      row.resize(header.size() - 1);
       row.push_back(csv_field(r.error));
     }
     out << join(row, ",") << "\n";
