@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/config/model_section.hpp"  // model_keys, model_dimension_names
 #include "workloads/config/run_config.hpp"
 
 namespace tpusim::workloads {
@@ -54,9 +55,6 @@ RunConfig parse_run_config(const ConfigNode& root, const std::string& yaml_text)
 std::vector<std::string> config_keys();
 bool is_config_key(const std::string& dotted_key);
 
-std::vector<std::string> model_keys(ModelKind kind);
-// Tensor dimension names a model of this kind has, which layout rules may name.
-std::vector<std::string> model_dimension_names(ModelKind kind);
 // The paper's layout for a mesh: batch -> "batch", vocab, d_ff, heads -> "model" (MoE: experts -> "batch"),
 // for the axes the mesh has.
 std::vector<std::pair<std::string, std::string>> default_layout(ModelKind kind,
