@@ -114,9 +114,17 @@ const std::vector<Entry>& table() {
       {K::reduce_scatter, "ring", "unidirectional ring, p-1 steps", "ring", fits_any, build_line},
       {K::reduce_scatter, "bidir_ring", "bidirectional ring, half of every chunk each way", "bidir_ring",
        fits_any, build_line},
+      {K::reduce_scatter, "halving_doubling",
+       "recursive halving, partner j xor p/2, p/4, ..., 1: log2 p steps, each on half the data left; "
+       "extra ranks folded",
+       "halving_doubling", fits_any, build_line},
       {K::allgather, "ring", "unidirectional ring, p-1 steps", "ring", fits_any, build_line},
       {K::allgather, "bidir_ring", "bidirectional ring, half of every chunk each way", "bidir_ring", fits_any,
        build_line},
+      {K::allgather, "halving_doubling",
+       "recursive doubling, partner j xor 1, 2, ..., p/2: log2 p steps, the data held doubling each step; "
+       "extra ranks folded",
+       "halving_doubling", fits_any, build_line},
       {K::alltoall, "pairwise", "p-1 staged rounds, round s sends to the member s positions ahead", nullptr,
        fits_divisible, build_pairwise},
       {K::alltoall, "direct", "all p(p-1) flows at once (small groups only)", nullptr, fits_direct_alltoall,
@@ -162,7 +170,9 @@ std::vector<const LineAlgorithm*> per_dimension(const CollectiveRequest& request
     }
     const auto* line = find_line_algorithm(entry.line_algorithm);
     const bool last = d + 1 == names.size();
-    if (line->splits_only_powers_of_two && !(request.kind == CollectiveKind::allreduce && last) &&
+    // Only a composed allreduce lets the algorithm choose the assignment (reduce_scatter); reduce-scatter
+    // and allgather requests give it (reduce_scatter_to, allgather_from), which works on any size.
+    if (line->splits_only_powers_of_two && request.kind == CollectiveKind::allreduce && !last &&
         !algorithms::is_power_of_two(group.dims[d])) {
       throw InputError(
           fmt::format("{} along group dimension {} (size {}) needs a power-of-two size unless it is the "

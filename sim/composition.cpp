@@ -58,8 +58,8 @@ const std::vector<LineAlgorithm>& line_algorithms() {
       {"bidir_ring", bidir_rs, algorithms::bidir_ring_allgather, algorithms::bidir_ring_allreduce,
        algorithms::bidir_ring_reduce_scatter, algorithms::bidir_ring_allgather, false},
       {"halving_doubling", algorithms::halving_doubling_reduce_scatter,
-       algorithms::halving_doubling_allgather, algorithms::halving_doubling_allreduce, nullptr, nullptr,
-       true},
+       algorithms::halving_doubling_allgather, algorithms::halving_doubling_allreduce,
+       algorithms::halving_doubling_reduce_scatter_to, algorithms::halving_doubling_allgather_from, true},
   };
   return table;
 }

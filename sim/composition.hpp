@@ -20,6 +20,8 @@ struct LineAlgorithm {
   // Reduce-scatter to / allgather from a given assignment; nullptr when the algorithm must choose it.
   Schedule (*reduce_scatter_to)(const algorithms::Line&, const std::vector<ElementRange>& owned);
   Schedule (*allgather_from)(const algorithms::Line&, const std::vector<ElementRange>& owned);
+  // reduce_scatter (the algorithm choosing) needs a power-of-two line: then a composed allreduce can use
+  // this algorithm on other sizes only along its last dimension.
   bool splits_only_powers_of_two;
 };
 

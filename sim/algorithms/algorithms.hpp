@@ -22,9 +22,15 @@ Schedule bidir_ring_reduce_scatter(const Line& line, const std::vector<ElementRa
 Schedule bidir_ring_allgather(const Line& line, const std::vector<ElementRange>& owned);
 Schedule bidir_ring_allreduce(const Line& line, ElementRange range);
 
-// halving_doubling.cpp: Rabenseifner. The reduce-scatter assigns the chunks itself (position i gets chunk
-// bit_reverse(i)) and needs a power-of-two line; the allreduce folds the extra members of other sizes.
+// halving_doubling.cpp: recursive halving (reduce-scatter) and recursive doubling (allgather, its mirror),
+// log2 p steps each, on any assignment and any p (members beyond the largest power of two folded onto a
+// partner). _to halves with partner j xor p/2 first and _from doubles with j xor 1 first (MPICH's order), so
+// that chunk i at position i moves as one message a step; reduce_scatter chooses chunk bit_reverse(i) for
+// position i (power-of-two lines only) and halves with the nearest partner first, allgather is its inverse.
+// The allreduce is Rabenseifner's: one then the other.
 bool is_power_of_two(int p);
+Schedule halving_doubling_reduce_scatter_to(const Line& line, const std::vector<ElementRange>& owned);
+Schedule halving_doubling_allgather_from(const Line& line, const std::vector<ElementRange>& owned);
 Schedule halving_doubling_reduce_scatter(const Line& line, ElementRange range,
                                          std::vector<ElementRange>& owned);
 Schedule halving_doubling_allgather(const Line& line, const std::vector<ElementRange>& owned);

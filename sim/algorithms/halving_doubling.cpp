@@ -1,8 +1,25 @@
-// Halving-doubling (Rabenseifner): recursive halving reduce-scatter, nearest partner first (partner = j xor
-// 1, then xor 2, ...), each step exchanging half of what remains; then recursive doubling allgather in the
-// reverse order. 2 log2(p) steps. For p not a power of two the standard fold is used: with p' the largest
-// power of two below p and r = p - p', position 2i+1 (i < r) first sends its whole buffer to position 2i, the
-// p' remaining members run the power-of-two algorithm, and position 2i finally sends the result back to 2i+1.
+// Halving-doubling: recursive halving (a reduce-scatter, log2 p steps, each handing the partner half of
+// what a member is still responsible for) and recursive doubling (an allgather, its mirror: log2 p steps,
+// each handing over everything held, which doubles). Rabenseifner's allreduce is one then the other.
+//
+// Which range each position ends with (halving) or starts with (doubling) is an input, `owned`, and the
+// order of the partners follows it so that every step is one message:
+//   - the allreduce (and a composed allreduce) chooses chunk bit_reverse(i) for position i and halves with
+//     partner j xor 1 first, then xor 2, ...: the largest messages go to the nearest partner;
+//   - a reduce-scatter or allgather request promises chunk i at position i, which is contiguous only when
+//     halving pairs j xor p/2 first, then p/4, ... (MPICH's recursive halving; doubling pairs j xor 1
+//     first). Pairing xor 1 first there would hand over p/2 separate chunks in one step.
+// One message matters: pieces sent side by side would each get a fair share of a shared link, more than one
+// message gets against other traffic, and each the whole of a chip's on-chip link (SimGrid FATPIPE). A
+// member hands over the ranges of the positions on the partner's side, one transfer per run of adjacent
+// ranges, so any assignment works; an unusual one costs more messages, not a wrong result.
+//
+// Sizes that are not powers of two use the standard fold: with p' the largest power of two below p and
+// e = p - p', position 2i+1 (i < e) first hands its data to position 2i, the p' remaining members run the
+// power-of-two steps (2i standing for both), and 2i finally hands 2i+1 its result.
+#include <algorithm>
+#include <memory>
+
 #include "sim/algorithms/algorithms.hpp"
 #include "topologies/support/check.hpp"
 
@@ -15,71 +32,171 @@ int log2_floor(int p) {
   return bits;
 }
 
-struct Interval {
-  std::size_t lo, hi;  // chunk indices
-};
-
-ElementRange span(const std::vector<ElementRange>& chunks, Interval interval) {
-  const auto& first = chunks[interval.lo];
-  const auto& last = chunks[interval.hi - 1];
-  return {first.offset, last.end() - first.offset};
-}
-
-// The chunk interval each member holds before each halving step, and after the last (the final element).
-std::vector<std::vector<Interval>> halving_intervals(std::size_t p) {
-  std::vector<std::vector<Interval>> steps{std::vector<Interval>(p, Interval{0, p})};
-  for (std::size_t mask = 1; mask < p; mask <<= 1) {
-    auto next = steps.back();
-    for (std::size_t j = 0; j < p; ++j) {
-      const auto current = next[j];
-      const std::size_t mid = (current.lo + current.hi) / 2;
-      next[j] = (j & mask) == 0 ? Interval{current.lo, mid} : Interval{mid, current.hi};
-    }
-    steps.push_back(next);
-  }
-  return steps;
-}
-
-void halving_rounds(const Line& members, const std::vector<ElementRange>& chunks,
-                    std::vector<std::vector<Transfer>>& rounds) {
-  const std::size_t p = members.size();
-  const auto steps = halving_intervals(p);
-  std::size_t step = 0;
-  for (std::size_t mask = 1; mask < p; mask <<= 1, ++step) {
-    std::vector<Transfer> round;
-    for (std::size_t j = 0; j < p; ++j) {
-      const std::size_t partner = j ^ mask;
-      const ElementRange keep = span(chunks, steps[step + 1][partner]);  // what the partner keeps, j sends
-      add(round, {members[j], members[partner], keep.offset, keep.offset, keep.count, Action::reduce});
-    }
-    rounds.push_back(std::move(round));
-  }
-}
-
-void doubling_rounds(const Line& members, const std::vector<ElementRange>& chunks,
-                     std::vector<std::vector<Transfer>>& rounds) {
-  const std::size_t p = members.size();
-  const auto steps = halving_intervals(p);
-  std::size_t step = steps.size() - 1;
-  for (std::size_t mask = p >> 1; mask >= 1; mask >>= 1, --step) {
-    std::vector<Transfer> round;
-    for (std::size_t j = 0; j < p; ++j) {
-      const ElementRange held = span(chunks, steps[step][j]);
-      add(round, {members[j], members[j ^ mask], held.offset, held.offset, held.count, Action::copy});
-    }
-    rounds.push_back(std::move(round));
-  }
-}
-
 std::size_t bit_reverse(std::size_t value, int bits) {
   std::size_t result = 0;
   for (int b = 0; b < bits; ++b) result |= ((value >> b) & 1u) << (bits - 1 - b);
   return result;
 }
 
+// Adds the transfers moving `ranges` from src to dst, one per run of adjacent ranges: a member's share of a
+// step is one message per contiguous piece, whatever the order its ranges were collected in.
+void send_runs(Rank src, Rank dst, std::vector<ElementRange> ranges, Action action,
+               std::vector<Transfer>& out) {
+  std::sort(ranges.begin(), ranges.end(),
+            [](const ElementRange& a, const ElementRange& b) { return a.offset < b.offset; });
+  ElementRange run{0, 0};
+  for (const auto& range : ranges) {
+    if (range.count == 0) continue;
+    // Overlapping ranges would be reduced twice.
+    TPUSIM_CHECK(run.count == 0 || run.end() <= range.offset);
+    if (run.count > 0 && run.end() == range.offset) {
+      run.count += range.count;
+      continue;
+    }
+    add(out, {src, dst, run.offset, run.offset, run.count, action});
+    run = range;
+  }
+  add(out, {src, dst, run.offset, run.offset, run.count, action});
+}
+
+// The power-of-two set that runs the recursive steps: member c stands for ranges[c], the ranges it ends
+// with reduced (halving) or starts with (doubling); after the fold that is two positions' ranges.
+struct Plan {
+  bool halve_furthest_first = false;  // halving pairs j xor p'/2 first (else j xor 1 first)
+  Line line;
+  std::vector<ElementRange> owned;  // by line position
+  int extra = 0;                    // e: the positions 2i+1, i < e, sit out the recursive steps
+  Line members;                     // the p' core members, in line order
+  std::vector<std::vector<ElementRange>> ranges;
+};
+
+// Line position of core member c: the first of its pair for c < e, after the pairs for the others.
+int core_position(int c, int extra) { return c < extra ? 2 * c : c + extra; }
+
+std::shared_ptr<const Plan> fold(const Line& line, const std::vector<ElementRange>& owned,
+                                 bool halve_furthest_first) {
+  TPUSIM_CHECK(owned.size() == line.size());
+  std::vector<ElementRange> sorted;
+  for (const auto& range : owned) {
+    if (range.count > 0) sorted.push_back(range);
+  }
+  std::sort(sorted.begin(), sorted.end(),
+            [](const ElementRange& a, const ElementRange& b) { return a.offset < b.offset; });
+  for (std::size_t i = 1; i < sorted.size(); ++i) TPUSIM_CHECK(sorted[i - 1].end() <= sorted[i].offset);
+  auto plan = std::make_shared<Plan>();
+  plan->halve_furthest_first = halve_furthest_first;
+  plan->line = line;
+  plan->owned = owned;
+  const int p = static_cast<int>(line.size());
+  const int core = 1 << log2_floor(p);
+  plan->extra = p - core;
+  for (int c = 0; c < core; ++c) {
+    const int position = core_position(c, plan->extra);
+    plan->members.push_back(line[position]);
+    plan->ranges.push_back({owned[position]});
+    if (c < plan->extra) plan->ranges.back().push_back(owned[position + 1]);
+  }
+  return plan;
+}
+
+// Halving step h pairs c with c xor mask(h). Before it, member c is responsible for the core indices that
+// agree with c on the masks of the earlier steps; it hands the partner those that also agree with the partner
+// on mask(h). Doubling step s is the mirror of halving step h = log2(p') - 1 - s: member c holds the indices
+// agreeing with c on the masks of halving steps 0..h and hands them all over.
+std::size_t halving_mask(const Plan& plan, std::size_t h) {
+  const std::size_t q = plan.members.size();
+  return plan.halve_furthest_first ? q >> (h + 1) : std::size_t{1} << h;
+}
+
+void recursive_step(const Plan& plan, std::size_t h, bool halving, std::vector<Transfer>& out) {
+  const std::size_t q = plan.members.size();
+  const std::size_t mask = halving_mask(plan, h);
+  // The masks of halving steps 0..h.
+  const std::size_t agree = plan.halve_furthest_first ? (q - 1) & ~(mask - 1) : 2 * mask - 1;
+  const std::size_t free = (q - 1) & ~agree;
+  std::vector<ElementRange> ranges;
+  for (std::size_t c = 0; c < q; ++c) {
+    const std::size_t partner = c ^ mask;
+    const std::size_t base = (halving ? partner : c) & agree;
+    ranges.clear();
+    for (std::size_t s = free;; s = (s - 1) & free) {  // every subset of the free bits
+      const auto& held = plan.ranges[base | s];
+      ranges.insert(ranges.end(), held.begin(), held.end());
+      if (s == 0) break;
+    }
+    send_runs(plan.members[c], plan.members[partner], ranges, halving ? Action::reduce : Action::copy, out);
+  }
+}
+
+std::size_t step_count(const Plan& plan) { return log2_floor(static_cast<int>(plan.members.size())); }
+
+Schedule halving_steps(std::shared_ptr<const Plan> plan) {
+  Schedule schedule;
+  schedule.then(step_count(*plan), [plan](std::size_t step, std::vector<Transfer>& out) {
+    recursive_step(*plan, step, true, out);
+  });
+  return schedule;
+}
+
+Schedule doubling_steps(std::shared_ptr<const Plan> plan) {
+  Schedule schedule;
+  const std::size_t steps = step_count(*plan);
+  schedule.then(steps, [plan, steps](std::size_t step, std::vector<Transfer>& out) {
+    recursive_step(*plan, steps - 1 - step, false, out);
+  });
+  return schedule;
+}
+
+// The fold's first round (to_core: 2i+1 sends to 2i) or last (2i sends to 2i+1), for every i < e; `what`
+// gives the ranges, from the plan and the extra position 2i+1.
+template <typename What>
+Schedule fold_round(std::shared_ptr<const Plan> plan, bool to_core, Action action, What what) {
+  Schedule schedule;
+  schedule.then(
+      plan->extra > 0 ? 1 : 0, [plan, to_core, action, what](std::size_t, std::vector<Transfer>& out) {
+        for (int i = 0; i < plan->extra; ++i) {
+          const Rank core = plan->line[2 * i], extra = plan->line[2 * i + 1];
+          send_runs(to_core ? extra : core, to_core ? core : extra, what(*plan, 2 * i + 1), action, out);
+        }
+      });
+  return schedule;
+}
+
+std::vector<ElementRange> all_owned(const Plan& plan, int) { return plan.owned; }
+std::vector<ElementRange> own_range(const Plan& plan, int position) { return {plan.owned[position]}; }
+
+// The extra positions fold their whole share in and get their reduced range back at the end.
+Schedule reduce_scatter(const Line& line, const std::vector<ElementRange>& owned, bool halve_furthest_first) {
+  if (line.size() < 2) return {};
+  const auto plan = fold(line, owned, halve_furthest_first);
+  Schedule schedule = fold_round(plan, true, Action::reduce, all_owned);
+  schedule.then(halving_steps(plan));
+  schedule.then(fold_round(plan, false, Action::copy, own_range));
+  return schedule;
+}
+
+// The extra positions hand their range in and get the whole result at the end (their own range included:
+// one message, where leaving it out would take two).
+Schedule allgather(const Line& line, const std::vector<ElementRange>& owned, bool halve_furthest_first) {
+  if (line.size() < 2) return {};
+  const auto plan = fold(line, owned, halve_furthest_first);
+  Schedule schedule = fold_round(plan, true, Action::copy, own_range);
+  schedule.then(doubling_steps(plan));
+  schedule.then(fold_round(plan, false, Action::copy, all_owned));
+  return schedule;
+}
+
 }  // namespace
 
 bool is_power_of_two(int p) { return p > 0 && (p & (p - 1)) == 0; }
+
+Schedule halving_doubling_reduce_scatter_to(const Line& line, const std::vector<ElementRange>& owned) {
+  return reduce_scatter(line, owned, true);
+}
+
+Schedule halving_doubling_allgather_from(const Line& line, const std::vector<ElementRange>& owned) {
+  return allgather(line, owned, true);
+}
 
 Schedule halving_doubling_reduce_scatter(const Line& line, ElementRange range,
                                          std::vector<ElementRange>& owned) {
@@ -89,46 +206,33 @@ Schedule halving_doubling_reduce_scatter(const Line& line, ElementRange range,
   owned.assign(p, {});
   const int bits = log2_floor(p);
   for (int j = 0; j < p; ++j) owned[j] = chunks[bit_reverse(j, bits)];
-  std::vector<std::vector<Transfer>> rounds;
-  halving_rounds(line, chunks, rounds);
-  return materialized(std::move(rounds));
+  return reduce_scatter(line, owned, false);
 }
 
 Schedule halving_doubling_allgather(const Line& line, const std::vector<ElementRange>& owned) {
-  const int p = static_cast<int>(line.size());
-  TPUSIM_CHECK(is_power_of_two(p));
-  const int bits = log2_floor(p);
-  std::vector<ElementRange> chunks(p);
-  for (int j = 0; j < p; ++j) chunks[bit_reverse(j, bits)] = owned[j];
-  std::vector<std::vector<Transfer>> rounds;
-  doubling_rounds(line, chunks, rounds);
-  return materialized(std::move(rounds));
+  return allgather(line, owned, false);
 }
 
+// The extra positions fold the whole range in and get the whole result back; the core splits the range in
+// p' chunks, member c keeping chunk bit_reverse(c).
 Schedule halving_doubling_allreduce(const Line& line, ElementRange range) {
   const int p = static_cast<int>(line.size());
   if (p < 2) return {};
-  const int core = 1 << log2_floor(p);
-  const int extra = p - core;
-  Line members;  // the power-of-two set that runs halving-doubling
-  for (int j = 0; j < core; ++j) members.push_back(line[j < extra ? 2 * j : j + extra]);
-  std::vector<std::vector<Transfer>> rounds;
-  if (extra > 0) {
-    std::vector<Transfer> fold;
-    for (int i = 0; i < extra; ++i)
-      add(fold, {line[2 * i + 1], line[2 * i], range.offset, range.offset, range.count, Action::reduce});
-    rounds.push_back(std::move(fold));
+  const int bits = log2_floor(p);
+  auto plan = std::make_shared<Plan>();
+  plan->line = line;
+  plan->owned.assign(p, range);  // what the fold moves
+  plan->extra = p - (1 << bits);
+  const auto chunks = balanced_split(range, 1 << bits);
+  for (int c = 0; c < (1 << bits); ++c) {
+    plan->members.push_back(line[core_position(c, plan->extra)]);
+    plan->ranges.push_back({chunks[bit_reverse(c, bits)]});
   }
-  const auto chunks = balanced_split(range, core);
-  halving_rounds(members, chunks, rounds);
-  doubling_rounds(members, chunks, rounds);
-  if (extra > 0) {
-    std::vector<Transfer> unfold;
-    for (int i = 0; i < extra; ++i)
-      add(unfold, {line[2 * i], line[2 * i + 1], range.offset, range.offset, range.count, Action::copy});
-    rounds.push_back(std::move(unfold));
-  }
-  return materialized(std::move(rounds));
+  Schedule schedule = fold_round(plan, true, Action::reduce, own_range);
+  schedule.then(halving_steps(plan));
+  schedule.then(doubling_steps(plan));
+  schedule.then(fold_round(plan, false, Action::copy, own_range));
+  return schedule;
 }
 
 }  // namespace tpusim::sim::algorithms

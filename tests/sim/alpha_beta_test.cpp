@@ -66,8 +66,83 @@ TEST_CASE("bucket2d equals its closed form on a non-square torus") {
 
 TEST_CASE("halving-doubling equals alpha-beta on a hypercube") {
   // On a 2x2x2 torus the group x,y,z in group order makes every xor partner one hop away.
+  const char* per_dimension = "halving_doubling,halving_doubling,halving_doubling";
   check_exact("torus:2x2x2", {{"allreduce", "halving_doubling", "x,y,z"},
-                              {"allreduce", "halving_doubling,halving_doubling,halving_doubling", "x,y,z"}});
+                              {"allreduce", per_dimension, "x,y,z"},
+                              {"reduce_scatter", "halving_doubling", "x,y,z"},
+                              {"reduce_scatter", per_dimension, "x,y,z"},
+                              {"allgather", "halving_doubling", "x,y,z"},
+                              {"allgather", per_dimension, "x,y,z"}});
+}
+
+TEST_CASE("halving-doubling reduce-scatter and allgather equal alpha-beta on a square") {
+  check_exact("torus:2x2", {{"reduce_scatter", "halving_doubling", "x,y"},
+                            {"allgather", "halving_doubling", "x,y"},
+                            {"allgather", "halving_doubling,ring", "x,y"}});
+}
+
+TEST_CASE("recursive halving and doubling take log2(p) a + (p-1)/p S/B on a hypercube") {
+  const auto topology = topo::topology_from_spec("torus:2x2x2");
+  Simulator simulator(topology);
+  const double a = topology.inter_chip().latency_s(), b = topology.inter_chip().bandwidth_Bps();
+  for (const char* op : {"reduce_scatter", "allgather"}) {
+    CollectiveSpec spec;
+    spec.op = op;
+    spec.algorithms = "halving_doubling";
+    spec.group_axes = "x,y,z";
+    spec.bytes = "64MiB";
+    const auto built = build_request(topology, spec);
+    const double s = 64.0 * 1024 * 1024, p = 8;
+    INFO(op);
+    CHECK(simulator.run(built.request).time_s == Approx(3 * a + (p - 1) / p * s / b).epsilon(1e-12));
+    CHECK(predict_alpha_beta(topology, built.request).closed_form == "log2(p) a + (p-1)/p S/B");
+  }
+}
+
+TEST_CASE("folded recursive halving and doubling take their closed form on a hypercube") {
+  // Hand-made groups on the 2x2x2 torus (chip = x + 2y + 4z) whose every transfer is one hop: the core
+  // members 0, 1, 2, 3 form a square in z = 0 and every extra position 2i+1 sits above its partner 2i.
+  // Rounds and chunks of S/p on member 0's critical path, by hand: fold (reduce-scatter: p chunks,
+  // allgather: 1), steps xor 1 .. xor p'/2 of 2^i + min(e, 2^i) chunks, unfold (1 chunk, or p).
+  struct Case {
+    std::vector<topo::Rank> ranks;
+    int rounds;
+    int chunks;
+  };
+  const std::vector<Case> cases = {
+      {{0, 1}, 1, 1},
+      {{0, 4, 1}, 3, 3 + 2 + 1},                           // p' = 2, e = 1
+      {{0, 1, 2, 3}, 2, 1 + 2},                            // a square
+      {{0, 4, 1, 2, 3}, 4, 5 + (1 + 1) + (2 + 1) + 1},     // p' = 4, e = 1
+      {{0, 4, 1, 5, 2, 3}, 4, 6 + (1 + 1) + (2 + 2) + 1},  // e = 2
+      {{0, 4, 1, 5, 2, 6, 3}, 4, 7 + (1 + 1) + (2 + 2) + 1},
+      {{0, 1, 2, 3, 4, 5, 6, 7}, 3, 1 + 2 + 4},
+  };
+  const auto topology = topo::topology_from_spec("torus:2x2x2");
+  Simulator simulator(topology);
+  const double a = topology.inter_chip().latency_s(), b = topology.inter_chip().bandwidth_Bps();
+  for (const auto kind : {CollectiveKind::reduce_scatter, CollectiveKind::allgather}) {
+    for (const auto& c : cases) {
+      const int p = static_cast<int>(c.ranks.size());
+      for (const std::uint64_t per_member : {std::uint64_t{256}, std::uint64_t{1} << 20}) {
+        CollectiveRequest request;
+        request.kind = kind;
+        request.algorithms = {"halving_doubling"};
+        request.groups = {topo::Group{{p}, c.ranks}};
+        request.elements = per_member * p;
+        const double chunk_bytes = 4.0 * per_member;
+        const double expected = c.rounds * a + c.chunks * chunk_bytes / b;
+        const auto result = simulator.run(request);
+        const auto prediction = predict_alpha_beta(topology, request);
+        INFO(to_string(kind) << " p=" << p << " elements=" << request.elements);
+        REQUIRE(prediction.uniform);
+        CHECK(prediction.contention_free);
+        CHECK(result.time_s == Approx(expected).epsilon(1e-12));
+        CHECK(prediction.time_s == Approx(expected).epsilon(1e-12));
+        CHECK(prediction.closed_form_s == Approx(expected).epsilon(1e-12));
+      }
+    }
+  }
 }
 
 TEST_CASE("bucket2d closed form is the bounds.md formula") {

@@ -1,0 +1,179 @@
+// The halving-doubling schedules without the simulator: any assignment of disjoint ranges (out of order,
+// with gaps, empty) reaches the right result on a plain interpreter, and chunk i at position i moves as one
+// message per partner and step.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <random>
+
+#include "sim/algorithms/algorithms.hpp"
+
+using namespace tpusim;
+using namespace tpusim::sim;
+
+namespace {
+
+using Line = algorithms::Line;
+using Buffers = std::map<Rank, std::vector<double>>;
+
+bool overlap(const ElementRange& a, const ElementRange& b) {
+  return a.count > 0 && b.count > 0 && a.offset < b.end() && b.offset < a.end();
+}
+
+// Runs the schedule round by round, every transfer reading its source as the round began. The executor
+// may start some of a rank's transfers of a round before others of that round end, so this is its result
+// only if no rank is written in a round where it is read (checked). Also checks that the transfers between
+// two ranks in one round are not adjacent: adjacent ranges go as one message.
+void interpret(const Schedule& schedule, Buffers& buffers) {
+  std::vector<Transfer> round;
+  for (std::size_t k = 0; k < schedule.round_count(); ++k) {
+    round.clear();
+    schedule.append_round(k, round);
+    std::map<Rank, std::vector<ElementRange>> reads, writes;
+    std::map<std::pair<Rank, Rank>, std::vector<ElementRange>> between;
+    for (const auto& t : round) {
+      reads[t.src].push_back({t.src_offset, t.count});
+      writes[t.dst].push_back({t.dst_offset, t.count});
+      between[{t.src, t.dst}].push_back({t.src_offset, t.count});
+    }
+    for (const auto& [rank, read] : reads) {
+      for (const auto& r : read) {
+        for (const auto& w : writes[rank]) CHECK_FALSE(overlap(r, w));
+      }
+    }
+    for (auto& [pair, ranges] : between) {
+      std::sort(ranges.begin(), ranges.end(),
+                [](const ElementRange& a, const ElementRange& b) { return a.offset < b.offset; });
+      for (std::size_t i = 1; i < ranges.size(); ++i) CHECK(ranges[i - 1].end() < ranges[i].offset);
+    }
+    std::vector<std::vector<double>> payloads;
+    for (const auto& t : round) {
+      const auto& source = buffers.at(t.src);
+      payloads.emplace_back(source.begin() + t.src_offset, source.begin() + t.src_offset + t.count);
+    }
+    for (std::size_t i = 0; i < round.size(); ++i) {
+      const auto& t = round[i];
+      auto& target = buffers.at(t.dst);
+      for (std::uint64_t e = 0; e < t.count; ++e) {
+        double& out = target[t.dst_offset + e];
+        out = t.action == Action::copy ? payloads[i][e] : out + payloads[i][e];
+      }
+    }
+  }
+}
+
+Line line_of(int p) {
+  Line line;
+  for (int i = 0; i < p; ++i) line.push_back(i);
+  return line;
+}
+
+Buffers random_buffers(int p, std::uint64_t n, std::mt19937& random) {
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  Buffers buffers;
+  for (int i = 0; i < p; ++i) {
+    auto& buffer = buffers[i];
+    buffer.resize(n);
+    for (auto& x : buffer) x = uniform(random);
+  }
+  return buffers;
+}
+
+// p disjoint ranges of [0, n) in random order, some empty, with unowned gaps between them.
+std::vector<ElementRange> random_assignment(int p, std::uint64_t n, std::mt19937& random) {
+  std::vector<std::uint64_t> cuts = {0, n};
+  for (int i = 0; i < 2 * p; ++i) cuts.push_back(std::uniform_int_distribution<std::uint64_t>(0, n)(random));
+  std::sort(cuts.begin(), cuts.end());
+  std::vector<ElementRange> pieces;
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) pieces.push_back({cuts[i], cuts[i + 1] - cuts[i]});
+  std::shuffle(pieces.begin(), pieces.end(), random);
+  pieces.resize(p);
+  return pieces;
+}
+
+void check_reduce_scatter(const Schedule& schedule, int p, const std::vector<ElementRange>& owned,
+                          Buffers buffers) {
+  const Buffers inputs = buffers;
+  interpret(schedule, buffers);
+  for (int i = 0; i < p; ++i) {
+    for (std::uint64_t e = owned[i].offset; e < owned[i].end(); ++e) {
+      double sum = 0;
+      for (int m = 0; m < p; ++m) sum += inputs.at(m)[e];
+      CHECK(std::fabs(buffers.at(i)[e] - sum) <= 1e-12);
+    }
+  }
+}
+
+void check_allgather(const Schedule& schedule, int p, const std::vector<ElementRange>& owned,
+                     Buffers buffers) {
+  const Buffers inputs = buffers;
+  interpret(schedule, buffers);
+  for (int m = 0; m < p; ++m) {
+    for (int i = 0; i < p; ++i) {
+      for (std::uint64_t e = owned[i].offset; e < owned[i].end(); ++e) {
+        CHECK(buffers.at(m)[e] == inputs.at(i)[e]);
+      }
+    }
+  }
+}
+
+int log2_floor(int p) {
+  int bits = 0;
+  while ((2 << bits) <= p) ++bits;
+  return bits;
+}
+
+}  // namespace
+
+TEST_CASE("recursive halving and doubling reach any assignment of disjoint ranges") {
+  std::mt19937 random(5);
+  for (const int p : {1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 16}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const auto n = std::uniform_int_distribution<std::uint64_t>(0, 300)(random);
+      const auto owned = random_assignment(p, n, random);
+      const auto buffers = random_buffers(p, n, random);
+      INFO("p=" << p << " n=" << n << " trial " << trial);
+      check_reduce_scatter(algorithms::halving_doubling_reduce_scatter_to(line_of(p), owned), p, owned,
+                           buffers);
+      check_allgather(algorithms::halving_doubling_allgather_from(line_of(p), owned), p, owned, buffers);
+      check_allgather(algorithms::halving_doubling_allgather(line_of(p), owned), p, owned, buffers);
+    }
+  }
+}
+
+TEST_CASE("the reduce-scatter that chooses its assignment and its inverse allgather round-trip") {
+  std::mt19937 random(9);
+  for (const int p : {1, 2, 4, 8, 16}) {
+    for (const std::uint64_t n : {0, 3, 17, 1000}) {
+      std::vector<ElementRange> owned;
+      const auto schedule = algorithms::halving_doubling_reduce_scatter(line_of(p), {0, n}, owned);
+      REQUIRE(owned.size() == static_cast<std::size_t>(p));
+      const auto buffers = random_buffers(p, n, random);
+      INFO("p=" << p << " n=" << n);
+      check_reduce_scatter(schedule, p, owned, buffers);
+      check_allgather(algorithms::halving_doubling_allgather(line_of(p), owned), p, owned, buffers);
+    }
+  }
+}
+
+TEST_CASE("chunk i at position i moves as one message per partner and step") {
+  for (int p = 2; p <= 33; ++p) {
+    const int core = 1 << log2_floor(p);
+    std::vector<ElementRange> owned;
+    for (int i = 0; i < p; ++i) owned.push_back({static_cast<std::uint64_t>(10 * i), 10});
+    for (const auto& schedule : {algorithms::halving_doubling_reduce_scatter_to(line_of(p), owned),
+                                 algorithms::halving_doubling_allgather_from(line_of(p), owned)}) {
+      INFO("p=" << p);
+      // log2 p' steps, and the fold's round before and after them.
+      CHECK(schedule.round_count() == static_cast<std::size_t>(log2_floor(p) + (core < p ? 2 : 0)));
+      std::vector<Transfer> round;
+      for (std::size_t k = 0; k < schedule.round_count(); ++k) {
+        round.clear();
+        schedule.append_round(k, round);
+        std::map<std::pair<Rank, Rank>, int> messages;
+        for (const auto& t : round) CHECK(++messages[{t.src, t.dst}] == 1);
+      }
+    }
+  }
+}
