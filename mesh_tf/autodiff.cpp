@@ -5,6 +5,7 @@
 #include <map>
 
 #include "mesh_tf/op_checks.hpp"
+#include "topologies/support/check.hpp"
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::mtf {
@@ -13,6 +14,15 @@ namespace {
 // Sums dy down to `shape` (the broadcast dims of a binary op's input).
 Tensor reduce_to(const Tensor& dy, const Shape& shape) {
   return dy.shape() == shape ? dy : einsum({dy}, shape);
+}
+
+// A gradient rule may return its contribution with the input's dims in another order (a binary op's output
+// takes the union of its operands' orders). Consumers such as reshape read a gradient as raw memory in its
+// tensor's order, so every contribution is transposed to the exact shape of the tensor it belongs to.
+Tensor in_order_of(const Tensor& contribution, const Shape& shape) {
+  if (contribution.shape() == shape) return contribution;
+  TPUSIM_CHECK(contribution.shape().is_subset_of(shape) && shape.is_subset_of(contribution.shape()));
+  return einsum({contribution}, shape);
 }
 
 // Whether `op` passes a gradient to its inputs: false for sources, comparisons, index ops, random
@@ -24,6 +34,7 @@ bool passes_gradient(const OpNode& op) {
     case OpKind::reduce:
     case OpKind::reshape:
     case OpKind::shift:
+    case OpKind::cumsum:
     case OpKind::concat:
     case OpKind::slice:
     case OpKind::pad:
@@ -163,8 +174,13 @@ std::vector<std::pair<int, Tensor>> op_gradients(Graph& g, const OpNode& op, con
     case OpKind::pad:
       emit(0, [&] { return slice(dy, op.dim, op.begin, in(0).dim(op.dim).size); });
       break;
+    case OpKind::cumsum:
+      // x_j reaches the outputs on its far side: those after j (forward) or before j (reverse), and j
+      // itself unless exclusive. That is the cumsum of dy in the opposite direction, equally exclusive.
+      emit(0, [&] { return op.reverse ? cumsum(dy, op.dim, op.flag) : reverse_cumsum(dy, op.dim, op.flag); });
+      break;
     default:
-      break;  // sources, stop_gradient, indices, random masks, cumsum and assign pass no gradient
+      break;  // sources, stop_gradient, indices, random masks and assign pass no gradient
   }
   return grads;
 }
@@ -226,8 +242,9 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
       any = any || wanted[i];
     }
     if (!any) continue;
-    for (auto& [index, contribution] : op_gradients(g, op, it->second, wanted)) {
+    for (auto& [index, raw] : op_gradients(g, op, it->second, wanted)) {
       const int input = op.inputs[index];
+      const Tensor contribution = in_order_of(raw, g.tensor(input).shape);
       auto existing = grad.find(input);
       if (existing == grad.end()) {
         grad[input] = contribution;

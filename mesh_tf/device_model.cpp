@@ -16,13 +16,19 @@ DeviceModel::DeviceModel(std::string name, double peak_flops, double hbm_bandwid
       hbm_bandwidth_Bps_(hbm_bandwidth_Bps),
       hbm_bytes_(hbm_bytes),
       op_overhead_s_(op_overhead_s) {
-  if (!(peak_flops_ > 0) || !(hbm_bandwidth_Bps_ > 0) || hbm_bytes_ == 0 || op_overhead_s_ < 0) {
-    throw InputError(
-        fmt::format("device '{}': peak FLOP/s ({}), HBM bandwidth ({} B/s) and HBM size ({} bytes) must be "
-                    "positive and the "
-                    "per-op overhead ({} s) non-negative",
-                    name_, peak_flops_, hbm_bandwidth_Bps_, hbm_bytes_, op_overhead_s_));
+  auto check = [&](const char* what, double value, double low, double high, const char* unit) {
+    if (!(value >= low && value <= high)) {
+      throw InputError(fmt::format("device '{}': {} {:g} {} is outside the range {:g} .. {:g} {}", name_,
+                                   what, value, unit, low, high, unit));
+    }
+  };
+  check("peak FLOP rate", peak_flops_, kMinPeakFlops, kMaxPeakFlops, "FLOP/s");
+  check("HBM bandwidth", hbm_bandwidth_Bps_, kMinHbmBandwidth_Bps, kMaxHbmBandwidth_Bps, "B/s");
+  if (hbm_bytes_ == 0 || hbm_bytes_ > kMaxHbmBytes) {
+    throw InputError(fmt::format("device '{}': HBM size {} bytes is outside the range 1 .. {} bytes (1 PiB)",
+                                 name_, hbm_bytes_, kMaxHbmBytes));
   }
+  check("per-op overhead", op_overhead_s_, 0, kMaxOpOverhead_s, "s");
 }
 
 // Half a chip of the public per-chip figures (two cores per chip), see shared reference mesh_tf.md.

@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "mesh_tf/lowering.hpp"
 #include "mesh_tf/random.hpp"
 #include "mesh_tf/slice_data.hpp"
+#include "sim/algorithm_registry.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
@@ -70,6 +72,7 @@ struct Executor::Impl {
       }
     }
     program = lower(graph, mesh, rules, lowering);
+    check_collective_algorithms();
     store.resize(program.values.size());
     if (options.numerics) initialise_variables();
   }
@@ -133,6 +136,29 @@ struct Executor::Impl {
     return request;
   }
 
+  // Every distinct collective the program needs, checked against its algorithms now rather than in the middle
+  // of a step: an allconcat is an allgather, which not every allreduce algorithm has. Without a simulator
+  // collectives move data directly and no algorithm runs.
+  void check_collective_algorithms() {
+    if (!simulator) return;
+    std::set<std::string> checked;
+    for (const auto& step : program.steps) {
+      if (!step.is_comm) continue;
+      const sim::CollectiveRequest request = request_for(step);
+      if (!checked.insert(fmt::format("{}|{}", step.signature, fmt::join(request.algorithms, ","))).second)
+        continue;
+      try {
+        sim::check_algorithms(simulator->topology(), request);
+      } catch (const InputError& error) {
+        std::vector<std::string> dims;
+        for (const int m : step.mesh_dims) dims.push_back(mesh.dim_name(m));
+        throw CollectiveAlgorithmError(fmt::format("{} over mesh dimension {} ({}): {}",
+                                                   sim::to_string(request.kind), join(dims, ","), step.label,
+                                                   error.what()));
+      }
+    }
+  }
+
   // Runs one collective: data through the simulator (numerics), time from the simulator, memoised per
   // signature since identical requests run in isolation take identical simulated time.
   CollectiveTiming run_collective(const Step& step) {
@@ -192,19 +218,20 @@ Timeline schedule(const Program& program, const std::vector<double>& durations) 
   for (std::size_t placed = 0; placed < n; ++placed) {
     while (next_compute < n && (program.steps[next_compute].is_comm || scheduled[next_compute]))
       ++next_compute;
-    double compute_start = 1e300, comm_start = 1e300, at = 0;
-    if (next_compute < n && inputs_ready(program.steps[next_compute], at))
-      compute_start = std::max(compute_free, at);
+    // No "infinitely late" sentinel: any finite time, however large, must still order correctly.
+    double compute_start = 0, comm_start = 0, at = 0;
+    const bool compute_ready = next_compute < n && inputs_ready(program.steps[next_compute], at);
+    if (compute_ready) compute_start = std::max(compute_free, at);
     std::size_t best_comm = n;
     for (const std::size_t c : comm_steps) {
       if (scheduled[c] || !inputs_ready(program.steps[c], at)) continue;
-      if (std::max(comm_free, at) < comm_start) {
+      if (best_comm == n || std::max(comm_free, at) < comm_start) {
         comm_start = std::max(comm_free, at);
         best_comm = c;
       }
     }
-    const bool take_comm = best_comm < n && comm_start < compute_start;
-    TPUSIM_CHECK(take_comm || compute_start < 1e300);
+    const bool take_comm = best_comm < n && (!compute_ready || comm_start < compute_start);
+    TPUSIM_CHECK(take_comm || compute_ready);
     const std::size_t i = take_comm ? best_comm : next_compute;
     const double start = take_comm ? comm_start : compute_start;
     const double end = start + durations[i];
@@ -308,6 +335,8 @@ StepResult Executor::run(const std::vector<Tensor>& fetches) {
       }
     }
   }
+  // Device and link parameters are range-checked where they are read, so every duration is finite.
+  for (const double duration : durations) TPUSIM_CHECK(std::isfinite(duration) && duration >= 0);
   result.timeline = schedule(program, durations);
   finalize_timeline(result.timeline);
   if (im.options.numerics) {

@@ -17,6 +17,7 @@
 #include "mesh_tf/mesh_shape.hpp"
 #include "mesh_tf/tensor_layout.hpp"
 #include "mesh_tf/timeline.hpp"
+#include "topologies/support/input_error.hpp"
 
 namespace tpusim::sim {
 class Simulator;
@@ -29,7 +30,8 @@ struct ExecutionOptions {
   DeviceModel device = DeviceModel::tpu_v2_core();
   // Allreduce and allgather algorithm per mesh dimension (sim's names: ring, bidir_ring, halving_doubling);
   // mesh dims not listed use default_algorithm. All-to-all and permute use the simulator's default for their
-  // kind (pairwise, direct).
+  // kind (pairwise, direct). Every collective of the program is checked against them when the executor is
+  // built (CollectiveAlgorithmError).
   std::map<std::string, std::string> algorithms;
   std::string default_algorithm = "bidir_ring";
   // Where the mesh processors run on the simulator's topology (mapping_spec.hpp): rings by default, linear,
@@ -40,6 +42,14 @@ struct ExecutionOptions {
   std::vector<Tensor> outputs;
   // TPUs allreduced bf16 tensors over groups larger than 8 cores in fp32 (mesh_tf.md): wire bytes 4 then.
   bool bf16_allreduce_in_fp32_above_8 = true;
+};
+
+// An algorithm of ExecutionOptions cannot run a collective the program needs (an unknown name, an allconcat
+// along a mesh dimension whose algorithm has no allgather, a group shape it does not fit). Raised when the
+// executor is built, so callers can point at the option rather than at the layout.
+class CollectiveAlgorithmError : public InputError {
+ public:
+  using InputError::InputError;
 };
 
 struct CollectiveTiming {

@@ -128,6 +128,7 @@ struct OpNode {
   std::string dim;               // one_hot / argmax_one_hot / cumsum / shift / concat / slice / pad dimension
   std::int64_t begin = 0, amount = 0;     // shift offset (begin); slice begin+size (amount); pad before/after
   bool flag = false;                      // shift: wrap around; cumsum: exclusive
+  bool reverse = false;                   // cumsum: from the last element towards the first
   int target = -1;                        // assign: the variable tensor id
   std::vector<std::string> unsplittable;  // dims this op forbids splitting (legality)
 };
@@ -244,7 +245,10 @@ std::vector<Tensor> split(const Tensor& x, const std::string& dim, const std::ve
 Tensor one_hot(const Tensor& ids, const Dimension& dim, float on = 1, float off = 0,
                const std::string& name = "");
 Tensor argmax_one_hot(const Tensor& x, const std::string& dim, const std::string& name = "");  // no gradient
+// out[i] = sum of x[j] for j <= i (j < i if exclusive); reverse_cumsum sums j >= i (j > i if exclusive).
 Tensor cumsum(const Tensor& x, const std::string& dim, bool exclusive = false, const std::string& name = "");
+Tensor reverse_cumsum(const Tensor& x, const std::string& dim, bool exclusive = false,
+                      const std::string& name = "");
 // Embedding lookup = one_hot(ids, vocab) einsum table: over a split vocab, an allreduce of the output.
 Tensor gather(const Tensor& table, const Tensor& ids, const std::string& vocab_dim,
               const std::string& name = "");

@@ -74,7 +74,7 @@ void Lowerer::lower_shift(const OpNode& op) {
   const std::int64_t elems = in.slice_elements;
   const int slices = in.num_slices;
   const std::int64_t a = std::abs(o);
-  if (m < 0 || mesh_.dim_size(m) == 1) {  // the whole dim is local
+  if (m < 0 || mesh_.dim_size(m) == 1 || o == 0) {  // the whole dim is local, or nothing crosses a boundary
     const int out = new_value(t.id, t.name, t.shape, t.dtype, in.mesh_dims);
     program_.raw_value_of_tensor[t.id] = out;
     add_compute(op, op.name, {x}, out, 0, [=](Store& s) {
@@ -166,7 +166,7 @@ void Lowerer::lower_axis_op(const OpNode& op) {
   const int slices = o.num_slices;
   const OpKind kind = op.kind;
   const std::int64_t begin = op.begin, amount = op.amount;
-  const bool exclusive = op.flag;
+  const bool exclusive = op.flag, reverse = op.reverse;
   const double flops =
       (kind == OpKind::cumsum || kind == OpKind::argmax_one_hot) ? static_cast<double>(eo) : 0;
   add_compute(op, op.name, ins, out, flops, [=](Store& s) {
@@ -195,7 +195,8 @@ void Lowerer::lower_axis_op(const OpNode& op) {
           for (std::int64_t p = 0; p < v.pre; ++p) {
             for (std::int64_t q = 0; q < v.post; ++q) {
               float acc = 0;
-              for (std::int64_t r = 0; r < v.rows; ++r) {
+              for (std::int64_t step = 0; step < v.rows; ++step) {
+                const std::int64_t r = reverse ? v.rows - 1 - step : step;
                 const std::int64_t at = (p * v.rows + r) * v.post + q;
                 if (exclusive) {
                   dst[at] = acc;

@@ -58,23 +58,32 @@ Tensor shift(const Tensor& x, const std::string& dim, std::int64_t offset, bool 
 
 Tensor concat(const std::vector<Tensor>& xs, const std::string& dim, const std::string& name) {
   Graph& graph = same_graph(xs, "concat");
-  std::int64_t total = 0;
   const Shape rest = xs[0].shape().minus({dim});
+  std::int64_t total = 0;
   for (const auto& x : xs) {
     total += x.dim(dim).size;
-    if (x.shape().minus({dim}) != rest) {
+    const Shape others = x.shape().minus({dim});
+    if (!others.is_subset_of(rest) || !rest.is_subset_of(others)) {
       throw InputError(fmt::format("concat '{}': '{}' {} and '{}' {} differ in dimensions other than '{}'",
                                    name, xs[0].name(), xs[0].shape().to_string(), x.name(),
                                    x.shape().to_string(), dim));
     }
   }
-  std::vector<Dimension> dims = xs[0].shape().dims();
-  dims[xs[0].shape().index_of(dim)] = Dimension(dim, total);
+  // Inputs are matched by dimension name, as everywhere in the language: one whose dims come in another
+  // order is transposed to the first input's order, because the local kernel copies blocks in memory order.
+  const int axis = xs[0].shape().index_of(dim);
   OpNode op;
   op.kind = OpKind::concat;
   op.dim = dim;
   op.unsplittable = {dim};
-  for (const auto& x : xs) op.inputs.push_back(x.id());
+  for (const auto& x : xs) {
+    std::vector<Dimension> order = xs[0].shape().dims();
+    order[axis] = x.dim(dim);
+    const Shape aligned(order);
+    op.inputs.push_back(x.shape() == aligned ? x.id() : einsum({x}, aligned).id());
+  }
+  std::vector<Dimension> dims = xs[0].shape().dims();
+  dims[axis] = Dimension(dim, total);
   return graph.add_op(std::move(op), Shape(dims), xs[0].dtype(), name);
 }
 
@@ -156,15 +165,26 @@ Tensor argmax_one_hot(const Tensor& x, const std::string& dim, const std::string
   return x.graph().add_op(std::move(op), x.shape(), x.dtype(), name);
 }
 
-Tensor cumsum(const Tensor& x, const std::string& dim, bool exclusive, const std::string& name) {
+namespace {
+Tensor cumsum_op(const Tensor& x, const std::string& dim, bool exclusive, bool reverse,
+                 const std::string& name) {
   x.dim(dim);
   OpNode op;
   op.kind = OpKind::cumsum;
   op.dim = dim;
   op.flag = exclusive;
+  op.reverse = reverse;
   op.unsplittable = {dim};
   op.inputs = {x.id()};
   return x.graph().add_op(std::move(op), x.shape(), x.dtype(), name);
+}
+}  // namespace
+
+Tensor cumsum(const Tensor& x, const std::string& dim, bool exclusive, const std::string& name) {
+  return cumsum_op(x, dim, exclusive, false, name);
+}
+Tensor reverse_cumsum(const Tensor& x, const std::string& dim, bool exclusive, const std::string& name) {
+  return cumsum_op(x, dim, exclusive, true, name);
 }
 
 Tensor gather(const Tensor& table, const Tensor& ids, const std::string& vocab_dim, const std::string& name) {

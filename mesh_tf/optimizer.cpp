@@ -95,7 +95,10 @@ Tensor Optimizer::update_one(Graph& graph, const Tensor& var, const Tensor& grad
         const Tensor vc = decayed(slot("vc", shape.minus({rows})), config_.decay,
                                   reduce_mean(g2, shape.minus({rows})), "vc");
         const Tensor row_mean = reduce_mean(vr, shape.minus({rows, cols}));
-        update = mul(grad, rsqrt(div(mul(vr, vc), row_mean)));
+        // Two factors, as Mesh-TensorFlow's AdafactorOptimizer.apply_grad computes them: the product vr * vc
+        // of two second moments near epsilon1 (1e-30) underflows fp32 to 0, and 0 * rsqrt(0) is NaN for a
+        // weight whose gradient is zero (an unused variable, an MoE expert that got no token).
+        update = mul(mul(grad, rsqrt(div(vr, row_mean))), rsqrt(vc));
       } else {
         const Tensor v = decayed(slot("v", shape), config_.decay, g2, "v");
         update = mul(grad, rsqrt(v));

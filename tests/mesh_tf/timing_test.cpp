@@ -133,8 +133,33 @@ TEST_CASE("collective algorithms are chosen per mesh dimension and checked") {
       CHECK(b.collectives[i].time_s == a.collectives[i].time_s);
     }
   }
+  // Found when the executor is built, before any step runs.
   options.algorithms = {{"cols", "no_such_algorithm"}};
-  Executor bad(*t.graph, MeshShape::parse("rows:4;cols:8"), LayoutRules::parse("batch:rows;hidden:cols"),
-               simulator.get(), options);
-  CHECK_THROWS_AS(bad.run(), tpusim::InputError);
+  auto build = [&] {
+    Executor(*t.graph, MeshShape::parse("rows:4;cols:8"), LayoutRules::parse("batch:rows;hidden:cols"),
+             simulator.get(), options);
+  };
+  CHECK_THROWS_AS(build(), CollectiveAlgorithmError);
+  CHECK_THROWS_WITH(build(),
+                    "allreduce over mesh dimension cols (allreduce[cols] y): unknown allreduce algorithm "
+                    "'no_such_algorithm'; valid allreduce algorithms are ring, bidir_ring, bucket2d, "
+                    "halving_doubling");
+}
+
+TEST_CASE("an algorithm without an allgather is refused for a mesh dimension that needs an allconcat") {
+  auto simulator = make_test_simulator(tpusim::topo::preset("tpu-v2-32"));
+  Graph g;
+  const Tensor x = g.input("x", Shape{{"batch", 8}, {"d", 16}});
+  const Tensor gathered = rename(x, "batch", "rows_all");  // batch is split over rows, rows_all is not
+  ExecutionOptions options;
+  options.numerics = false;
+  options.outputs = {gathered};
+  options.algorithms = {{"rows", "bucket2d"}};
+  auto build = [&] {
+    Executor(g, MeshShape::parse("rows:4;cols:8"), LayoutRules::parse("batch:rows"), simulator.get(),
+             options);
+  };
+  CHECK_THROWS_AS(build(), CollectiveAlgorithmError);
+  CHECK_THROWS_WITH(build(), Catch::Contains("allgather over mesh dimension rows") &&
+                                 Catch::Contains("unknown allgather algorithm 'bucket2d'"));
 }
