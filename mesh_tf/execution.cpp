@@ -91,20 +91,22 @@ struct Executor::Impl {
     for (const auto& op : graph.ops()) {
       if (op.kind != OpKind::variable) continue;
       const Value& v = program.values[program.raw_value_of_tensor[op.output]];
+      const VariableAttributes& variable = op.get<VariableAttributes>();
+      const Initializer& init = variable.init;
       std::vector<float> full(v.shape.num_elements());
       for (std::size_t i = 0; i < full.size(); ++i) {
-        switch (op.init.kind) {
+        switch (init.kind) {
           case Initializer::Kind::zeros:
             full[i] = 0;
             break;
           case Initializer::Kind::constant:
-            full[i] = op.init.value;
+            full[i] = init.value;
             break;
           case Initializer::Kind::normal:
-            full[i] = static_cast<float>(op.init.value * standard_normal(op.seed, i));
+            full[i] = static_cast<float>(init.value * standard_normal(variable.seed, i));
             break;
           case Initializer::Kind::uniform:
-            full[i] = static_cast<float>(op.init.value * (2 * uniform01(op.seed, i) - 1));
+            full[i] = static_cast<float>(init.value * (2 * uniform01(variable.seed, i) - 1));
             break;
         }
       }

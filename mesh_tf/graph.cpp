@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "mesh_tf/ops/op_families.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -19,24 +20,19 @@ const Dimension& Tensor::dim(const std::string& name) const {
   return shape().at(name, "tensor '" + this->name() + "'");
 }
 
-const char* to_string(OpKind kind) {
-  static const char* names[] = {"input",          "variable",      "fill",          "einsum",  "binary",
-                                "unary",          "scalar_affine", "reduce",        "reshape", "one_hot",
-                                "argmax_one_hot", "cumsum",        "random_mask",   "shift",   "concat",
-                                "slice",          "pad",           "stop_gradient", "assign"};
-  return names[static_cast<int>(kind)];
-}
-const char* to_string(BinaryOp op) {
-  static const char* names[] = {"add", "sub", "mul", "div", "maximum", "minimum", "equal", "greater"};
-  return names[static_cast<int>(op)];
-}
-const char* to_string(UnaryOp op) {
-  static const char* names[] = {"neg",  "relu", "step",  "gelu",   "gelu_grad",  "exp",     "log",
-                                "tanh", "sqrt", "rsqrt", "square", "reciprocal", "sigmoid", "cast"};
-  return names[static_cast<int>(op)];
-}
-
 Graph::Graph(std::uint64_t seed) : seed_(seed) {}
+
+Graph& same_graph(const std::vector<Tensor>& tensors, const std::string& op_name) {
+  Graph* graph = nullptr;
+  for (const auto& t : tensors) {
+    if (!t.valid()) throw InputError(fmt::format("{}: an input is an empty Tensor handle", op_name));
+    if (graph && &t.graph() != graph)
+      throw InputError(fmt::format("{}: inputs belong to different graphs", op_name));
+    graph = &t.graph();
+  }
+  if (!graph) throw InputError(fmt::format("{}: needs at least one input", op_name));
+  return *graph;
+}
 
 Tensor Graph::add_op(OpNode op, const Shape& output_shape, DType dtype, const std::string& name_hint) {
   op.id = static_cast<int>(ops_.size());
@@ -58,44 +54,6 @@ Tensor Graph::add_op(OpNode op, const Shape& output_shape, DType dtype, const st
   ops_.push_back(std::move(op));
   tensors_.push_back(std::move(tensor));
   return Tensor(this, tensors_.back().id);
-}
-
-namespace {
-void check_unique_source(const Graph& graph, const std::string& name) {
-  for (const auto& op : graph.ops()) {
-    if ((op.kind == OpKind::input || op.kind == OpKind::variable) && op.name == name) {
-      throw InputError(fmt::format("graph already has an input or variable called '{}'", name));
-    }
-  }
-}
-}  // namespace
-
-Tensor Graph::input(const std::string& name, const Shape& shape, DType dtype) {
-  check_unique_source(*this, name);
-  Dimension(name, 1);  // validates the name
-  OpNode op;
-  op.kind = OpKind::input;
-  return add_op(std::move(op), shape, dtype, name);
-}
-
-Tensor Graph::variable(const std::string& name, const Shape& shape, Initializer init, DType dtype) {
-  check_unique_source(*this, name);
-  if (name.empty()) throw InputError("a variable needs a name");
-  OpNode op;
-  op.kind = OpKind::variable;
-  op.init = init;
-  // The seed of a variable depends on its name, not on creation order, so initial values are reproducible.
-  std::uint64_t h = 1469598103934665603ull ^ seed_;
-  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  op.seed = h;
-  return add_op(std::move(op), shape, dtype, name);
-}
-
-Tensor Graph::fill(const Shape& shape, float value, DType dtype) {
-  OpNode op;
-  op.kind = OpKind::fill;
-  op.offset = value;
-  return add_op(std::move(op), shape, dtype, "");
 }
 
 std::vector<Tensor> Graph::variables() const {

@@ -20,9 +20,10 @@
 //   exec.feed(x, data);                                          // full tensor, row-major
 //   StepResult r = exec.run({loss});                             // numerics + simulated timeline
 //
-// Every op function checks its arguments and throws InputError naming the op, tensor and dimension. Ops come
-// in phases: forward (default), backward (built by autodiff.hpp) and update (built by optimizer.hpp); memory
-// accounting uses the phases to find the activations kept for the backward pass.
+// Every op function checks its arguments and throws InputError naming the op, tensor and dimension. Each op
+// family (builders, lowering, gradient) lives in one file under mesh_tf/ops/; op_table.hpp lists them. Ops
+// come in phases: forward (default), backward (built by autodiff.hpp) and update (built by optimizer.hpp);
+// memory accounting uses the phases to find the activations kept for the backward pass.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "mesh_tf/dimension.hpp"
+#include "mesh_tf/op_node.hpp"
 #include "mesh_tf/shape.hpp"
 
 namespace tpusim::mtf {
@@ -54,83 +56,6 @@ class Tensor {
  private:
   Graph* graph_ = nullptr;
   int id_ = -1;
-};
-
-struct Initializer {
-  enum class Kind { zeros, constant, normal, uniform };
-  Kind kind = Kind::zeros;
-  float value = 0;  // constant value, normal stddev, or uniform half-width
-  static Initializer zeros() { return {Kind::zeros, 0}; }
-  static Initializer constant(float value) { return {Kind::constant, value}; }
-  static Initializer normal(float stddev) { return {Kind::normal, stddev}; }
-  static Initializer uniform(float half_width) { return {Kind::uniform, half_width}; }
-};
-
-enum class OpKind {
-  input,
-  variable,
-  fill,           // sources
-  einsum,         // 1 or 2 inputs, named contraction with batch dims and broadcasting
-  binary,         // elementwise with broadcasting to the output shape
-  unary,          // elementwise
-  scalar_affine,  // x * scale + offset
-  reduce,         // sum or max over the dims missing from the output
-  reshape,        // also renames; may change the layout (allconcat/alltoall/allsplit)
-  one_hot,
-  argmax_one_hot,
-  cumsum,
-  random_mask,
-  shift,
-  concat,
-  slice,
-  pad,
-  stop_gradient,
-  assign
-};
-enum class BinaryOp { add, sub, mul, div, maximum, minimum, equal, greater };
-enum class UnaryOp {
-  neg,
-  relu,
-  step,
-  gelu,
-  gelu_grad,
-  exp,
-  log,
-  tanh,
-  sqrt,
-  rsqrt,
-  square,
-  reciprocal,
-  sigmoid,
-  cast
-};
-enum class ReduceOp { sum, max };
-enum class Phase { forward, backward, update };
-
-const char* to_string(OpKind kind);
-const char* to_string(BinaryOp op);
-const char* to_string(UnaryOp op);
-
-// One operation node. Attributes not used by a kind keep their defaults.
-struct OpNode {
-  int id = 0;
-  OpKind kind = OpKind::fill;
-  std::string name;         // unique, e.g. "einsum_3" or the user's name
-  std::vector<int> inputs;  // tensor ids
-  int output = -1;          // tensor id (every op has one output; assign outputs the new value)
-  Phase phase = Phase::forward;
-  BinaryOp binary = BinaryOp::add;
-  UnaryOp unary = UnaryOp::neg;
-  ReduceOp reduce = ReduceOp::sum;
-  Initializer init;              // variable
-  double scale = 1, offset = 0;  // scalar_affine; fill value in offset; random_mask keep probability in scale
-  std::uint64_t seed = 0;        // variable init, random_mask
-  std::string dim;               // one_hot / argmax_one_hot / cumsum / shift / concat / slice / pad dimension
-  std::int64_t begin = 0, amount = 0;     // shift offset (begin); slice begin+size (amount); pad before/after
-  bool flag = false;                      // shift: wrap around; cumsum: exclusive
-  bool reverse = false;                   // cumsum: from the last element towards the first
-  int target = -1;                        // assign: the variable tensor id
-  std::vector<std::string> unsplittable;  // dims this op forbids splitting (legality)
 };
 
 struct TensorNode {

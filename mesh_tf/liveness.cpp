@@ -15,7 +15,7 @@ std::vector<bool> live_ops(const Graph& graph, const std::vector<Tensor>& output
     if (!live_tensor[op.output]) continue;
     live[id] = true;
     for (const int input : op.inputs) live_tensor[input] = true;
-    if (op.target >= 0) live_tensor[op.target] = true;
+    if (op.kind == OpKind::assign) live_tensor[op.get<AssignAttributes>().target] = true;
   }
   return live;
 }

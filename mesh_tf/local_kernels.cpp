@@ -292,98 +292,15 @@ void EinsumPlan::run(const std::vector<const float*>& in, float* output, std::ve
   }
 }
 
-void binary(BinaryOp op, const float* a, const std::vector<std::int64_t>& a_strides, const float* b,
+void binary(BinaryLoop loop, const float* a, const std::vector<std::int64_t>& a_strides, const float* b,
             const std::vector<std::int64_t>& b_strides, float* out, const std::vector<std::int64_t>& sizes) {
   const auto o_strides = contiguous_strides(sizes);
   const std::vector<std::int64_t>* strides[3] = {&a_strides, &b_strides, &o_strides};
   const std::int64_t ia = a_strides.empty() ? 0 : a_strides.back();
   const std::int64_t ib = b_strides.empty() ? 0 : b_strides.back();
   for_each_row<3>(sizes, strides, [&](std::int64_t n, const std::int64_t* off) {
-    const float* x = a + off[0];
-    const float* y = b + off[1];
-    float* z = out + off[2];
-    switch (op) {
-      case BinaryOp::add:
-        for (std::int64_t i = 0; i < n; ++i) z[i] = x[i * ia] + y[i * ib];
-        break;
-      case BinaryOp::sub:
-        for (std::int64_t i = 0; i < n; ++i) z[i] = x[i * ia] - y[i * ib];
-        break;
-      case BinaryOp::mul:
-        for (std::int64_t i = 0; i < n; ++i) z[i] = x[i * ia] * y[i * ib];
-        break;
-      case BinaryOp::div:
-        for (std::int64_t i = 0; i < n; ++i) z[i] = x[i * ia] / y[i * ib];
-        break;
-      case BinaryOp::maximum:
-        for (std::int64_t i = 0; i < n; ++i) z[i] = std::max(x[i * ia], y[i * ib]);
-        break;
-      case BinaryOp::minimum:
-        for (std::int64_t i = 0; i < n; ++i) z[i] = std::min(x[i * ia], y[i * ib]);
-        break;
-      case BinaryOp::equal:
-        for (std::int64_t i = 0; i < n; ++i) z[i] = x[i * ia] == y[i * ib] ? 1.0f : 0.0f;
-        break;
-      case BinaryOp::greater:
-        for (std::int64_t i = 0; i < n; ++i) z[i] = x[i * ia] > y[i * ib] ? 1.0f : 0.0f;
-        break;
-    }
+    loop(a + off[0], ia, b + off[1], ib, out + off[2], n);
   });
-}
-
-void unary(UnaryOp op, const float* x, float* y, std::int64_t n) {
-  constexpr float kSqrt2OverPi = 0.7978845608028654f;
-  switch (op) {
-    case UnaryOp::neg:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = -x[i];
-      break;
-    case UnaryOp::relu:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : 0.0f;
-      break;
-    case UnaryOp::step:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? 1.0f : 0.0f;
-      break;
-    case UnaryOp::gelu:
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float v = x[i];
-        y[i] = 0.5f * v * (1.0f + std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v)));
-      }
-      break;
-    case UnaryOp::gelu_grad:
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float v = x[i];
-        const float t = std::tanh(kSqrt2OverPi * (v + 0.044715f * v * v * v));
-        y[i] = 0.5f * (1 + t) + 0.5f * v * (1 - t * t) * kSqrt2OverPi * (1 + 3 * 0.044715f * v * v);
-      }
-      break;
-    case UnaryOp::exp:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
-      break;
-    case UnaryOp::log:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]);
-      break;
-    case UnaryOp::tanh:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
-      break;
-    case UnaryOp::sqrt:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]);
-      break;
-    case UnaryOp::rsqrt:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = 1.0f / std::sqrt(x[i]);
-      break;
-    case UnaryOp::square:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] * x[i];
-      break;
-    case UnaryOp::reciprocal:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = 1.0f / x[i];
-      break;
-    case UnaryOp::sigmoid:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + std::exp(-x[i]));
-      break;
-    case UnaryOp::cast:
-      if (x != y) std::memcpy(y, x, n * sizeof(float));
-      break;
-  }
 }
 
 void affine(const float* x, float* y, std::int64_t n, double scale, double offset) {

@@ -5,8 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "mesh_tf/graph.hpp"
-
 namespace tpusim::mtf::kernels {
 
 struct LocalDims {
@@ -42,12 +40,38 @@ class EinsumPlan {
   bool out_swapped_ = false;  // output is [batch, n, m]: compute C^T = B^T A^T in place
 };
 
-void binary(BinaryOp op, const float* a, const std::vector<std::int64_t>& a_strides, const float* b,
+// The innermost loops of the elementwise ops, one instance per op in the op family's table
+// (ops/binary.cpp, ops/unary.cpp): z[i] = f(x[i * x_stride], y[i * y_stride]) and y[i] = f(x[i]).
+using BinaryLoop = void (*)(const float* x, std::int64_t x_stride, const float* y, std::int64_t y_stride,
+                            float* z, std::int64_t n);
+using UnaryLoop = void (*)(const float* x, float* y, std::int64_t n);
+template <float (*f)(float, float)>
+void binary_loop(const float* x, std::int64_t x_stride, const float* y, std::int64_t y_stride, float* z,
+                 std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) z[i] = f(x[i * x_stride], y[i * y_stride]);
+}
+template <float (*f)(float)>
+void unary_loop(const float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+}
+
+// out = loop(a, b) over the index space `sizes` of out, a and b broadcast by their strides.
+void binary(BinaryLoop loop, const float* a, const std::vector<std::int64_t>& a_strides, const float* b,
             const std::vector<std::int64_t>& b_strides, float* out, const std::vector<std::int64_t>& sizes);
-void unary(UnaryOp op, const float* x, float* y, std::int64_t n);
 void affine(const float* x, float* y, std::int64_t n, double scale, double offset);
 // out = max over the dims of x missing in out.
 void reduce_max(const float* x, const LocalDims& x_dims, float* out, const LocalDims& out_dims);
+// A row-major slice seen along dim d as [pre, rows, post]: element (p, r, q) is at (p * rows + r) * post + q.
+struct AxisView {
+  std::int64_t pre = 1, rows = 1, post = 1;
+  AxisView(const std::vector<std::int64_t>& sizes, int d) {
+    for (int i = 0; i < d; ++i) pre *= sizes[i];
+    rows = sizes[d];
+    for (std::size_t i = d + 1; i < sizes.size(); ++i) post *= sizes[i];
+  }
+  std::int64_t at(std::int64_t p, std::int64_t r, std::int64_t q) const { return (p * rows + r) * post + q; }
+};
+
 // Copies src (shape src_sizes) into dst (shape dst_sizes), the same except along dim d, where src rows
 // [src_begin, src_begin+len) go to dst rows [dst_begin, dst_begin+len).
 void copy_block(const float* src, const std::vector<std::int64_t>& src_sizes, float* dst,

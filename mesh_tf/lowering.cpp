@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "mesh_tf/op_table.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -44,7 +45,7 @@ void Lowerer::run() {
   program_.value_of_tensor.assign(n, -1);
   program_.raw_value_of_tensor.assign(n, -1);
   for (const auto& op : graph_.ops()) {
-    lower_op(op);
+    op_row(op.kind).lower(*this, op);
     TPUSIM_CHECK(program_.raw_value_of_tensor[op.output] >= 0);
   }
   for (const int t : options_.outputs) {
@@ -287,6 +288,35 @@ int Lowerer::relayout(int v, const std::vector<int>& target, const OpNode& op) {
   }
   TPUSIM_CHECK(value(v).mesh_dims == target);
   return v;
+}
+
+void Lowerer::lower_along_axis(const OpNode& op, const std::string& axis, bool counts_flops,
+                               AxisKernel kernel) {
+  const TensorNode& t = graph_.tensor(op.output);
+  std::vector<int> ins;
+  for (std::size_t i = 0; i < op.inputs.size(); ++i) ins.push_back(input_value(op, static_cast<int>(i)));
+  const int out = new_value(t.id, t.name, t.shape, t.dtype, rule_mesh_dims(t.id, op.unsplittable));
+  set_result(op, out);
+  const Value& o = value(out);
+  const int d = t.shape.index_of(axis);
+  auto maps = key_maps(o, ins);
+  std::vector<std::vector<std::int64_t>> in_sizes;
+  std::vector<std::int64_t> in_elems;
+  for (const int v : ins) {
+    in_sizes.push_back(value(v).local_sizes);
+    in_elems.push_back(value(v).slice_elements);
+  }
+  const auto out_sizes = o.local_sizes;
+  const std::int64_t eo = o.slice_elements;
+  const int slices = o.num_slices;
+  add_compute(op, op.name, ins, out, counts_flops ? static_cast<double>(eo) : 0, [=](Store& s) {
+    s[out].assign(eo * slices, 0.0f);
+    std::vector<const float*> srcs(ins.size());
+    for (int key = 0; key < slices; ++key) {
+      for (std::size_t i = 0; i < ins.size(); ++i) srcs[i] = s[ins[i]].data() + maps[i][key] * in_elems[i];
+      kernel(srcs, in_sizes, s[out].data() + key * eo, out_sizes, d);
+    }
+  });
 }
 
 void Lowerer::finish_counters() {

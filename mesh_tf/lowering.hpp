@@ -1,7 +1,10 @@
 #pragma once
 // Lowering: every graph op becomes local steps on slices plus the collectives its layout requires
 // (mesh_tf.md's table). Partial sums stay pending until a consumer other than add/sub needs them, so
-// contributions to one gradient are added before a single allreduce.
+// contributions to one gradient are added before a single allreduce. This file keeps the values, relayouts
+// and collectives; each op family lowers itself (mesh_tf/ops/, dispatched through op_table.hpp) with the
+// public members below.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,41 +32,49 @@ class Lowerer {
           Program& program);
   void run();
 
- private:
-  // values and layouts
+  // ---- For the op families ----
+  const Graph& graph() const { return graph_; }
+  const MeshShape& mesh() const { return mesh_; }
+  // The mesh dims the layout rules give tensor `tensor` (InputError if `unsplittable` dims would be split).
   std::vector<int> rule_mesh_dims(int tensor, const std::vector<std::string>& unsplittable = {}) const;
   int new_value(int tensor, const std::string& name, const Shape& shape, DType dtype,
                 std::vector<int> mesh_dims, std::vector<int> pending = {});
   const Value& value(int id) const { return program_.values[id]; }
+  // The value of input `index` of `op`, its pending sums allreduced unless `allow_pending`.
   int input_value(const OpNode& op, int index, bool allow_pending = false);
+  // The value that holds op's output tensor, and the one that holds an earlier tensor.
+  void set_result(const OpNode& op, int value) { program_.raw_value_of_tensor[op.output] = value; }
+  int value_of(int tensor) const { return program_.raw_value_of_tensor[tensor]; }
   kernels::LocalDims local_dims(const Value& v) const;
   // input keys for each output key (inputs must vary only along dims the output varies along)
   std::vector<std::vector<int>> key_maps(const Value& out, const std::vector<int>& inputs) const;
 
-  // steps
+  // A local step; returns its index in the program.
   int add_compute(const OpNode& op, const std::string& label, std::vector<int> inputs, int output,
                   double flops, std::function<void(Store&)> kernel);
+  Step& step(int index) { return program_.steps[index]; }
   int add_collective(const OpNode& op, Step step, const std::string& reason);
   int allreduce(int v, const std::vector<int>& dims, sim::ReduceOp reduce, const OpNode& op,
                 const std::string& reason);
   int force(int v, const OpNode& op);
   int relayout(int v, const std::vector<int>& target, const OpNode& op);
+  void add_assignment(int variable_value, int new_value) {
+    program_.assignments.push_back({variable_value, new_value});
+  }
+
+  // The common shape of ops that work along one unsplittable axis (concat, slice, pad, cumsum,
+  // argmax_one_hot): inputs without pending sums, the output laid out by the rules, and `kernel` run on every
+  // output slice, zero-filled first, with its inputs' matching slices. One FLOP per output element when
+  // `counts_flops`.
+  using AxisKernel = std::function<void(
+      const std::vector<const float*>& inputs, const std::vector<std::vector<std::int64_t>>& input_sizes,
+      float* output, const std::vector<std::int64_t>& output_sizes, int axis)>;
+  void lower_along_axis(const OpNode& op, const std::string& axis, bool counts_flops, AxisKernel kernel);
+
+ private:
   int allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op);
   int allconcat(int v, int tensor_dim, const OpNode& op);
   int alltoall(int v, int from_dim, int to_dim, const OpNode& op);
-
-  // op families (lower_*.cpp)
-  void lower_op(const OpNode& op);
-  void lower_source(const OpNode& op);
-  void lower_einsum(const OpNode& op);
-  void lower_binary(const OpNode& op);
-  void lower_unary(const OpNode& op);
-  void lower_reduce_max(const OpNode& op);
-  void lower_reshape(const OpNode& op);
-  void lower_shift(const OpNode& op);
-  void lower_axis_op(const OpNode& op);  // concat, slice, pad, cumsum, argmax_one_hot
-  void lower_one_hot(const OpNode& op);
-  void lower_assign(const OpNode& op);
   void finish_counters();
 
   const Graph& graph_;
@@ -72,8 +83,6 @@ class Lowerer {
   LoweringOptions options_;
   Program& program_;
   std::vector<int> forced_;  // value id -> its forced value id (or -1)
-  std::vector<OpCost> op_costs_;
-  friend Program lower(const Graph&, const MeshShape&, const LayoutRules&, const LoweringOptions&);
 };
 
 }  // namespace tpusim::mtf

@@ -1,0 +1,56 @@
+#include "mesh_tf/op_table.hpp"
+
+#include <array>
+
+#include "mesh_tf/ops/op_families.hpp"
+
+namespace tpusim::mtf {
+namespace {
+
+using namespace ops;
+
+constexpr std::array<OpRow, kOpKindCount> kOps = {{
+    {OpKind::input, "input", lower_source, nullptr, nullptr},
+    {OpKind::variable, "variable", lower_source, nullptr, nullptr},
+    {OpKind::fill, "fill", lower_source, nullptr, nullptr},
+    {OpKind::random_mask, "random_mask", lower_source, nullptr, nullptr},
+    {OpKind::einsum, "einsum", lower_einsum, einsum_gradient, nullptr},
+    {OpKind::binary, "binary", lower_binary, binary_gradient, binary_passes_gradient},
+    {OpKind::unary, "unary", lower_unary, unary_gradient, unary_passes_gradient},
+    {OpKind::scalar_affine, "scalar_affine", lower_unary, affine_gradient, nullptr},
+    {OpKind::reduce, "reduce", lower_reduce, reduce_gradient, nullptr},
+    {OpKind::reshape, "reshape", lower_reshape, reshape_gradient, nullptr},
+    {OpKind::shift, "shift", lower_shift, shift_gradient, nullptr},
+    {OpKind::concat, "concat", lower_concat, concat_gradient, nullptr},
+    {OpKind::slice, "slice", lower_slice, slice_gradient, nullptr},
+    {OpKind::pad, "pad", lower_pad, pad_gradient, nullptr},
+    {OpKind::cumsum, "cumsum", lower_cumsum, cumsum_gradient, nullptr},
+    {OpKind::one_hot, "one_hot", lower_one_hot, nullptr, nullptr},
+    {OpKind::argmax_one_hot, "argmax_one_hot", lower_argmax_one_hot, nullptr, nullptr},
+    {OpKind::stop_gradient, "stop_gradient", lower_stop_gradient, nullptr, nullptr},
+    {OpKind::assign, "assign", lower_assign, nullptr, nullptr},
+}};
+
+constexpr bool rows_in_enum_order() {
+  for (int i = 0; i < kOpKindCount; ++i) {
+    if (static_cast<int>(kOps[i].kind) != i || kOps[i].lower == nullptr) return false;
+  }
+  return true;
+}
+static_assert(rows_in_enum_order(), "one row per OpKind, in enum order, each with a lowering");
+
+}  // namespace
+
+const OpRow& op_row(OpKind kind) { return kOps[static_cast<int>(kind)]; }
+
+bool passes_gradient(const OpNode& op) {
+  const OpRow& row = op_row(op.kind);
+  if (row.gradient == nullptr) return false;
+  return row.passes_gradient == nullptr || row.passes_gradient(op);
+}
+
+const char* to_string(OpKind kind) { return op_row(kind).name; }
+const char* to_string(BinaryOp op) { return binary_name(op); }
+const char* to_string(UnaryOp op) { return unary_name(op); }
+
+}  // namespace tpusim::mtf

@@ -1,0 +1,53 @@
+#pragma once
+// The one table of op kinds: for each, its name, how it lowers to local steps and collectives, and its
+// gradient. An op kind is one enum value (op_node.hpp), one row here and one family file under mesh_tf/ops/
+// holding its builders, checks, lowering and gradient; a missing or misplaced row does not compile.
+#include <utility>
+#include <vector>
+
+#include "mesh_tf/graph.hpp"
+
+namespace tpusim::mtf {
+
+class Lowerer;
+
+// What a gradient rule gets: the op, dy (the gradient of the op's output, in the output's dim order) and
+// which inputs want a contribution. It adds one contribution per wanted input and builds nothing else, since
+// every op it builds is lowered and run. Contributions may come in any dim order: autodiff transposes them.
+class GradientRequest {
+ public:
+  GradientRequest(Graph& graph, const OpNode& op, Tensor dy, std::vector<bool> wanted)
+      : op(op), dy(dy), out(&graph, op.output), graph_(graph), wanted_(std::move(wanted)) {}
+
+  const OpNode& op;
+  const Tensor dy;
+  const Tensor out;
+  Tensor input(int i) const { return Tensor(&graph_, op.inputs[i]); }
+  Graph& graph() const { return graph_; }
+  // Builds input i's contribution only when it is wanted.
+  template <class Build>
+  void emit(int i, Build build) {
+    if (wanted_[i]) contributions_.emplace_back(i, build());
+  }
+  std::vector<std::pair<int, Tensor>>& contributions() { return contributions_; }
+
+ private:
+  Graph& graph_;
+  std::vector<bool> wanted_;
+  std::vector<std::pair<int, Tensor>> contributions_;
+};
+
+struct OpRow {
+  OpKind kind;
+  const char* name;  // also the prefix of generated op names ("einsum_3")
+  void (*lower)(Lowerer&, const OpNode&);
+  void (*gradient)(GradientRequest&);  // nullptr: passes no gradient to any input
+  // Whether an op of this kind passes a gradient (some binary and unary ops do not); nullptr: it does when
+  // `gradient` is set.
+  bool (*passes_gradient)(const OpNode&);
+};
+
+const OpRow& op_row(OpKind kind);
+bool passes_gradient(const OpNode& op);
+
+}  // namespace tpusim::mtf

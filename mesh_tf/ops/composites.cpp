@@ -1,0 +1,71 @@
+// Ops built from primitives: the softmax family and layer norm. Their gradients and their communication
+// follow from the primitives.
+#include <fmt/format.h>
+
+#include "mesh_tf/graph.hpp"
+#include "mesh_tf/ops/op_families.hpp"
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::mtf {
+namespace {
+
+std::string sub_name(const std::string& name, const char* suffix) {
+  return name.empty() ? "" : name + "_" + suffix;
+}
+
+}  // namespace
+
+Tensor reduce_logsumexp(const Tensor& x, const std::string& reduced_dim, const std::string& name) {
+  const Shape out = x.shape().minus({reduced_dim});
+  x.dim(reduced_dim);
+  const Tensor m = stop_gradient(reduce_max(x, out, sub_name(name, "max")));
+  const Tensor sum = reduce_sum(exp(sub(x, m)), out, sub_name(name, "sum"));
+  return add(log(sum), m, name);
+}
+
+Tensor softmax(const Tensor& x, const std::string& dim, const std::string& name) {
+  x.dim(dim);
+  const Shape out = x.shape().minus({dim});
+  const Tensor m = stop_gradient(reduce_max(x, out, sub_name(name, "max")));
+  const Tensor e = exp(sub(x, m));
+  return div(e, reduce_sum(e, out, sub_name(name, "sum")), name);
+}
+
+Tensor log_softmax(const Tensor& x, const std::string& dim, const std::string& name) {
+  return sub(x, reduce_logsumexp(x, dim, sub_name(name, "lse")), name);
+}
+
+Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, const std::string& vocab_dim,
+                             const std::string& name) {
+  same_graph({logits, labels}, "softmax_cross_entropy");
+  logits.dim(vocab_dim);
+  if (labels.shape() != logits.shape()) {
+    throw InputError(
+        fmt::format("softmax_cross_entropy '{}': labels '{}' {} must have the shape of logits '{}' {}", name,
+                    labels.name(), labels.shape().to_string(), logits.name(), logits.shape().to_string()));
+  }
+  const Shape out = logits.shape().minus({vocab_dim});
+  const Tensor lse = reduce_logsumexp(logits, vocab_dim, sub_name(name, "lse"));
+  const Tensor target = reduce_sum(mul(labels, logits), out, sub_name(name, "target"));
+  return sub(lse, target, name);
+}
+
+Tensor layer_norm(const Tensor& x, const std::string& dim, const Tensor& scale_t, const Tensor& bias,
+                  double epsilon, const std::string& name) {
+  const Dimension& d = x.dim(dim);
+  for (const Tensor* p : {&scale_t, &bias}) {
+    if (p->valid() && p->shape() != Shape({d})) {
+      throw InputError(fmt::format("layer_norm '{}': '{}' has shape {} but must be [{}]", name, p->name(),
+                                   p->shape().to_string(), d.to_string()));
+    }
+  }
+  const Shape out = x.shape().minus({dim});
+  const Tensor centered = sub(x, reduce_mean(x, out, sub_name(name, "mean")));
+  const Tensor variance = reduce_mean(square(centered), out, sub_name(name, "var"));
+  Tensor y = mul(centered, rsqrt(add_scalar(variance, epsilon)));
+  if (scale_t.valid()) y = mul(y, scale_t);
+  if (bias.valid()) y = add(y, bias);
+  return y;
+}
+
+}  // namespace tpusim::mtf

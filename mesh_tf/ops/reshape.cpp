@@ -1,0 +1,81 @@
+// Reshape and rename: the same elements in the same memory order under new dims. Changing which dims are
+// split changes the layout: a mesh dim stays only on a dim that keeps its place in the row-major order; the
+// others are gathered, moved or split (allconcat / alltoall / allsplit).
+#include <fmt/format.h>
+
+#include "mesh_tf/lowering.hpp"
+#include "mesh_tf/ops/op_families.hpp"
+#include "topologies/support/check.hpp"
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::mtf {
+namespace {
+
+std::vector<std::int64_t> prefix_products(const Shape& shape) {
+  std::vector<std::int64_t> pre;
+  std::int64_t p = 1;
+  for (const auto& dim : shape.dims()) {
+    pre.push_back(p);
+    p *= dim.size;
+  }
+  return pre;
+}
+
+}  // namespace
+
+Tensor reshape(const Tensor& x, const Shape& output, const std::string& name) {
+  if (output.num_elements() != x.shape().num_elements()) {
+    throw InputError(fmt::format("reshape '{}': '{}' {} has {} elements but the new shape {} has {}", name,
+                                 x.name(), x.shape().to_string(), x.shape().num_elements(),
+                                 output.to_string(), output.num_elements()));
+  }
+  OpNode op;
+  op.kind = OpKind::reshape;
+  op.inputs = {x.id()};
+  return x.graph().add_op(std::move(op), output, x.dtype(), name);
+}
+
+Tensor rename(const Tensor& x, const std::string& old_name, const std::string& new_name,
+              const std::string& name) {
+  std::vector<Dimension> dims = x.shape().dims();
+  const int i = x.shape().index_of(old_name);
+  if (i < 0) x.dim(old_name);  // throws naming the tensor
+  dims[i] = Dimension(new_name, dims[i].size);
+  return reshape(x, Shape(dims), name);
+}
+
+namespace ops {
+
+void lower_reshape(Lowerer& lowerer, const OpNode& op) {
+  const TensorNode& t = lowerer.graph().tensor(op.output);
+  const std::vector<int> out_dims = lowerer.rule_mesh_dims(t.id);
+  const int x = lowerer.input_value(op, 0);
+  const Shape in_shape = lowerer.value(x).shape;
+  // A mesh dim can stay on a dimension that keeps its place in the row-major order (same size, same product
+  // of the sizes before it): then the local reshape of slices is the slice of the reshape.
+  const auto pre_in = prefix_products(in_shape), pre_out = prefix_products(t.shape);
+  std::vector<int> mid_in(in_shape.rank(), -1), mid_out(t.shape.rank(), -1);
+  for (int j = 0; j < t.shape.rank(); ++j) {
+    if (out_dims[j] < 0) continue;
+    for (int i = 0; i < in_shape.rank(); ++i) {
+      if (in_shape[i].size == t.shape[j].size && pre_in[i] == pre_out[j]) {
+        mid_in[i] = out_dims[j];
+        mid_out[j] = out_dims[j];
+        break;
+      }
+    }
+  }
+  const int aligned = lowerer.relayout(x, mid_in, op);
+  const int local = lowerer.new_value(t.id, t.name, t.shape, t.dtype, mid_out);
+  const std::int64_t n = lowerer.value(local).slice_elements * lowerer.value(local).num_slices;
+  TPUSIM_CHECK(n == lowerer.value(aligned).slice_elements * lowerer.value(aligned).num_slices);
+  lowerer.add_compute(op, op.name, {aligned}, local, 0, [=](Store& s) { s[local] = s[aligned]; });
+  lowerer.set_result(op, lowerer.relayout(local, out_dims, op));
+}
+
+void reshape_gradient(GradientRequest& r) {
+  r.emit(0, [&] { return reshape(r.dy, r.input(0).shape()); });
+}
+
+}  // namespace ops
+}  // namespace tpusim::mtf

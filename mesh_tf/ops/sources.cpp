@@ -1,0 +1,107 @@
+// Sources: inputs fed per step, variables, constants and dropout's random masks. None passes a gradient.
+#include <fmt/format.h>
+
+#include "mesh_tf/lowering.hpp"
+#include "mesh_tf/ops/op_families.hpp"
+#include "mesh_tf/random.hpp"
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::mtf {
+namespace {
+
+void check_unique_source(const Graph& graph, const std::string& name) {
+  for (const auto& op : graph.ops()) {
+    if ((op.kind == OpKind::input || op.kind == OpKind::variable) && op.name == name) {
+      throw InputError(fmt::format("graph already has an input or variable called '{}'", name));
+    }
+  }
+}
+
+}  // namespace
+
+Tensor Graph::input(const std::string& name, const Shape& shape, DType dtype) {
+  check_unique_source(*this, name);
+  Dimension(name, 1);  // validates the name
+  OpNode op;
+  op.kind = OpKind::input;
+  return add_op(std::move(op), shape, dtype, name);
+}
+
+Tensor Graph::variable(const std::string& name, const Shape& shape, Initializer init, DType dtype) {
+  check_unique_source(*this, name);
+  if (name.empty()) throw InputError("a variable needs a name");
+  OpNode op;
+  op.kind = OpKind::variable;
+  // The seed of a variable depends on its name, not on creation order, so initial values are reproducible.
+  std::uint64_t h = 1469598103934665603ull ^ seed_;
+  for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  op.attributes = VariableAttributes{init, h};
+  return add_op(std::move(op), shape, dtype, name);
+}
+
+Tensor Graph::fill(const Shape& shape, float value, DType dtype) {
+  OpNode op;
+  op.kind = OpKind::fill;
+  op.attributes = FillAttributes{value};
+  return add_op(std::move(op), shape, dtype, "");
+}
+
+Tensor dropout(const Tensor& x, double keep_probability, std::uint64_t seed, const std::string& name) {
+  if (!(keep_probability > 0 && keep_probability <= 1)) {
+    throw InputError(
+        fmt::format("dropout '{}': keep probability {} must be in (0, 1]", name, keep_probability));
+  }
+  if (keep_probability == 1) return x;
+  OpNode op;
+  op.kind = OpKind::random_mask;
+  op.attributes = RandomMaskAttributes{keep_probability, seed ^ (x.graph().seed() * 0x9E3779B97F4A7C15ull)};
+  const Tensor mask =
+      x.graph().add_op(std::move(op), x.shape(), x.dtype(), name.empty() ? "" : name + "_mask");
+  return mul(x, mask, name);
+}
+
+namespace ops {
+
+void lower_source(Lowerer& lowerer, const OpNode& op) {
+  const TensorNode& t = lowerer.graph().tensor(op.output);
+  const int out =
+      lowerer.new_value(t.id, t.name, t.shape, t.dtype, lowerer.rule_mesh_dims(t.id, op.unsplittable));
+  lowerer.set_result(op, out);
+  if (op.kind == OpKind::input || op.kind == OpKind::variable) return;  // data held by the executor
+  const Value& o = lowerer.value(out);
+  const std::int64_t elems = o.slice_elements;
+  const int slices = o.num_slices;
+  if (op.kind == OpKind::fill) {
+    const float fill_value = op.get<FillAttributes>().value;
+    lowerer.add_compute(op, op.name, {}, out, 0,
+                        [=](Store& s) { s[out].assign(elems * slices, fill_value); });
+    return;
+  }
+  // random_mask: 1/keep with probability keep, keyed by the global element index.
+  const Value vo = o;
+  const MeshShape mesh = lowerer.mesh();
+  const double keep = op.get<RandomMaskAttributes>().keep_probability;
+  const std::uint64_t seed = op.get<RandomMaskAttributes>().seed;
+  lowerer.add_compute(op, op.name, {}, out, static_cast<double>(elems), [=](Store& s) {
+    s[out].resize(elems * slices);
+    const int rank = vo.shape.rank();
+    for (int key = 0; key < slices; ++key) {
+      const auto coords = vo.coords_of_key(key, mesh);
+      std::vector<std::int64_t> index(rank, 0);
+      float* dst = s[out].data() + key * elems;
+      for (std::int64_t i = 0; i < elems; ++i) {
+        std::int64_t global = 0;
+        for (int d = 0; d < rank; ++d) global = global * vo.shape[d].size + vo.offset(d, coords) + index[d];
+        dst[i] =
+            uniform01(seed, static_cast<std::uint64_t>(global)) < keep ? static_cast<float>(1 / keep) : 0.0f;
+        for (int d = rank - 1; d >= 0; --d) {
+          if (++index[d] < vo.local_sizes[d]) break;
+          index[d] = 0;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace ops
+}  // namespace tpusim::mtf
