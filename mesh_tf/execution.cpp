@@ -13,6 +13,7 @@
 #include "mesh_tf/random.hpp"
 #include "mesh_tf/slice_data.hpp"
 #include "sim/algorithm_registry.hpp"
+#include "sim/reference.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
@@ -171,13 +172,13 @@ struct Executor::Impl {
                                               fmt::join(request.algorithms, ","));
     const bool known = memo_result.count(signature) > 0;
     if (options.numerics) {
-      RankData data = pack(step, program, store, mapping);
+      sim::Buffers data = pack(step, program, store, mapping);
       if (simulator) {
         request.data = &data;
         const auto result = simulator->run(request);
         if (!known) memo_result[signature] = result;
       } else {
-        reference_exchange(request, data);
+        data = sim::reference_result(request, data);
         if (!known) memo_result[signature] = sim::CollectiveResult{};
       }
       unpack(step, program, data, store, mapping);

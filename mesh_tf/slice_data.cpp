@@ -57,11 +57,11 @@ std::vector<float> scatter(const Value& value, const std::vector<float>& full, c
   return data;
 }
 
-RankData pack(const Step& step, const Program& program, const Store& store, const MeshMapping& mapping) {
+sim::Buffers pack(const Step& step, const Program& program, const Store& store, const MeshMapping& mapping) {
   const Value& in = program.values[step.inputs[0]];
   const MeshShape& mesh = mapping.mesh();
   const std::vector<float>& src_all = store[in.id];
-  RankData data;
+  sim::Buffers data;
   for (int p = 0; p < mesh.size(); ++p) {
     const auto coords = mesh.processor_coords(p);
     const float* src = src_all.data() + in.key_of(coords, mesh) * in.slice_elements;
@@ -116,7 +116,7 @@ std::vector<std::pair<topo::Rank, topo::Rank>> permute_pairs(const Step& step, c
   return pairs;
 }
 
-void unpack(const Step& step, const Program& program, const RankData& data, Store& store,
+void unpack(const Step& step, const Program& program, const sim::Buffers& data, Store& store,
             const MeshMapping& mapping) {
   const Value& in = program.values[step.inputs[0]];
   const Value& out = program.values[step.output];
@@ -151,46 +151,6 @@ void unpack(const Step& step, const Program& program, const RankData& data, Stor
                               i * chunk_sizes[d1], chunk_sizes[d1]);
         }
         break;
-      }
-    }
-  }
-}
-
-void reference_exchange(const sim::CollectiveRequest& request, RankData& data) {
-  if (request.kind == sim::CollectiveKind::permute) {
-    RankData received;
-    for (auto& [rank, buffer] : data) received[rank].assign(buffer.size(), 0.0f);
-    for (const auto& [from, to] : request.permutation) received[to] = data.at(from);
-    data = std::move(received);
-    return;
-  }
-  for (const auto& group : request.groups) {
-    const int p = group.size();
-    const std::size_t n = data.at(group.ranks[0]).size();
-    const std::size_t chunk = n / p;
-    std::vector<std::vector<float>> in;
-    for (const auto rank : group.ranks) in.push_back(data.at(rank));
-    for (int i = 0; i < p; ++i) {
-      std::vector<float>& out = data[group.ranks[i]];
-      switch (request.kind) {
-        case sim::CollectiveKind::allreduce:
-          for (std::size_t e = 0; e < n; ++e) {
-            float acc = in[0][e];
-            for (int j = 1; j < p; ++j)
-              acc = request.op == sim::ReduceOp::max ? std::max(acc, in[j][e]) : acc + in[j][e];
-            out[e] = acc;
-          }
-          break;
-        case sim::CollectiveKind::allgather:
-          for (int j = 0; j < p; ++j)
-            std::copy(in[j].begin() + j * chunk, in[j].begin() + (j + 1) * chunk, out.begin() + j * chunk);
-          break;
-        case sim::CollectiveKind::alltoall:
-          for (int j = 0; j < p; ++j)
-            std::copy(in[j].begin() + i * chunk, in[j].begin() + (i + 1) * chunk, out.begin() + j * chunk);
-          break;
-        default:
-          TPUSIM_CHECK(false);
       }
     }
   }

@@ -1,6 +1,6 @@
 #pragma once
 // Moving whole tensors in and out of their slices, and the data side of each collective: packing slices into
-// per-rank buffers for sim::Simulator (or the reference exchange), unpacking the results.
+// per-rank buffers for sim::Simulator (or sim::reference_result without a simulator), unpacking the results.
 #include <map>
 #include <vector>
 
@@ -15,16 +15,12 @@ std::vector<float> assemble(const Value& value, const std::vector<float>& data, 
 // Slices of a full row-major tensor (value must have nothing pending).
 std::vector<float> scatter(const Value& value, const std::vector<float>& full, const MeshShape& mesh);
 
-using RankData = std::map<topo::Rank, std::vector<float>>;
-
 // Per-rank buffers for the collective `step` of the lowered program (every rank takes part).
-RankData pack(const Step& step, const Program& program, const Store& store, const MeshMapping& mapping);
+sim::Buffers pack(const Step& step, const Program& program, const Store& store, const MeshMapping& mapping);
 // The pairs of a permute step (source rank, destination rank).
 std::vector<std::pair<topo::Rank, topo::Rank>> permute_pairs(const Step& step, const MeshMapping& mapping);
 // The output value's slices from the exchanged buffers.
-void unpack(const Step& step, const Program& program, const RankData& data, Store& store,
+void unpack(const Step& step, const Program& program, const sim::Buffers& data, Store& store,
             const MeshMapping& mapping);
-// Exchange without an interconnect model (zero time): the data semantics of sim/collective.hpp.
-void reference_exchange(const sim::CollectiveRequest& request, RankData& data);
 
 }  // namespace tpusim::mtf

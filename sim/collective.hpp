@@ -27,6 +27,9 @@ CollectiveKind parse_collective_kind(const std::string& name);  // InputError li
 //   broadcast       every member ends with position 0's buffer
 //   permute         the pairs (source rank, destination rank) each move the whole buffer; a rank that
 //                   receives nothing ends with zeros
+// One buffer of fp32 elements per member rank: a collective's real data, moved and reduced by its messages.
+using Buffers = std::map<topo::Rank, std::vector<float>>;
+
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::allreduce;
   ReduceOp op = ReduceOp::sum;
@@ -40,7 +43,7 @@ struct CollectiveRequest {
   std::uint32_t element_bytes = 4;  // bytes on the wire per element (2 for bf16 even when data is fp32)
   // Optional real data: one buffer of `elements` floats per member rank, moved and reduced by the simulated
   // messages. Empty means timing only.
-  std::map<topo::Rank, std::vector<float>>* data = nullptr;
+  Buffers* data = nullptr;
   std::string label;  // shown in traces and statistics
 };
 

@@ -27,7 +27,7 @@ struct ExecutionInput {
   std::vector<topo::Rank> participants;  // ranks that take part (for round folding and look-ahead)
   std::uint32_t element_bytes = 4;
   ReduceOp op = ReduceOp::sum;
-  std::map<topo::Rank, std::vector<float>>* data = nullptr;
+  Buffers* data = nullptr;
   bool reads_input =
       false;  // some transfers read the buffers as they were at the start (all-to-all, permute)
   bool fold_repeated_rounds = true;

@@ -8,8 +8,6 @@
 
 namespace tpusim::sim {
 
-using Buffers = std::map<topo::Rank, std::vector<float>>;
-
 // `inputs` holds every member's buffer before the collective. Returns every member's expected buffer; for
 // reduce-scatter it holds the full reduction, of which only the member's own chunk is meaningful (see
 // compare_with_reference).
