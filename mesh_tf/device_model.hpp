@@ -10,14 +10,9 @@ namespace tpusim::mtf {
 
 class DeviceModel {
  public:
-  // Sanity ranges, not tuning: they keep every simulated time finite and catch unit slips (a value in
-  // TFLOP/s given as FLOP/s). Each bound is several orders of magnitude beyond any accelerator core built.
-  static constexpr double kMinPeakFlops = 1e6, kMaxPeakFlops = 1e18;                // 1 MFLOP/s .. 1 EFLOP/s
-  static constexpr double kMinHbmBandwidth_Bps = 1e3, kMaxHbmBandwidth_Bps = 1e15;  // 1 kB/s .. 1 PB/s
-  static constexpr std::uint64_t kMaxHbmBytes = 1ull << 50;  // 1 PiB; any size from 1 byte up is a fit check
-  static constexpr double kMaxOpOverhead_s = 1;
-
-  // Throws InputError naming the figure and its range when one is outside the ranges above.
+  // Throws InputError naming the figure and its range when one is outside the plausible ranges of
+  // topologies/support/units.hpp (sanity limits that keep every simulated time finite; the per-op overhead
+  // is a latency).
   DeviceModel(std::string name, double peak_flops, double hbm_bandwidth_Bps, std::uint64_t hbm_bytes,
               double op_overhead_s = 0);
   static DeviceModel tpu_v2_core();                    // 22.5 TFLOP/s bf16, 350 GB/s, 8 GiB

@@ -24,10 +24,16 @@ std::string Dimension::to_string() const { return fmt::format("{}:{}", name, siz
 
 const char* to_string(DType dtype) { return dtype == DType::bfloat16 ? "bfloat16" : "float32"; }
 
-DType parse_dtype(const std::string& text) {
-  if (text == "float32" || text == "fp32") return DType::float32;
-  if (text == "bfloat16" || text == "bf16") return DType::bfloat16;
-  throw InputError(fmt::format("unknown dtype '{}'; valid dtypes are float32, bfloat16", text));
+const NameTable<DType>& dtypes() {
+  // The short forms are the ones configs write (activation_dtype: bf16).
+  static const NameTable<DType> table("dtype", {{"float32", DType::float32},
+                                                {"bfloat16", DType::bfloat16},
+                                                {"fp32", DType::float32},
+                                                {"f32", DType::float32},
+                                                {"bf16", DType::bfloat16}});
+  return table;
 }
+
+DType parse_dtype(const std::string& text) { return dtypes().parse(text); }
 
 }  // namespace tpusim::mtf

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "topologies/support/name_table.hpp"
+
 namespace tpusim::mtf {
 
 struct Dimension {
@@ -21,6 +23,7 @@ struct Dimension {
 enum class DType { float32, bfloat16 };
 inline int dtype_bytes(DType dtype) { return dtype == DType::bfloat16 ? 2 : 4; }
 const char* to_string(DType dtype);
-DType parse_dtype(const std::string& text);  // "float32" | "bfloat16" (also "fp32", "bf16"), else InputError
+const NameTable<DType>& dtypes();  // "float32", "bfloat16" and the short forms "fp32", "f32", "bf16"
+DType parse_dtype(const std::string& text);  // InputError listing the valid names
 
 }  // namespace tpusim::mtf

@@ -35,6 +35,13 @@ Graph& same_graph(const std::vector<Tensor>& tensors, const std::string& op_name
 }
 
 Tensor Graph::add_op(OpNode op, const Shape& output_shape, DType dtype, const std::string& name_hint) {
+  if (output_shape.num_elements() > kMaxTensorElements) {
+    throw InputError(
+        fmt::format("{} '{}': its output {} would have {} elements, more than the {} (2^40) a tensor "
+                    "may have",
+                    to_string(op.kind), name_hint, output_shape.to_string(), output_shape.num_elements(),
+                    kMaxTensorElements));
+  }
   op.id = static_cast<int>(ops_.size());
   op.phase = phase_;
   // A user's name is kept as given when it is free; generated and repeated names get the op id appended.

@@ -68,6 +68,10 @@ struct TensorNode {
 
 class Graph {
  public:
+  // The most elements a tensor may have (2^40, 4 TiB of fp32): far beyond any model tpusim simulates, and
+  // small enough that element counts, byte sizes and their sums over a model never overflow 64 bits.
+  static constexpr std::int64_t kMaxTensorElements = std::int64_t(1) << 40;
+
   explicit Graph(std::uint64_t seed = 1);
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
@@ -94,7 +98,8 @@ class Graph {
   void set_phase(Phase phase) { phase_ = phase; }
   Phase phase() const { return phase_; }
 
-  // Low-level: appends an op with one output tensor. Op functions below validate before calling it.
+  // Low-level: appends an op with one output tensor. Op functions below validate before calling it; this
+  // checks only the output's size (kMaxTensorElements).
   Tensor add_op(OpNode op, const Shape& output_shape, DType dtype, const std::string& name_hint);
 
  private:

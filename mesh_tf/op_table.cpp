@@ -33,11 +33,11 @@ constexpr std::array<OpRow, kOpKindCount> kOps = {{
 
 constexpr bool rows_in_enum_order() {
   for (int i = 0; i < kOpKindCount; ++i) {
-    if (static_cast<int>(kOps[i].kind) != i || kOps[i].lower == nullptr) return false;
+    if (static_cast<int>(kOps[i].kind) != i) return false;
   }
   return true;
 }
-static_assert(rows_in_enum_order(), "one row per OpKind, in enum order, each with a lowering");
+static_assert(rows_in_enum_order(), "one row per OpKind, in enum order");
 
 }  // namespace
 

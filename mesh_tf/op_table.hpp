@@ -40,7 +40,9 @@ class GradientRequest {
 struct OpRow {
   OpKind kind;
   const char* name;  // also the prefix of generated op names ("einsum_3")
-  void (*lower)(Lowerer&, const OpNode&);
+  // A reference, not a pointer: a row without a lowering does not compile. (A constexpr check for nullptr
+  // would not do: under gcc's UBSan a function's address is not a constant that can be compared with null.)
+  void (&lower)(Lowerer&, const OpNode&);
   void (*gradient)(GradientRequest&);  // nullptr: passes no gradient to any input
   // Whether an op of this kind passes a gradient (some binary and unary ops do not); nullptr: it does when
   // `gradient` is set.

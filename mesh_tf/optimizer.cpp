@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "mesh_tf/autodiff.hpp"
-#include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::mtf {
@@ -26,14 +25,14 @@ Optimizer Optimizer::adafactor(double learning_rate) {
   return Optimizer({OptimizerConfig::Kind::adafactor, learning_rate});
 }
 
-OptimizerConfig::Kind Optimizer::parse_kind(const std::string& text) {
-  if (text == "sgd") return OptimizerConfig::Kind::sgd;
-  if (text == "adam") return OptimizerConfig::Kind::adam;
-  if (text == "adafactor") return OptimizerConfig::Kind::adafactor;
-  const std::vector<std::string> names = {"sgd", "adam", "adafactor"};
-  throw InputError(fmt::format("unknown optimizer '{}'{}; valid optimizers are {}", text,
-                               did_you_mean(text, names), join(names)));
+const NameTable<OptimizerConfig::Kind>& Optimizer::kinds() {
+  using Kind = OptimizerConfig::Kind;
+  static const NameTable<Kind> table(
+      "optimizer", {{"sgd", Kind::sgd}, {"adam", Kind::adam}, {"adafactor", Kind::adafactor}});
+  return table;
 }
+
+OptimizerConfig::Kind Optimizer::parse_kind(const std::string& text) { return kinds().parse(text); }
 
 std::vector<Tensor> Optimizer::minimize(Graph& graph, const Tensor& loss, std::vector<Tensor> variables) {
   if (variables.empty()) variables = graph.variables();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mesh_tf/graph.hpp"
+#include "topologies/support/name_table.hpp"
 
 namespace tpusim::mtf {
 
@@ -24,7 +25,9 @@ class Optimizer {
   static Optimizer sgd(double learning_rate);
   static Optimizer adam(double learning_rate);
   static Optimizer adafactor(double learning_rate);
-  // Parses "sgd" | "adam" | "adafactor"; InputError listing the valid names.
+  // The optimizer names: "sgd" | "adam" | "adafactor".
+  static const NameTable<OptimizerConfig::Kind>& kinds();
+  // InputError listing the valid names.
   static OptimizerConfig::Kind parse_kind(const std::string& text);
 
   // Builds grads of `loss` for every variable (or `variables` if given) and their update ops. Returns the

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <set>
 
 #include "topologies/support/did_you_mean.hpp"
@@ -29,13 +30,17 @@ std::vector<std::string> split_any(const std::string& text, const std::string& s
 
 Shape::Shape(std::vector<Dimension> dims) : dims_(std::move(dims)) {
   std::set<std::string> seen;
+  std::int64_t elements = 1;
   for (const auto& dim : dims_) {
     if (!seen.insert(dim.name).second) {
-      std::vector<std::string> parts;
-      for (const auto& d : dims_) parts.push_back(d.to_string());
-      throw InputError(fmt::format("shape [{}] names dimension '{}' twice; dimension names must be unique",
-                                   join(parts), dim.name));
+      throw InputError(fmt::format("shape {} names dimension '{}' twice; dimension names must be unique",
+                                   to_string(), dim.name));
     }
+    // Compared by division: the product itself could overflow.
+    if (dim.size > std::numeric_limits<std::int64_t>::max() / elements) {
+      throw InputError(fmt::format("shape {} has more elements than a 64-bit count holds", to_string()));
+    }
+    elements *= dim.size;
   }
 }
 

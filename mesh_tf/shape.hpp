@@ -13,7 +13,8 @@ namespace tpusim::mtf {
 class Shape {
  public:
   Shape() = default;
-  // Throws InputError on a repeated dimension name.
+  // Throws InputError on a repeated dimension name, or when the element count would not fit 64 bits (a shape
+  // is also the index space of an einsum, which may exceed any tensor; tensors are bounded by the Graph).
   Shape(std::vector<Dimension> dims);
   Shape(std::initializer_list<Dimension> dims) : Shape(std::vector<Dimension>(dims)) {}
   // "batch:8,io:16" (',' or ';' between dimensions); "" or "scalar" is the empty shape.

@@ -53,3 +53,21 @@ TEST_CASE("shape errors in op builders name the op and tensors") {
                     "reshape '': 'a' [i:4] has 4 elements but the new shape [j:3] has 3");
   CHECK_THROWS_WITH(shift(a, "i", 4), "shift '': offset 4 along 'i' of size 4 must be smaller than the size");
 }
+
+TEST_CASE("shapes, meshes and tensors whose element count overflows are rejected") {
+  // Found by fuzzing MeshShape::parse: the product of the sizes wrapped around int64.
+  CHECK_THROWS_WITH(
+      MeshShape::parse("a:4444444444444444432;b:6666666"),
+      "mesh 'a:4444444444444444432;b:6666666': shape [a:4444444444444444432, b:6666666] has more "
+      "elements than a 64-bit count holds; expected e.g. 'rows:16;cols:32'");
+  const std::int64_t big = std::int64_t(1) << 20;
+  Graph g;
+  const Tensor x = g.input("x", Shape{Dimension("i", big)});
+  const Tensor y = g.input("y", Shape{Dimension("j", big)});
+  CHECK(einsum({x, y}, Shape{Dimension("i", big), Dimension("j", big)}).shape().num_elements() ==
+        Graph::kMaxTensorElements);
+  CHECK_THROWS_WITH(
+      einsum({x, y}, Shape{Dimension("i", big), Dimension("j", big), Dimension("k", 2)}, "outer"),
+      "einsum 'outer': its output [i:1048576, j:1048576, k:2] would have 2199023255552 elements, "
+      "more than the 1099511627776 (2^40) a tensor may have");
+}
