@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -74,18 +75,12 @@ const std::vector<PresetEntry>& table() {
 std::vector<int> parse_dims(const std::string& spec, const std::string& text) {
   std::vector<int> dims;
   for (const auto& part : split(text, 'x')) {
-    std::size_t used = 0;
-    int size = 0;
     try {
-      size = std::stoi(part, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (part.empty() || used != part.size() || size < 1) {
+      dims.push_back(static_cast<int>(parse_whole_number(part, 1, std::numeric_limits<int>::max())));
+    } catch (const InputError&) {
       throw InputError(
           fmt::format("topology '{}': '{}' is not a list of sizes such as 16x16 or 4x4x4", spec, text));
     }
-    dims.push_back(size);
   }
   return dims;
 }
@@ -155,17 +150,15 @@ Topology topology_from_spec(const std::string& spec) {
     }
     try {
       if (key == "cores") {
-        std::size_t used = 0;
-        cores = std::stoi(value, &used);
-        if (used != value.size()) throw std::invalid_argument(value);
+        cores = static_cast<int>(parse_whole_number(value, 1, kMaxCoresPerChip));
       } else if (key == "bw") {
         bw = parse_bandwidth_Bps(value);
       } else if (key == "lat") {
-        lat = parse_duration_s(value);
+        lat = parse_latency_s(value);
       } else if (key == "intra_bw") {
         intra_bw = parse_bandwidth_Bps(value);
       } else if (key == "intra_lat") {
-        intra_lat = parse_duration_s(value);
+        intra_lat = parse_latency_s(value);
       } else {
         throw InputError(fmt::format("topology '{}': unknown key '{}'{}; keys are {}", spec, key,
                                      did_you_mean(key, keys), join(keys)));
@@ -173,8 +166,6 @@ Topology topology_from_spec(const std::string& spec) {
     } catch (const InputError& error) {
       if (std::string(error.what()).rfind("topology", 0) == 0) throw;
       throw InputError(fmt::format("topology '{}': {}: {}", spec, key, error.what()));
-    } catch (const std::exception&) {
-      throw InputError(fmt::format("topology '{}': {}: '{}' is not a whole number", spec, key, value));
     }
   }
   return Topology(topology->name() == base ? spec : topology->name(), topology->chip_dims(),

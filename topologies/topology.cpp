@@ -7,10 +7,6 @@
 
 namespace tpusim::topo {
 
-// Every chip is a SimGrid host with its links and routes; beyond this the platform alone exhausts memory.
-// The one limit on pod size: the simulator relies on it.
-constexpr int kMaxChips = 65536;
-
 Topology::Topology(std::string name, std::vector<int> chip_dims, bool wraparound, int cores_per_chip,
                    LinkParams inter_chip, LinkParams intra_chip)
     : name_(std::move(name)),
@@ -32,9 +28,9 @@ Topology::Topology(std::string name, std::vector<int> chip_dims, bool wraparound
     }
     num_chips_ *= size;
   }
-  if (cores_per_chip_ < 1 || cores_per_chip_ > 64) {
-    throw InputError(
-        fmt::format("topology '{}': cores per chip must be 1 to 64, got {}", name_, cores_per_chip_));
+  if (cores_per_chip_ < 1 || cores_per_chip_ > kMaxCoresPerChip) {
+    throw InputError(fmt::format("topology '{}': cores per chip must be 1 to {}, got {}", name_,
+                                 kMaxCoresPerChip, cores_per_chip_));
   }
 }
 

@@ -10,6 +10,12 @@ namespace tpusim::topo {
 
 using Rank = int;  // a core's global number, see rank_mapping.hpp
 
+// Every chip is a SimGrid host with its links and routes; beyond kMaxChips the platform alone exhausts
+// memory. Ranks are ints: the largest pod, kMaxChips * kMaxCoresPerChip cores, keeps far from overflow.
+constexpr int kMaxChips = 65536;
+constexpr int kMaxCoresPerChip = 64;
+constexpr int kMaxCores = kMaxChips * kMaxCoresPerChip;
+
 // A physical axis of the pod as seen by groups and meshes: "core" (the cores of one chip), then "x", "y",
 // "z".
 struct PhysicalAxis {

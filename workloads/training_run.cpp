@@ -102,6 +102,8 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   try {
     executor = std::make_unique<mtf::Executor>(graph, mesh_shape(config.mesh),
                                                mtf::LayoutRules(config.mesh.layout), &simulator, execution);
+  } catch (const mtf::CollectiveAlgorithmError& error) {
+    throw InputError(fmt::format("{}: {}", config.where("hardware.collectives"), error.what()));
   } catch (const InputError& error) {
     throw InputError(fmt::format("{}: the model cannot be laid out on mesh {}: {}",
                                  config.where("mesh.layout"), config.mesh.shape_text(), error.what()));
@@ -126,13 +128,9 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
         executor->feed(input.tensor, synthetic_values(config.model, input.role, config.training.seed, step));
       }
     }
-    mtf::StepResult result;
-    try {
-      result = executor->run(numerics ? std::vector<mtf::Tensor>{model.loss} : std::vector<mtf::Tensor>{});
-    } catch (const InputError& error) {
-      if (config.hardware.collective_algorithm_by_axis.empty()) throw;
-      throw InputError(fmt::format("{}: {}", config.where("hardware.collectives"), error.what()));
-    }
+    // Every collective's algorithm was checked when the executor was built.
+    const mtf::StepResult result =
+        executor->run(numerics ? std::vector<mtf::Tensor>{model.loss} : std::vector<mtf::Tensor>{});
     StepRecord record;
     record.step = step;
     if (numerics) record.loss = result.loss;

@@ -53,3 +53,22 @@ TEST_CASE("rejects a trailing comma in a spec") {
   CHECK_THROWS_WITH(topology_from_spec("torus:4x4,"),
                     "topology 'torus:4x4,': trailing ','; expected key=value after it");
 }
+
+TEST_CASE("implausible link figures in a spec are refused at their key") {
+  CHECK_THROWS_WITH(
+      topology_from_spec("ring:8,lat=1e300"),
+      "topology 'ring:8,lat=1e300': lat: '1e300' is not a plausible latency: expected 0 s to 1 s");
+  CHECK_THROWS_WITH(topology_from_spec("ring:8,intra_bw=1e-300"),
+                    "topology 'ring:8,intra_bw=1e-300': intra_bw: '1e-300' is not a plausible bandwidth: "
+                    "expected 1 kB/s to 1 PB/s");
+}
+
+TEST_CASE("sizes in a spec are never cut to fewer bits") {
+  CHECK_THROWS_WITH(topology_from_spec("ring:4294967304"),
+                    "topology 'ring:4294967304': '4294967304' is not a list of sizes such as 16x16 or 4x4x4");
+  CHECK_THROWS_WITH(
+      topology_from_spec("ring:8,cores=4294967298"),
+      "topology 'ring:8,cores=4294967298': cores: 4294967298 is out of range: expected 1 to 64");
+  CHECK_THROWS_WITH(topology_from_spec("ring:8,cores=0"),
+                    "topology 'ring:8,cores=0': cores: 0 is out of range: expected 1 to 64");
+}

@@ -65,3 +65,30 @@ TEST_CASE("splits text keeping empty parts") {
   CHECK(split("", ',') == std::vector<std::string>{""});
   CHECK(join({"a", "b"}) == "a, b");
 }
+
+TEST_CASE("the figures of a pod must be plausible, naming the range") {
+  CHECK_THROWS_WITH(parse_bandwidth_Bps("1e-300"),
+                    "'1e-300' is not a plausible bandwidth: expected 1 kB/s to 1 PB/s");
+  CHECK_THROWS_WITH(parse_bandwidth_Bps("2PBps"),
+                    "'2PBps' is not a bandwidth: unknown unit 'PBps', expected "
+                    "a bandwidth such as 62GBps (bytes/s), 496Gbps (bits/s) or "
+                    "1e9 (bytes/s)");
+  CHECK_THROWS_WITH(parse_bandwidth_Bps("2e15"),
+                    "'2e15' is not a plausible bandwidth: expected 1 kB/s to 1 PB/s");
+  CHECK(parse_bandwidth_Bps("1000") == 1000);
+  CHECK(parse_bandwidth_Bps("1e15") == 1e15);
+  CHECK_THROWS_WITH(parse_latency_s("1e300"), "'1e300' is not a plausible latency: expected 0 s to 1 s");
+  CHECK_THROWS_WITH(parse_latency_s("2s"), "'2s' is not a plausible latency: expected 0 s to 1 s");
+  CHECK(parse_latency_s("0") == 0);
+  CHECK(parse_latency_s("1s") == 1);
+  CHECK(parse_duration_s("2s") == 2);  // durations in general are not latencies
+  CHECK_THROWS_WITH(parse_flops("1e-300"),
+                    "'1e-300' is not a plausible FLOP rate: expected 1 MFLOP/s to 1 EFLOP/s");
+  CHECK_THROWS_AS(parse_flops("2e18"), InputError);
+  CHECK(parse_flops("1e6") == 1e6);
+  CHECK_THROWS_WITH(parse_memory_bytes("512"),
+                    "'512' is not a plausible memory size: expected 1 KiB to 1 PiB");
+  CHECK_THROWS_AS(parse_memory_bytes("2048TiB"), InputError);
+  CHECK(parse_memory_bytes("1KiB") == 1024);
+  CHECK(parse_memory_bytes("8GiB") == 8ull << 30);
+}

@@ -194,3 +194,81 @@ TEST_CASE("full numerics of a model too large for this machine is refused") {
   CHECK_NOTHROW(
       parse_run_config(replace(kValid, "  steps: 3\n", "  steps: 3\n  numerics: full\n"), "t.yaml"));
 }
+
+TEST_CASE("a key or a section given twice is an error naming both lines") {
+  CHECK(error_of(replace(kValid, "  d_ff: 256\n", "  d_ff: 256\n  d_ff: 512\n")) ==
+        "configs/test.yaml:11: model.d_ff: given twice, at lines 10 and 11; keep one");
+  CHECK(error_of(kValid + "mesh:\n  shape: batch:32\n") ==
+        "configs/test.yaml:19: mesh: given twice, at lines 4 and 19; keep one");
+  CHECK(error_of(replace(kValid, "  topology: tpu-v2-32\n",
+                         "  topology: tpu-v2-32\n  collectives: {model: ring, model: bidir_ring}\n")) ==
+        "configs/test.yaml:4: hardware.collectives.model: given twice on line 4; keep one");
+}
+
+TEST_CASE("YAML nested too deeply or expanding past its size limit is one clear error") {
+  std::string deep = "x: ";
+  for (int i = 0; i < 70; ++i) deep += "[";
+  for (int i = 0; i < 70; ++i) deep += "]";
+  CHECK(error_of(deep) ==
+        "configs/test.yaml:1: YAML nested too deeply: more than 64 levels of maps and lists");
+  // Past yaml-cpp's own limit the parser stops, with the same message.
+  CHECK(error_of("x: " + std::string(5000, '[') + std::string(5000, ']')) ==
+        "configs/test.yaml:1: YAML nested too deeply: more than 64 levels of maps and lists");
+  // Each alias repeats the one before ten times: 10^7 values from 8 lines.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 8; ++i) {
+    const std::string prev = "*a" + std::to_string(i - 1);
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + prev;
+    for (int j = 1; j < 10; ++j) bomb += ", " + prev;
+    bomb += "]\n";
+  }
+  CHECK_THAT(error_of(bomb), Catch::Contains("the YAML has more than 1000000 values (aliases count each time "
+                                             "they are used)"));
+}
+
+TEST_CASE("implausible device and link figures are refused at their key") {
+  auto with = [](const std::string& line) {
+    return error_of(replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  " + line + "\n"));
+  };
+  CHECK(
+      with("peak_flops_per_core: 1e-300") ==
+      "configs/test.yaml:4: hardware.peak_flops_per_core: '1e-300' is not a plausible FLOP rate: expected 1 "
+      "MFLOP/s to 1 EFLOP/s");
+  CHECK(with("hbm_bandwidth_per_core: 1e-300") ==
+        "configs/test.yaml:4: hardware.hbm_bandwidth_per_core: '1e-300' is not a plausible bandwidth: "
+        "expected 1 kB/s to 1 PB/s");
+  CHECK(with("inter_chip_bandwidth: 1e-300") ==
+        "configs/test.yaml:4: hardware.inter_chip_bandwidth: '1e-300' is not a plausible bandwidth: expected "
+        "1 kB/s to 1 PB/s");
+  CHECK(
+      with("intra_chip_latency: 1e300") ==
+      "configs/test.yaml:4: hardware.intra_chip_latency: '1e300' is not a plausible latency: expected 0 s to "
+      "1 s");
+  CHECK(with("hbm_per_core: 1") ==
+        "configs/test.yaml:4: hardware.hbm_per_core: '1' is not a plausible memory size: expected 1 KiB to 1 "
+        "PiB");
+}
+
+TEST_CASE("mesh sizes are never cut to 32 bits or multiplied past an int") {
+  CHECK(
+      error_of(replace(kValid, "batch:8;model:4", "a:4294967304")) ==
+      "configs/test.yaml:5: mesh.shape: 'a:4294967304' has more cores than the largest topology (65536 chips "
+      "of 64 cores)");
+  CHECK(error_of(replace(kValid, "batch:8;model:4", "a:65536;b:65536;c:65536")) ==
+        "configs/test.yaml:5: mesh.shape: 'a:65536;b:65536;c:65536' has more cores than the largest topology "
+        "(65536 chips of 64 cores)");
+  CHECK(error_of(replace(kValid, "batch:8;model:4", "batch:8;model:+4"))
+            .rfind("configs/test.yaml:5: mesh.shape: 'batch:8;model:+4' is not a mesh shape", 0) == 0);
+}
+
+TEST_CASE("more steps than a run may have are refused at the key") {
+  CHECK(error_of(replace(kValid, "  steps: 3\n", "  steps: 100001\n")) ==
+        "configs/test.yaml:18: training.steps: 100001 steps is more than the 100000 a run may have");
+}
+
+TEST_CASE("a pod too large to simulate is refused at hardware.topology") {
+  CHECK_THAT(
+      error_of(replace(kValid, "tpu-v2-32", "torus:256x256,cores=64")),
+      Catch::StartsWith("configs/test.yaml:3: hardware.topology: topology 'torus:256x256,cores=64' has "
+                        "4194304 cores on 65536 chips; simulating it would need about 12.6 GiB"));
+}

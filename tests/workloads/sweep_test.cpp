@@ -107,7 +107,8 @@ TEST_CASE("sweep: problems of the sweep file itself are located at their key") {
       Catch::StartsWith("sweeps/s.yaml:1: base: unknown preset 'tiny-mpl' (did you mean 'tiny-mlp'?)"));
   CHECK(error_of("vary: {model.d_ff: [8]}\n") == "sweeps/s.yaml:1: missing key 'base'");
   CHECK(error_of("base: configs/absent.yaml\nvary: {model.d_ff: [8]}\n") ==
-        "sweeps/s.yaml:1: base: sweeps/configs/absent.yaml: cannot read the file");
+        "sweeps/s.yaml:1: base: sweeps/configs/absent.yaml: cannot read the config file: No such file or "
+        "directory");
 }
 
 TEST_CASE("sweep: an invalid point is located at the sweep value that makes it invalid") {
@@ -252,4 +253,27 @@ TEST_CASE("sweep: a layout only the engine rejects is a row with its error, loca
   const std::string before_error = row.substr(0, error_at);
   CHECK(std::count(before_error.begin(), before_error.end(), ',') ==
         std::count(header.begin(), header.end(), ','));
+}
+
+TEST_CASE("sweep: a problem inside a varied section is located at its own line in the sweep file") {
+  // Points hold copies of the sweep's values; the messages must still quote the lines written.
+  CHECK(error_of("base: tiny-mlp\n"
+                 "vary:\n"
+                 "  model:\n"
+                 "    - {kind: mlp, layers: 2, d_model: 16, d_ff: 64, batch: 32}\n"
+                 "    - kind: mlp\n"
+                 "      layers: 2\n"
+                 "      d_model: 16\n"
+                 "      d_ff: 63\n"
+                 "      batch: 32\n") ==
+        "sweeps/s.yaml:8: vary.model[1].d_ff: 63 does not split evenly over mesh axis 'model' of size 2 "
+        "(layout "
+        "rule d_ff:model)");
+}
+
+TEST_CASE("sweep: a key given twice in the sweep file names both lines") {
+  CHECK(error_of("base: tiny-mlp\nvary:\n  model.d_ff: [64]\n  model.d_ff: [128]\n") ==
+        "sweeps/s.yaml:4: vary.model.d_ff: given twice, at lines 3 and 4; keep one");
+  CHECK(error_of("base: tiny-mlp\nvary:\n  model: [{kind: mlp, kind: mlp}]\n") ==
+        "sweeps/s.yaml:3: vary.model[0].kind: given twice on line 3; keep one");
 }

@@ -45,3 +45,20 @@ TEST_CASE("a model that does not fit its device is reported but still simulated"
   CHECK(report.memory.total_bytes > report.memory.hbm_bytes);
   CHECK(report.timeline.step_time_s > 0);
 }
+
+TEST_CASE("an algorithm that cannot run a collective the model needs is reported at hardware.collectives") {
+  // bucket2d needs a two-dimensional group; the model axis on ring-8 is one ring.
+  const RunConfig config = parse_run_config(
+      "hardware:\n"
+      "  topology: ring-8\n"
+      "  collectives: {model: bucket2d}\n"
+      "mesh: {shape: \"batch:2;model:4\"}\n"
+      "model: {kind: transformer_lm, layers: 1, d_model: 8, d_ff: 16, heads: 4, d_kv: 2, vocab: 16, batch: 4,"
+      " length: 4}\n",
+      "configs/bad-algorithm.yaml");
+  CHECK_THROWS_WITH(
+      run_training(config),
+      Catch::StartsWith("configs/bad-algorithm.yaml:3: hardware.collectives: allreduce over mesh "
+                        "dimension model (") &&
+          Catch::Contains("bucket2d needs a group with two dimensions"));
+}

@@ -1,6 +1,8 @@
 #include "topologies/support/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,30 +11,92 @@
 #include <filesystem>
 #include <fstream>
 
-#include "topologies/support/input_error.hpp"
+#include "topologies/support/environment_error.hpp"
 
 namespace tpusim {
+namespace fs = std::filesystem;
+namespace {
+
+bool process_is_running(long pid) {
+  if (pid <= 0 || pid != static_cast<pid_t>(pid)) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+// The pid of a temporary of `name` ("<name>.tmp.<pid>" or "<name>.tmp.<pid>.<suffix>"), or 0.
+long temporary_pid(const std::string& entry, const std::string& name) {
+  const std::string prefix = name + ".tmp.";
+  if (entry.size() <= prefix.size() || entry.compare(0, prefix.size(), prefix) != 0) return 0;
+  long pid = 0;
+  std::size_t i = prefix.size();
+  for (; i < entry.size() && entry[i] >= '0' && entry[i] <= '9' && pid < 1000000000; ++i)
+    pid = pid * 10 + (entry[i] - '0');
+  return i > prefix.size() && (i == entry.size() || entry[i] == '.') ? pid : 0;
+}
+
+void create_folder(const fs::path& folder) {
+  std::error_code error;
+  if (!folder.empty()) fs::create_directories(folder, error);
+  if (error)
+    throw EnvironmentError(fmt::format("cannot create folder '{}': {}", folder.string(), error.message()));
+}
+
+}  // namespace
+
+std::string temporary_path(const std::string& path) { return fmt::format("{}.tmp.{}", path, ::getpid()); }
+
+void remove_stale_temporaries(const std::string& folder, const std::string& name) {
+  std::error_code error;
+  for (fs::directory_iterator it(folder.empty() ? "." : folder, error), end; !error && it != end;
+       it.increment(error)) {
+    const long pid = temporary_pid(it->path().filename().string(), name);
+    // Best effort: a temporary that cannot be removed stays, and is tried again next time.
+    std::error_code ignored;
+    if (pid != 0 && !process_is_running(pid)) fs::remove_all(it->path(), ignored);
+  }
+}
+
+void require_writable_folder(const std::string& folder) {
+  // The nearest folder that exists is where the first missing one would be created; nothing is created
+  // here, so that a check before bad input is found leaves nothing behind.
+  fs::path existing = fs::absolute(folder.empty() ? "." : folder).lexically_normal();
+  std::error_code error;
+  while (!fs::exists(existing, error) && existing.has_relative_path()) existing = existing.parent_path();
+  if (!fs::is_directory(existing, error)) {
+    throw EnvironmentError(
+        fmt::format("cannot create folder '{}': '{}' is not a folder", folder, existing.string()));
+  }
+  // Permissions alone do not tell (root may write anywhere, except where the file system refuses), so try.
+  const std::string probe = temporary_path((existing / ".tpusim-probe").string());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    throw EnvironmentError(
+        fmt::format("cannot write in folder '{}': {}", existing.string(), std::strerror(errno)));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
 
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  namespace fs = std::filesystem;
   const fs::path target(path);
-  std::error_code error;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), error);
-  if (error) {
-    throw InputError(
-        fmt::format("cannot create folder '{}': {}", target.parent_path().string(), error.message()));
-  }
+  create_folder(target.parent_path());
+  remove_stale_temporaries(target.parent_path().string(), target.filename().string());
   // The pid keeps two processes writing the same result (a sweep's children) from sharing a temporary file.
-  const std::string temporary = fmt::format("{}.tmp.{}", path, ::getpid());
+  const std::string temporary = temporary_path(path);
+  auto fail = [&](const std::string& reason) {
+    throw EnvironmentError(fmt::format("cannot write '{}': {}", path, reason));
+  };
   try {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw InputError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    if (!out) fail(std::strerror(errno));
     write(out);
     out.flush();
-    if (!out) throw InputError(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
+    if (!out) fail(std::strerror(errno));
     out.close();
+    // close() is where a full disk may show first.
+    if (!out) fail(std::strerror(errno));
+    std::error_code error;
     fs::rename(temporary, target, error);
-    if (error) throw InputError(fmt::format("cannot write '{}': {}", path, error.message()));
+    if (error) fail(error.message());
   } catch (...) {
     std::remove(temporary.c_str());
     throw;

@@ -1,16 +1,29 @@
 #pragma once
 // Result files are written whole or not at all: the content goes to a temporary file beside the target
 // ("<path>.tmp.<pid>"), which is renamed over the target only once everything was written. A failed or
-// interrupted run never leaves a partial CSV, JSON or trace behind.
+// interrupted run never leaves a partial CSV, JSON or trace behind, and the temporaries of a killed run
+// (whose pid no longer runs) are removed the next time the same file is written.
 #include <functional>
 #include <ostream>
 #include <string>
 
 namespace tpusim {
 
-// Creates missing parent folders. A path that cannot be written throws InputError naming it; an exception
-// from `write` removes the temporary file and propagates.
+// Creates missing parent folders. A path that cannot be written (permission denied, disk full, read-only
+// file system) throws EnvironmentError naming it and the reason; an exception from `write` removes the
+// temporary file and propagates.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 void write_file_atomically(const std::string& path, const std::string& content);
+
+// Removes the entries of `folder` named "<name>.tmp.<pid>" (optionally followed by ".<anything>") whose pid
+// is no longer a running process: what a killed writer of `name` left behind.
+void remove_stale_temporaries(const std::string& folder, const std::string& name);
+
+// The name a process writing `path` gives its temporary: "<path>.tmp.<pid>".
+std::string temporary_path(const std::string& path);
+
+// Throws EnvironmentError unless this process may create `folder` (if missing) and files in it: a check made
+// before a long simulation whose only output goes there. Creates nothing.
+void require_writable_folder(const std::string& folder);
 
 }  // namespace tpusim

@@ -40,6 +40,14 @@ double scaled(const std::string& text, const std::map<std::string, double>& mult
   return value * found->second;
 }
 
+template <typename Value>
+Value plausible(const std::string& text, Value value, const char* what, const PlausibleRange& range) {
+  if (!(double(value) >= range.min && double(value) <= range.max)) {
+    throw InputError(fmt::format("'{}' is not a plausible {}: expected {}", text, what, range.text));
+  }
+  return value;
+}
+
 }  // namespace
 
 std::uint64_t parse_bytes(const std::string& text) {
@@ -64,6 +72,10 @@ std::uint64_t parse_bytes(const std::string& text) {
   return static_cast<std::uint64_t>(bytes);
 }
 
+std::uint64_t parse_memory_bytes(const std::string& text) {
+  return plausible(text, parse_bytes(text), "memory size", kMemoryRange_bytes);
+}
+
 double parse_bandwidth_Bps(const std::string& text) {
   static const std::map<std::string, double> units = {
       {"", 1},           {"Bps", 1},         {"B/s", 1},         {"KBps", 1e3},          {"MBps", 1e6},
@@ -73,13 +85,17 @@ double parse_bandwidth_Bps(const std::string& text) {
   const double bandwidth = scaled(text, units, "bandwidth",
                                   "a bandwidth such as 62GBps (bytes/s), 496Gbps (bits/s) or 1e9 (bytes/s)");
   if (bandwidth <= 0) throw InputError(fmt::format("'{}' is not a bandwidth: it must be positive", text));
-  return bandwidth;
+  return plausible(text, bandwidth, "bandwidth", kBandwidthRange_Bps);
 }
 
 double parse_duration_s(const std::string& text) {
   static const std::map<std::string, double> units = {{"", 1},      {"s", 1},     {"ms", 1e-3},
                                                       {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12}};
   return scaled(text, units, "duration", "a duration such as 1us, 2.5ms, 100ns or 1e-6 (seconds)");
+}
+
+double parse_latency_s(const std::string& text) {
+  return plausible(text, parse_duration_s(text), "latency", kLatencyRange_s);
 }
 
 double parse_flops(const std::string& text) {
@@ -89,7 +105,7 @@ double parse_flops(const std::string& text) {
                                                       {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}};
   const double flops = scaled(text, units, "FLOP rate", "a rate such as 22.5TFLOPS, 22.5T or 2.25e13");
   if (flops <= 0) throw InputError(fmt::format("'{}' is not a FLOP rate: it must be positive", text));
-  return flops;
+  return plausible(text, flops, "FLOP rate", kFlopRateRange_flops);
 }
 
 std::string format_bytes(double bytes) {

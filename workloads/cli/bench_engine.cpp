@@ -9,9 +9,10 @@
 #include "mesh_tf/engine_bench.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/presets.hpp"
-#include "topologies/support/input_error.hpp"
+#include "topologies/simulation_memory.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/cli/number_option.hpp"
 
 namespace tpusim::cli {
 
@@ -23,12 +24,18 @@ void add_bench_engine(CLI::App& bench) {
   static std::string topology_spec = "tpu-v2-pod", mesh = "rows:16;cols:32", rules = "batch:rows;hidden:cols";
   static std::int64_t pod_batch = 8192, pod_io = 8192, pod_hidden = 65536;
   static bool json = false;
-  engine->add_option("--batch", batch, "Matmul benchmark: batch size")->capture_default_str();
-  engine->add_option("--io", io, "Matmul benchmark: d_io")->capture_default_str();
-  engine->add_option("--hidden", hidden, "Matmul benchmark: d_hidden")->capture_default_str();
-  engine->add_option("--cores", cores, "Matmul benchmark: data-parallel virtual cores (batch:all)")
+  // Each matrix of the matmul benchmark is held in memory: sizes up to 2^16 keep each under 16 GiB.
+  constexpr std::int64_t kMaxSize = 65536;
+  add_whole_number_option(engine, "--batch", batch, 1, kMaxSize, "Matmul benchmark: batch size")
       ->capture_default_str();
-  engine->add_option("--steps", steps, "Matmul benchmark: timed steps")->capture_default_str();
+  add_whole_number_option(engine, "--io", io, 1, kMaxSize, "Matmul benchmark: d_io")->capture_default_str();
+  add_whole_number_option(engine, "--hidden", hidden, 1, kMaxSize, "Matmul benchmark: d_hidden")
+      ->capture_default_str();
+  add_whole_number_option(engine, "--cores", cores, 1, topo::kMaxCores,
+                          "Matmul benchmark: data-parallel virtual cores (batch:all)")
+      ->capture_default_str();
+  add_whole_number_option(engine, "--steps", steps, 1, 1000, "Matmul benchmark: timed steps")
+      ->capture_default_str();
   engine->add_option("--topology", topology_spec, "Lowering benchmark: topology")->capture_default_str();
   engine->add_option("--mesh", mesh, "Lowering benchmark: mesh")->capture_default_str();
   engine->add_option("--layout", rules, "Lowering benchmark: layout rules")->capture_default_str();
@@ -37,11 +44,9 @@ void add_bench_engine(CLI::App& bench) {
   engine->add_option("--pod-hidden", pod_hidden, "Lowering benchmark: d_hidden")->capture_default_str();
   engine->add_flag("--json", json, "Print one JSON object");
   engine->callback([] {
-    if (batch < 1 || io < 1 || hidden < 1 || steps < 1 || cores < 1) {
-      throw InputError("bench engine: --batch, --io, --hidden, --steps and --cores must be positive");
-    }
     // The lowering benchmark first: it validates the topology, mesh and layout before the long matmul runs.
     const auto topology = topo::topology_from_spec(topology_spec);
+    topo::require_simulation_fits(topology);
     sim::Simulator simulator(topology);
     const auto lowering = mtf::measure_lowering(simulator, pod_batch, pod_io, pod_hidden, mesh, rules);
     const auto matmul = mtf::measure_matmul_efficiency(batch, io, hidden, cores, steps);

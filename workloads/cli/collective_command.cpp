@@ -2,11 +2,14 @@
 // of bounds.md.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "sim/measurement.hpp"
 #include "topologies/presets.hpp"
+#include "topologies/simulation_memory.hpp"
+#include "topologies/support/atomic_file.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
@@ -166,6 +169,10 @@ void add_collective_command(CLI::App& app) {
   command->callback([] {
     const auto network = parse_network(options.network);
     const auto topology = topo::topology_from_spec(options.topology);
+    // Before building anything: refuse what would exhaust memory, and a trace that cannot be written.
+    topo::require_simulation_fits(topology);
+    if (!options.trace.empty())
+      require_writable_folder(std::filesystem::path(options.trace).parent_path().string());
     const auto built = sim::build_request(topology, options.spec);
     sim::SimOptions sim_options;
     sim_options.network = network;

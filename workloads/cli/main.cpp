@@ -1,17 +1,26 @@
-// tpusim: simulate and emulate TPU-style pods. Exit status: 0 success, 1 runtime failure, 2 bad input.
+// tpusim: simulate and emulate TPU-style pods. Exit status: 0 success; 1 ran but failed, or the model does
+// not fit its HBM; 2 bad input (config, arguments); 3 the environment failed (results folder not writable,
+// disk full, permission denied). Each error is one line on stderr.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
 #include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/cli/command.hpp"
 
 namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;  // ran but failed, or does not fit
+constexpr int kExitBadInput = 2;
+constexpr int kExitEnvironment = 3;
 
 // The deepest subcommand parsed so far ("tpusim bench step"), whose --help the error message points to.
 CLI::App* deepest_command(CLI::App& app, std::string& path) {
@@ -50,6 +59,10 @@ std::string parse_error_message(CLI::App& app, const CLI::ParseError& error) {
 int main(int argc, char** argv) {
   CLI::App app{"tpusim: a simulator and emulator of TPU-style accelerator pods", "tpusim"};
   app.require_subcommand(1);
+  app.footer(
+      "Exit status: 0 done; 1 ran but failed, or the model does not fit its HBM; 2 bad input (a config, "
+      "sweep or argument; one line naming file:line: key); 3 the environment failed (results folder not "
+      "writable, disk full, permission denied).");
   app.set_version_flag("--version", "tpusim " TPUSIM_VERSION);
   tpusim::cli::add_topo_command(app);
   tpusim::cli::add_collective_command(app);
@@ -68,13 +81,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     // One line, like every other error (scripts grep for it): the usage hint goes on the same line.
     std::fprintf(stderr, "tpusim: error: %s\n", parse_error_message(app, error).c_str());
-    return 2;
+    return kExitBadInput;
   } catch (const tpusim::InputError& error) {
     std::fprintf(stderr, "tpusim: error: %s\n", error.what());
-    return 2;
+    return kExitBadInput;
+  } catch (const tpusim::EnvironmentError& error) {
+    std::fprintf(stderr, "tpusim: error: %s\n", error.what());
+    return kExitEnvironment;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "tpusim: failure: out of memory\n");
+    return kExitFailed;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "tpusim: failure: %s\n", error.what());
-    return 1;
+    return kExitFailed;
   }
-  return 0;
+  return kExitOk;
 }

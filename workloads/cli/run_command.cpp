@@ -10,6 +10,7 @@
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/cli/number_option.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/report/result_files.hpp"
@@ -58,6 +59,9 @@ void run(const RunArgs& args) {
                                                          : workloads::load_run_config_file(args.config_path);
   if (args.steps > 0) config.training.steps = args.steps;
   if (!args.output.empty()) config.training.output_dir = args.output;
+  // Before simulating: a results folder that cannot be written is reported now, not after the work.
+  std::unique_ptr<StagedFolder> results;
+  if (!args.no_files) results = workloads::stage_result_folder(config.training.output_dir);
 
   workloads::RunOptions options;
   if (config.training.numerics == workloads::NumericsMode::full) {
@@ -81,7 +85,7 @@ void run(const RunArgs& args) {
     if (args.trace_chips < 0 && events * std::size_t(chips) > kMaxTraceEvents) {
       trace_chips = static_cast<int>(std::max<std::size_t>(1, kMaxTraceEvents / events));
     }
-    const auto paths = workloads::write_result_files(config.training.output_dir, config, report, trace_chips);
+    const auto paths = workloads::write_result_files(*results, config, report, trace_chips);
     if (!args.json) {
       std::cout << fmt::format(
           "results in {}/ (summary.json, collectives.csv, trace.json{})\n", paths.folder,
@@ -116,9 +120,11 @@ void add_run_command(CLI::App& app) {
       "Writes <output>/summary.json, collectives.csv and trace.json (Chrome trace, opens in Perfetto); "
       "output "
       "is training.output of the config, default results/<name>.\n"
+      "The output folder is written as one unit: staged beside it and renamed into place, replacing an "
+      "earlier run's folder (a folder holding other files is refused).\n"
       "Exit status: 0 done; 1 the model does not fit the HBM of its device (the report is still printed, "
       "flagged DOES NOT FIT, and the files written) or a runtime failure; 2 a bad config or argument "
-      "(one line: file:line: key: problem).");
+      "(one line: file:line: key: problem); 3 the results cannot be written (checked before simulating).");
   command->add_option("config", args.config_path,
                       "Config file (YAML); see workloads/config/config_parser.hpp");
   command->add_option("--preset", args.preset, "Run a shipped preset (see --list-presets)");
@@ -127,14 +133,11 @@ void add_run_command(CLI::App& app) {
                     "Print the YAML of --preset (or of the default) and exit");
   command->add_flag("--json", args.json, "Print the summary as JSON instead of the text report");
   command->add_option("--output", args.output, "Output folder (overrides training.output)");
-  command->add_option("--steps", args.steps, "Number of steps (overrides training.steps)")
-      ->check(CLI::PositiveNumber);
-  command
-      ->add_option(
-          "--trace-chips", args.trace_chips,
-          "Write the trace tracks of the first N chips only; 0 = every chip (default: every chip while "
-          "the trace stays under a million events)")
-      ->check(CLI::NonNegativeNumber);
+  add_whole_number_option(command, "--steps", args.steps, 1, workloads::kMaxSteps,
+                          "Number of steps (overrides training.steps)", "the most steps a run may have");
+  add_whole_number_option(command, "--trace-chips", args.trace_chips, 0, topo::kMaxChips,
+                          "Write the trace tracks of the first N chips only; 0 = every chip (default: every "
+                          "chip while the trace stays under a million events)");
   command->add_flag("--no-files", args.no_files, "Do not write result files");
   command->callback([] { run(args); });
 }

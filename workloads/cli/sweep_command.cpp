@@ -60,6 +60,9 @@ void run(const SweepArgs& args) {
                                                : workloads::load_sweep_preset(args.preset);
   if (!args.output.empty()) sweep.output_dir = args.output;
   if (args.dry_run) return print_points(sweep);
+  // Before any point runs: a results folder that cannot be written is reported now, not after the work.
+  std::unique_ptr<StagedFolder> results_folder;
+  if (!args.no_files) results_folder = workloads::stage_sweep_folder(sweep.output_dir);
 
   if (!args.json) {
     std::cout << fmt::format("tpusim sweep {}: {} points, base {}{}\n", sweep.name, sweep.points.size(),
@@ -75,7 +78,7 @@ void run(const SweepArgs& args) {
 
   if (args.json) std::cout << workloads::sweep_json(sweep, results, wall_s).dump(2) << "\n";
   if (!args.no_files) {
-    const auto paths = workloads::write_sweep_files(sweep.output_dir, sweep, results, wall_s);
+    const auto paths = workloads::write_sweep_files(*results_folder, sweep, results, wall_s);
     if (!args.json) std::cout << fmt::format("results in {}/ (sweep.csv, sweep.json)\n", paths.folder);
   }
   if (!args.json) std::cout << fmt::format("wall time {:.2f} s\n", wall_s);
@@ -124,10 +127,12 @@ void add_sweep_command(CLI::App& app) {
       "collective_calls, wall_s, error) and sweep.json.\n"
       "Shipped sweeps (--list, run with --preset NAME): lm-s5-mesh, the 4.9B LM on the 512-core tpu-v2-pod "
       "over five mesh shapes; lm-s2-layout, the 0.67B LM on tpu-v2-32 over mesh shape and mapping.\n"
+      "The output folder is written as one unit, like tpusim run's.\n"
       "Exit status: 0 every point ran; 1 a point failed at run time; 2 a bad sweep file, point or argument, "
       "or a layout only the engine rejects (found when that point runs: the others still run and the files "
       "are written) "
-      "(one line: file:line: vary.KEY[I]: problem).");
+      "(one line: file:line: vary.KEY[I]: problem); 3 the results cannot be written (checked before any "
+      "point runs).");
   command->add_option("sweep", args.sweep_path, "Sweep file (YAML)");
   command->add_option("--preset", args.preset, "Run a shipped sweep (see --list)");
   command->add_flag("--list", args.list, "List the shipped sweeps and exit");

@@ -24,6 +24,7 @@
 #include "topologies/chip_graph.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/support/atomic_file.hpp"
+#include "topologies/support/atomic_folder.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
@@ -65,9 +66,16 @@ const std::vector<TopologyRows>& table() {
         {"allreduce", "bucket2d", "", kSizes},
         {"allreduce", "halving_doubling", "", kSizes},
         {"allreduce", "ring,bidir_ring", "x,y", kSizes},
+        {"allgather", "halving_doubling", "", kSizes},
         {"alltoall", "pairwise", "", kSizes}}},
-      {"torus:2x2x2", {{"allreduce", "halving_doubling", "x,y,z", kSizes}}},
-      {"torus:6", {{"allreduce", "halving_doubling", "", kSizes}, {"allreduce", "ring", "", kSizes}}},
+      {"torus:2x2x2",
+       {{"allreduce", "halving_doubling", "x,y,z", kSizes},
+        {"reduce_scatter", "halving_doubling", "x,y,z", kSizes},
+        {"allgather", "halving_doubling", "x,y,z", kSizes}}},
+      {"torus:6",
+       {{"allreduce", "halving_doubling", "", kSizes},
+        {"allreduce", "ring", "", kSizes},
+        {"reduce_scatter", "halving_doubling", "", kSizes}}},
       {"torus-4x4x4", {{"allreduce", "bucket2d", "x,y+z", kSizes}, {"allreduce", "ring", "", kSizes}}},
       {"mesh-4x4", {{"allreduce", "ring", "", kSizes}, {"allreduce", "bucket2d", "", kSizes}}},
       {"tpu-v2-32", {{"allreduce", "bucket2d", "", kSizes}, {"allreduce", "bidir_ring", "", kSizes}}},
@@ -183,6 +191,8 @@ void add_validate_command(CLI::App& app) {
       ->capture_default_str();
   command->add_flag("--json", json, "Print the rows as one JSON object instead of the table");
   command->callback([] {
+    // Before simulating: a results folder that cannot be written is reported now, not after the work.
+    StagedFolder results(output_dir, {"validate.csv", "validate.json"});
     nlohmann::json rows = nlohmann::json::array();
     double wall_s = 0;
     for (const auto& entry : table()) {
@@ -205,8 +215,9 @@ void add_validate_command(CLI::App& app) {
         {"failures", failures},
         {"wall_s", wall_s}};
     const nlohmann::json document = {{"context", context}, {"runs", rows}};
-    write_file_atomically(output_dir + "/validate.csv", csv(rows));
-    write_file_atomically(output_dir + "/validate.json", document.dump(2));
+    write_file_atomically(results.staged_path("validate.csv"), csv(rows));
+    write_file_atomically(results.staged_path("validate.json"), document.dump(2));
+    results.commit();
     if (json) {
       std::cout << document.dump(2) << "\n";
     } else {

@@ -1,10 +1,12 @@
 #include "workloads/config/config_node.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -23,6 +25,45 @@ const char* type_name(const YAML::Node& node) {
       return "empty";
     default:
       return "a scalar";
+  }
+}
+
+int line_of(const YAML::Node& node) { return node.Mark().is_null() ? 1 : node.Mark().line + 1; }
+
+// Walks the whole tree once: duplicate keys, nesting and size (aliases can make a short text a huge tree,
+// which every later walk would pay for) are reported here, before anything reads the tree.
+void check_tree(const YAML::Node& node, const std::string& file, const std::string& path, int depth,
+                std::size_t& nodes) {
+  if (++nodes > ConfigNode::kMaxYamlNodes) {
+    throw InputError(
+        fmt::format("{}:{}: the YAML has more than {} values (aliases count each time they are used)", file,
+                    line_of(node), ConfigNode::kMaxYamlNodes));
+  }
+  if (depth > ConfigNode::kMaxNestingLevels) {
+    throw InputError(fmt::format("{}:{}: YAML nested too deeply: more than {} levels of maps and lists", file,
+                                 line_of(node), ConfigNode::kMaxNestingLevels));
+  }
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      check_tree(node[i], file, fmt::format("{}[{}]", path, i), depth + 1, nodes);
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, int> lines;  // of each scalar key so far
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const YAML::Node key = it->first, value = it->second;  // copies: `it->` is a temporary proxy
+    const std::string name = key.IsScalar() ? key.Scalar() : "";
+    const std::string child = path.empty() ? name : path + "." + name;
+    if (key.IsScalar()) {
+      const auto [first, inserted] = lines.emplace(name, line_of(key));
+      if (!inserted) {
+        const std::string where = first->second == line_of(key)
+                                      ? fmt::format(" on line {}", first->second)
+                                      : fmt::format(", at lines {} and {}", first->second, line_of(key));
+        throw InputError(fmt::format("{}:{}: {}: given twice{}; keep one", file, line_of(key), child, where));
+      }
+    }
+    check_tree(key, file, child, depth + 1, nodes);
+    check_tree(value, file, child, depth + 1, nodes);
   }
 }
 
@@ -48,20 +89,28 @@ ConfigNode ConfigNode::located_child(const std::string& path, const YAML::Node& 
   if (origins_) {
     const auto origin = origins_->find(path);
     // A substituted value has no key of its own in its file: it is located at the value.
-    if (origin != origins_->end())
-      return ConfigNode(value, origin->second.file, origin->second.key_path, value.Mark(), origins_);
+    if (origin != origins_->end()) {
+      const YAML::Node& original = origin->second.value;
+      return ConfigNode(original, origin->second.file, origin->second.key_path, original.Mark(), origins_);
+    }
   }
   return ConfigNode(value, file_, path, key.Mark(), origins_);
 }
 
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
+  YAML::Node root;
   try {
-    YAML::Node root = YAML::Load(text);
-    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-    return ConfigNode(root, file, "");
-  } catch (const YAML::ParserException& error) {
+    root = YAML::Load(text);
+  } catch (const YAML::DeepRecursion& error) {
+    throw InputError(fmt::format("{}:{}: YAML nested too deeply: more than {} levels of maps and lists", file,
+                                 error.mark.line + 1, kMaxNestingLevels));
+  } catch (const YAML::Exception& error) {
     throw InputError(fmt::format("{}:{}: YAML syntax error: {}", file, error.mark.line + 1, error.msg));
   }
+  std::size_t nodes = 0;
+  check_tree(root, file, "", 0, nodes);
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  return ConfigNode(root, file, "");
 }
 
 int ConfigNode::line() const { return mark_.is_null() ? 1 : mark_.line + 1; }
@@ -184,9 +233,11 @@ auto parse_with_location(const ConfigNode& node, const std::string& text, Parse 
 }
 }  // namespace
 
-std::uint64_t ConfigNode::bytes() const { return parse_with_location(*this, scalar(), parse_bytes); }
+std::uint64_t ConfigNode::memory_bytes() const {
+  return parse_with_location(*this, scalar(), parse_memory_bytes);
+}
 double ConfigNode::bandwidth_Bps() const { return parse_with_location(*this, scalar(), parse_bandwidth_Bps); }
-double ConfigNode::duration_s() const { return parse_with_location(*this, scalar(), parse_duration_s); }
+double ConfigNode::latency_s() const { return parse_with_location(*this, scalar(), parse_latency_s); }
 double ConfigNode::flops() const { return parse_with_location(*this, scalar(), parse_flops); }
 
 }  // namespace tpusim::workloads

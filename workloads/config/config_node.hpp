@@ -15,10 +15,13 @@
 namespace tpusim::workloads {
 
 // Where a subtree substituted into a config was written (a sweep's value): problems inside it are reported at
-// this file and key, at the line of the substituted value.
+// this file and key, at the line of the substituted value. The tree holds a copy of the value (YAML::Clone:
+// sharing the node would merge yaml-cpp's node pools of every point, which is quadratic), so the original is
+// kept here for its lines, and read instead of the copy.
 struct NodeOrigin {
   std::string file;
   std::string key_path;  // "vary.mesh.shape[2]"
+  YAML::Node value;      // as written in `file`, with its marks
 };
 using NodeOrigins = std::map<std::string, NodeOrigin>;  // by the dotted config key it replaces
 
@@ -28,8 +31,12 @@ class ConfigNode {
   // A root whose keys listed in `origins` hold values written elsewhere.
   ConfigNode(YAML::Node root, std::string file, NodeOrigins origins);
 
-  // Parses YAML text; syntax errors become InputError "file:line: YAML syntax error: ...".
+  // Parses YAML text; syntax errors become InputError "file:line: YAML syntax error: ...". A key given twice
+  // in one map is an error naming both lines (YAML parsers differ on which one wins, so neither may), and so
+  // is nesting deeper than kMaxNestingLevels or a tree that aliases expand past kMaxYamlNodes.
   static ConfigNode parse(const std::string& text, const std::string& file);
+  static constexpr int kMaxNestingLevels = 64;
+  static constexpr std::size_t kMaxYamlNodes = 1000000;
 
   const std::string& file() const { return file_; }
   const std::string& key_path() const { return key_path_; }
@@ -49,10 +56,11 @@ class ConfigNode {
   double number() const;  // a finite decimal number
   bool boolean() const;   // true/false
   std::string one_of(const std::vector<std::string>& choices) const;
-  // Quantities with units (topologies/support/units.hpp); malformed text names the accepted forms.
-  std::uint64_t bytes() const;
+  // Quantities with units (topologies/support/units.hpp); malformed text names the accepted forms, and a
+  // figure outside its plausible range names the range.
+  std::uint64_t memory_bytes() const;
   double bandwidth_Bps() const;
-  double duration_s() const;
+  double latency_s() const;
   double flops() const;
 
   // Convenience: the child's value if present, else `fallback`.

@@ -3,14 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "mesh_tf/mesh_mapping.hpp"
 #include "sim/algorithm_registry.hpp"
 #include "topologies/presets.hpp"
+#include "topologies/simulation_memory.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text_file.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/config/config_node.hpp"
 #include "workloads/config/model_section.hpp"
@@ -58,17 +60,24 @@ bool is_identifier(const std::string& name) {
   return true;
 }
 
-// "batch:16;model:32"
+// "batch:16;model:32". No mesh has more cores than the largest pod, which keeps every product of sizes an
+// int.
 std::vector<MeshAxis> parse_mesh_shape(const ConfigNode& node) {
   const std::string text = node.scalar();
   std::vector<MeshAxis> axes;
+  std::int64_t cores = 1;
   for (const auto& part : split(text, ';')) {
     const auto colon = part.find(':');
     const std::string name = part.substr(0, colon);
     const std::string size_text = colon == std::string::npos ? "" : part.substr(colon + 1);
-    char* end = nullptr;
-    const long size = std::strtol(size_text.c_str(), &end, 10);
-    if (!is_identifier(name) || size_text.empty() || *end != '\0' || size < 1) {
+    bool valid = is_identifier(name);
+    std::int64_t size = 0;
+    try {
+      if (valid) size = parse_whole_number(size_text, 1, std::numeric_limits<std::int64_t>::max());
+    } catch (const InputError&) {
+      valid = false;
+    }
+    if (!valid) {
       node.fail(
           fmt::format("'{}' is not a mesh shape: expected name:size pairs separated by ';', such as "
                       "batch:16;model:32",
@@ -77,6 +86,11 @@ std::vector<MeshAxis> parse_mesh_shape(const ConfigNode& node) {
     for (const auto& axis : axes) {
       if (axis.name == name) node.fail(fmt::format("mesh axis '{}' appears twice in '{}'", name, text));
     }
+    if (size > topo::kMaxCores / cores) {
+      node.fail(fmt::format("'{}' has more cores than the largest topology ({} chips of {} cores)", text,
+                            topo::kMaxChips, topo::kMaxCoresPerChip));
+    }
+    cores *= size;
     axes.push_back({name, static_cast<int>(size)});
   }
   if (axes.empty()) node.fail("the mesh shape is empty; expected name:size pairs such as batch:16;model:32");
@@ -173,6 +187,7 @@ HardwareConfig parse_hardware(const ConfigNode& root) {
     spec = topo_node->scalar();
     try {
       topology = topo::topology_from_spec(spec);
+      topo::require_simulation_fits(*topology);
     } catch (const InputError& error) {
       topo_node->fail(error.what());
     }
@@ -182,9 +197,9 @@ HardwareConfig parse_hardware(const ConfigNode& root) {
   double inter_bw = topology->inter_chip().bandwidth_Bps(), inter_lat = topology->inter_chip().latency_s();
   double intra_bw = topology->intra_chip().bandwidth_Bps(), intra_lat = topology->intra_chip().latency_s();
   if (auto n = get("inter_chip_bandwidth")) inter_bw = n->bandwidth_Bps();
-  if (auto n = get("inter_chip_latency")) inter_lat = n->duration_s();
+  if (auto n = get("inter_chip_latency")) inter_lat = n->latency_s();
   if (auto n = get("intra_chip_bandwidth")) intra_bw = n->bandwidth_Bps();
-  if (auto n = get("intra_chip_latency")) intra_lat = n->duration_s();
+  if (auto n = get("intra_chip_latency")) intra_lat = n->latency_s();
   topology =
       topology->with_links(topo::LinkParams(inter_bw, inter_lat), topo::LinkParams(intra_bw, intra_lat));
 
@@ -194,14 +209,8 @@ HardwareConfig parse_hardware(const ConfigNode& root) {
   if (auto n = get("device")) device = mtf::DeviceModel::preset(n->one_of(device_names));
   double peak_flops = device.peak_flops(), hbm_bandwidth_Bps = device.hbm_bandwidth_Bps();
   std::uint64_t hbm_bytes = device.hbm_bytes();
-  if (auto n = get("peak_flops_per_core")) {
-    peak_flops = n->flops();
-    if (peak_flops <= 0) n->fail("must be positive");
-  }
-  if (auto n = get("hbm_per_core")) {
-    hbm_bytes = n->bytes();
-    if (hbm_bytes == 0) n->fail("must be positive");
-  }
+  if (auto n = get("peak_flops_per_core")) peak_flops = n->flops();
+  if (auto n = get("hbm_per_core")) hbm_bytes = n->memory_bytes();
   if (auto n = get("hbm_bandwidth_per_core")) hbm_bandwidth_Bps = n->bandwidth_Bps();
   device = mtf::DeviceModel(device.name(), peak_flops, hbm_bandwidth_Bps, hbm_bytes, device.op_overhead_s());
 
@@ -235,7 +244,8 @@ TrainingConfig parse_training(const ConfigNode& root, const std::string& name) {
   }
   if (auto n = node->optional_child("steps")) {
     const auto steps = n->positive_integer();
-    if (steps > 100000) n->fail(fmt::format("{} steps is more than the 100000 a run may have", steps));
+    if (steps > kMaxSteps)
+      n->fail(fmt::format("{} steps is more than the {} a run may have", steps, kMaxSteps));
     training.steps = static_cast<int>(steps);
   }
   if (auto n = node->optional_child("seed")) {
@@ -379,11 +389,7 @@ RunConfig parse_run_config(const ConfigNode& root, const std::string& yaml_text)
 }
 
 RunConfig load_run_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot read the config file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_run_config(text.str(), path);
+  return parse_run_config(read_input_file(path, "config file"), path);
 }
 
 }  // namespace tpusim::workloads

@@ -1,20 +1,23 @@
 #pragma once
-// YAML config -> RunConfig. Every key is checked against the schema below; unknown keys, wrong types, sizes
-// that do not split evenly over their mesh axis and a mesh that does not cover the topology are InputErrors
-// "file:line: dotted.key: problem".
+// YAML config -> RunConfig. Every key is checked against the schema below; unknown keys, keys given twice,
+// wrong types, figures outside their plausible range, sizes that do not split evenly over their mesh axis and
+// a mesh that does not cover the topology are InputErrors "file:line: dotted.key: problem". A config file is
+// at most 16 MiB (topologies/support/text_file.hpp).
 //
 //   name: lm-s5                      # optional, default: the file name without .yaml
 //   description: text                # optional
 //   hardware:
-//     topology: tpu-v2-pod           # preset or spec (tpusim topo describe), default tpu-v2-pod
+//     topology: tpu-v2-pod           # preset or spec (tpusim topo describe), default tpu-v2-pod; at most
+//                                    # what simulation_memory.hpp allows (4 GiB of simulator state)
 //     device: tpu-v2-core            # mtf::DeviceModel preset, default from the topology name
-//     peak_flops_per_core: 22.5T     # overrides of the device, per core
-//     hbm_per_core: 8GiB
-//     hbm_bandwidth_per_core: 350GBps
-//     inter_chip_bandwidth: 62GBps   # overrides of the topology's links (one direction)
-//     inter_chip_latency: 1us
-//     intra_chip_bandwidth: 350GBps
-//     intra_chip_latency: 0.5us
+//     peak_flops_per_core: 22.5T     # overrides of the device, per core: 1 MFLOP/s to 1 EFLOP/s
+//     hbm_per_core: 8GiB             #   1 KiB to 1 PiB
+//     hbm_bandwidth_per_core: 350GBps  # 1 kB/s to 1 PB/s
+//     inter_chip_bandwidth: 62GBps   # overrides of the topology's links (one direction): 1 kB/s to 1 PB/s
+//     inter_chip_latency: 1us        #   0 to 1 s
+//     intra_chip_bandwidth: 350GBps  #   1 kB/s to 1 PB/s
+//     intra_chip_latency: 0.5us      #   0 to 1 s
+//     (these ranges are sanity limits, far wider than any real device: topologies/support/units.hpp)
 //     collectives: {batch: bidir_ring}  # simulator algorithm per mesh axis (default: the engine's)
 //   mesh:
 //     shape: batch:16;model:32       # required; must have as many cores as the topology
@@ -30,7 +33,7 @@
 //     optimizer: adafactor           # sgd | adam | adafactor
 //     learning_rate: 0.01
 //     numerics: timing               # timing | full
-//     steps: 1
+//     steps: 1                       # 1 to 100000 (kMaxSteps), like tpusim run --steps
 //     seed: 1
 //     output: results/lm-s5          # default results/<name>
 #include <string>

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mesh_tf/graph.hpp"
+
 namespace tpusim::workloads {
 namespace {
 
@@ -21,7 +23,7 @@ ModelKind model_kind_from(const std::string& name) {
 // count and every tensor's elements (whole pod) keeps those sums far from overflow, and keeps the layer count
 // an int. lm-s5's largest tensor, [batch, length, d_ff], has 1.7e10 elements.
 constexpr std::int64_t kMaxLayers = 1000;
-constexpr double kMaxTensorElements = double(std::int64_t(1) << 40);
+constexpr double kMaxTensorElements = double(mtf::Graph::kMaxTensorElements);
 
 void check_model_fits_in_counters(const ConfigNode& node, const ModelConfig& m) {
   const bool mlp = m.kind == ModelKind::mlp;

@@ -38,9 +38,12 @@ const char* to_string(NumericsMode mode) { return mode == NumericsMode::full ? "
 const char* to_string(ActivationDType dtype) { return dtype == ActivationDType::bf16 ? "bf16" : "f32"; }
 std::uint32_t bytes_per_element(ActivationDType dtype) { return dtype == ActivationDType::bf16 ? 2 : 4; }
 int MeshConfig::num_cores() const {
-  int cores = 1;
-  for (const auto& axis : axes) cores *= axis.size;
-  return cores;
+  std::int64_t cores = 1;
+  for (const auto& axis : axes) {
+    cores *= axis.size;
+    TPUSIM_CHECK(cores <= topo::kMaxCores);  // parse_run_config bounds every mesh by the largest pod
+  }
+  return static_cast<int>(cores);
 }
 
 int MeshConfig::axis_size(const std::string& name) const {

@@ -62,6 +62,9 @@ struct ModelConfig {
   ActivationDType activation_dtype = ActivationDType::bf16;
 };
 
+// The most steps one run may have, from a config or from `tpusim run --steps`.
+constexpr int kMaxSteps = 100000;
+
 struct TrainingConfig {
   OptimizerKind optimizer = OptimizerKind::adafactor;
   double learning_rate = 0.01;

@@ -1,14 +1,18 @@
 #pragma once
-// What a run leaves in its output folder, each file written atomically (topologies/support/atomic_file.hpp):
+// What a run leaves in its output folder, the folder written as one unit
+// (topologies/support/atomic_folder.hpp: staged beside it and renamed into place, replacing an earlier run's
+// folder wholesale):
 //   summary.json     the resolved config, versions, step time breakdown, FLOPs and MFU, memory, collectives
 //   collectives.csv  one row per collective of the last step, columns kCollectivesCsvColumns
 //   trace.json       Chrome trace format (opens in Perfetto / chrome://tracing): one process per chip, a
 //                    compute track and a collectives track each
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "topologies/support/atomic_folder.hpp"
 #include "workloads/config/run_config.hpp"
 #include "workloads/training_run.hpp"
 
@@ -30,7 +34,16 @@ struct ResultPaths {
   std::string folder, summary, collectives, trace;
 };
 ResultPaths result_paths(const std::string& folder);
-// Writes the three files into `folder` (created if needed). Each file appears whole or not at all.
+// The names of the files in a run's folder: an existing folder holding only these may be replaced.
+extern const std::vector<std::string> kRunResultFiles;
+
+// Stages the run's folder: call it before simulating, so that a folder that cannot be written is reported
+// (EnvironmentError) before the work, not after it. InputError for a folder holding other files.
+std::unique_ptr<StagedFolder> stage_result_folder(const std::string& folder);
+// Writes the three files into the staged folder and puts it in place: they appear together or not at all.
+ResultPaths write_result_files(StagedFolder& staged, const RunConfig& config, const RunReport& report,
+                               int trace_max_chips = 0);
+// The same, staging `folder` first.
 ResultPaths write_result_files(const std::string& folder, const RunConfig& config, const RunReport& report,
                                int trace_max_chips = 0);
 

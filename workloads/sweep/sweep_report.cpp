@@ -176,13 +176,26 @@ nlohmann::json sweep_json(const Sweep& sweep, const std::vector<PointResult>& re
           {"wall_s", wall_s}};
 }
 
+const std::vector<std::string> kSweepResultFiles = {"sweep.csv", "sweep.json"};
+
+std::unique_ptr<StagedFolder> stage_sweep_folder(const std::string& folder) {
+  return std::make_unique<StagedFolder>(folder, kSweepResultFiles);
+}
+
+SweepPaths write_sweep_files(StagedFolder& staged, const Sweep& sweep,
+                             const std::vector<PointResult>& results, double wall_s) {
+  write_file_atomically(staged.staged_path("sweep.csv"),
+                        [&](std::ostream& out) { write_sweep_csv(out, sweep, results); });
+  write_file_atomically(staged.staged_path("sweep.json"), sweep_json(sweep, results, wall_s).dump(2) + "\n");
+  staged.commit();
+  const std::string& folder = staged.folder();
+  return SweepPaths{folder, folder + "/sweep.csv", folder + "/sweep.json"};
+}
+
 SweepPaths write_sweep_files(const std::string& folder, const Sweep& sweep,
                              const std::vector<PointResult>& results, double wall_s) {
-  const std::string base = folder.empty() || folder.back() == '/' ? folder : folder + "/";
-  const SweepPaths paths{folder, base + "sweep.csv", base + "sweep.json"};
-  write_file_atomically(paths.csv, [&](std::ostream& out) { write_sweep_csv(out, sweep, results); });
-  write_file_atomically(paths.json, sweep_json(sweep, results, wall_s).dump(2) + "\n");
-  return paths;
+  StagedFolder staged(folder, kSweepResultFiles);
+  return write_sweep_files(staged, sweep, results, wall_s);
 }
 
 }  // namespace tpusim::workloads

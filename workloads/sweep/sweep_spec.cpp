@@ -3,11 +3,9 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text_file.hpp"
 #include "workloads/config/config_node.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/preset_catalog.hpp"
@@ -32,14 +30,6 @@ std::string value_text(const YAML::Node& node) {
   out.SetSeqFormat(YAML::Flow);
   out << node;
   return out.c_str();
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot read the file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string stem(const std::string& path) {
@@ -70,7 +60,7 @@ BaseConfig read_base(const ConfigNode& node, const std::string& sweep_file) {
     const auto slash = sweep_file.find_last_of('/');
     const std::string path =
         base[0] == '/' || slash == std::string::npos ? base : sweep_file.substr(0, slash + 1) + base;
-    BaseConfig config{read_text(path), path};
+    BaseConfig config{read_input_file(path, "config file"), path};
     ConfigNode::parse(config.text, config.source);  // YAML syntax errors, located in the base
     return config;
   } catch (const InputError& error) {
@@ -117,8 +107,10 @@ std::vector<VaryEntry> read_vary(const ConfigNode& vary, const std::string& file
   return entries;
 }
 
-// Puts `value` at the dotted key of `root`, making missing sections. The node keeps its own mark, so the
-// parser's origin lookup finds it at its line in the sweep file.
+// Puts a copy of `value` at the dotted key of `root`, making missing sections. A copy, because assigning the
+// sweep file's own node would merge yaml-cpp's node pools of the sweep and of every point's tree, which made
+// checking a sweep quadratic in its points. The parser reads the original (NodeOrigin::value), with its
+// lines in the sweep file.
 void substitute(YAML::Node root, const VaryEntry& entry, const YAML::Node& value,
                 const std::string& base_source) {
   YAML::Node node;
@@ -135,7 +127,7 @@ void substitute(YAML::Node root, const VaryEntry& entry, const YAML::Node& value
     YAML::Node next = node[entry.parts[i]];
     node.reset(next);
   }
-  node[entry.parts.back()] = value;
+  node[entry.parts.back()] = YAML::Clone(value);
 }
 
 class PointBuilder {
@@ -153,7 +145,8 @@ class PointBuilder {
     for (std::size_t a = 0; a < entries_.size(); ++a) {
       if (choice[a] < 0) continue;
       substitute(root, entries_[a], entries_[a].values[choice[a]], base_.source);
-      origins[entries_[a].key] = {sweep_file_, fmt::format("vary.{}[{}]", entries_[a].key, choice[a])};
+      origins[entries_[a].key] = {sweep_file_, fmt::format("vary.{}[{}]", entries_[a].key, choice[a]),
+                                  entries_[a].values[choice[a]]};
     }
     return parse_run_config(ConfigNode(root, base_.source, origins), YAML::Dump(root) + "\n");
   }
@@ -266,11 +259,7 @@ Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
 }
 
 Sweep load_sweep_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot read the sweep file", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_sweep(text.str(), path);
+  return parse_sweep(read_input_file(path, "sweep file"), path);
 }
 
 }  // namespace tpusim::workloads

@@ -62,9 +62,21 @@ Scratch::~Scratch() {
 }
 
 CliRun Scratch::run(const std::vector<std::string>& args) const {
-  const fs::path out_path = root_ / "stdout.txt", err_path = root_ / "stderr.txt";
   std::vector<std::string> words = {TPUSIM_BINARY};
   words.insert(words.end(), args.begin(), args.end());
+  return spawn(words);
+}
+
+CliRun Scratch::run_unprivileged(const std::vector<std::string>& args) const {
+  if (::geteuid() != 0) return run(args);
+  std::vector<std::string> words = {
+      "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", TPUSIM_BINARY};
+  words.insert(words.end(), args.begin(), args.end());
+  return spawn(words);
+}
+
+CliRun Scratch::spawn(std::vector<std::string> words) const {
+  const fs::path out_path = root_ / "stdout.txt", err_path = root_ / "stderr.txt";
   std::vector<char*> argv;
   for (auto& word : words) argv.push_back(word.data());
   argv.push_back(nullptr);

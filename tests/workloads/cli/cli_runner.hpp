@@ -29,10 +29,15 @@ class Scratch {
 
   const std::filesystem::path& work() const { return work_; }
   CliRun run(const std::vector<std::string>& args) const;
+  // The same as a user without privileges: when the tests run as root (who may write anywhere, whatever the
+  // permissions), tpusim runs as nobody through setpriv, so that read-only folders are read-only to it.
+  CliRun run_unprivileged(const std::vector<std::string>& args) const;
   // Everything under work() (directories end in '/'), as paths relative to it, sorted.
   std::vector<std::string> entries() const;
 
  private:
+  CliRun spawn(std::vector<std::string> words) const;
+
   std::filesystem::path root_;
   std::filesystem::path work_;
 };

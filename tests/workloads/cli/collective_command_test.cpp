@@ -102,6 +102,37 @@ TEST_CASE("cli: collective --check-data: real data arrives intact for several al
   }
 }
 
+TEST_CASE(
+    "cli: collective --check-data: halving_doubling allgather and reduce-scatter, flat and per dimension") {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--topology", "torus-4x4", "--op", "allgather", "--algo", "halving_doubling"},
+      {"--topology", "torus-4x4", "--op", "reduce_scatter", "--algo", "halving_doubling"},
+      {"--topology", "torus-4x4", "--op", "allgather", "--algo", "halving_doubling,halving_doubling",
+       "--group-axes", "x,y"},
+      {"--topology", "torus-4x4", "--op", "reduce_scatter", "--algo", "ring,halving_doubling", "--group-axes",
+       "x,y"},
+      {"--topology", "torus:6x3", "--op", "allgather", "--algo", "halving_doubling,halving_doubling",
+       "--group-axes", "x,y"},
+      {"--topology", "tpu-v2-32", "--op", "reduce_scatter", "--algo", "halving_doubling", "--group-axes",
+       "core+x+y", "--reduce", "max"},
+  };
+  const Scratch scratch;
+  for (const auto& c : cases) {
+    std::vector<std::string> args = {"collective", "--bytes", "1MiB", "--check-data", "--json"};
+    args.insert(args.end(), c.begin(), c.end());
+    const auto run = scratch.run(args);
+    std::string command;
+    for (const auto& word : args) command += word + " ";
+    INFO("tpusim " << command << "\n" << run.describe());
+    REQUIRE(run.exit_status == 0);
+    CHECK(run.err.empty());
+    const auto result = nlohmann::json::parse(run.out);
+    CHECK(result.at("data_ok") == true);
+    CHECK(result.at("data_max_abs_error").get<double>() <= result.at("data_tolerance").get<double>());
+    CHECK(result.at("time_s").get<double>() >= result.at("lower_bound_s").get<double>());
+  }
+}
+
 TEST_CASE("cli: collective --check-data prints the data check in the text report") {
   const Scratch scratch;
   const auto run = scratch.run(

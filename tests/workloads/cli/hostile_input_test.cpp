@@ -1,0 +1,279 @@
+// The hostile inputs of issue 7, end to end through the built binary: each row is a command line (and the
+// files it reads), the exit status it must give and the exact phrases of its one line on stderr. A failing
+// row also leaves stdout empty and the working directory as the row's setup made it: nothing half-written.
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <functional>
+#include <map>
+
+#include "cli_runner.hpp"
+
+using tpusim::cli_test::Scratch;
+
+namespace {
+
+// A valid config; rows add one line under `hardware:` (line 4 of the file) or replace one.
+const std::string kConfig =
+    "name: hostile\n"             // 1
+    "hardware:\n"                 // 2
+    "  topology: ring-8\n"        // 3
+    "mesh:\n"                     // 4
+    "  shape: batch:4;model:2\n"  // 5
+    "model:\n"                    // 6
+    "  kind: mlp\n"               // 7
+    "  layers: 2\n"               // 8
+    "  d_model: 16\n"             // 9
+    "  d_ff: 64\n"                // 10
+    "  batch: 32\n"               // 11
+    "training:\n"                 // 12
+    "  numerics: timing\n";       // 13
+
+std::string replaced(const std::string& from, const std::string& to) {
+  std::string text = kConfig;
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+std::string with_hardware(const std::string& line) {
+  return replaced("  topology: ring-8\n", "  topology: ring-8\n  " + line + "\n");
+}
+
+std::string nested_blocks(int levels) {
+  std::string text;
+  for (int i = 0; i < levels; ++i) text += std::string(2 * i, ' ') + "level" + std::to_string(i) + ":\n";
+  return text;
+}
+
+std::string sweep_of_points(int seeds) {
+  std::string text = "base: tiny-mlp\nvary:\n  training.seed: [0";
+  for (int i = 1; i < seeds; ++i) text += ", " + std::to_string(i);
+  return text + "]\n  training.learning_rate: [0.1, 0.2, 0.3, 0.4]\n";
+}
+
+enum class Privileges { user, unprivileged };
+
+struct Row {
+  std::string what;
+  std::vector<std::string> args;
+  std::map<std::string, std::string> files;  // written into the working directory first
+  int status;
+  std::vector<std::string> phrases;  // of the one stderr line; of stdout when status is 0
+  std::function<void(const std::filesystem::path& work)> setup = {};
+  Privileges privileges = Privileges::user;
+};
+
+std::vector<Row> table() {
+  const std::string in_range = " (the most steps a run may have)";
+  return {
+      // Aborts: figures that passed validation and then hit the scheduler's 1e300 placeholder.
+      {"a FLOP rate of 1e-300",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", with_hardware("peak_flops_per_core: 1e-300")}},
+       2,
+       {"tpusim: error: c.yaml:4: hardware.peak_flops_per_core: '1e-300' is not a plausible FLOP rate: "
+        "expected 1 MFLOP/s to 1 EFLOP/s"}},
+      {"an HBM bandwidth of 1e-300",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", with_hardware("hbm_bandwidth_per_core: 1e-300")}},
+       2,
+       {"c.yaml:4: hardware.hbm_bandwidth_per_core: '1e-300' is not a plausible bandwidth: expected 1 kB/s "
+        "to 1 PB/s"}},
+      {"a link bandwidth of 1e-300",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", with_hardware("inter_chip_bandwidth: 1e-300")}},
+       2,
+       {"c.yaml:4: hardware.inter_chip_bandwidth: '1e-300' is not a plausible bandwidth: expected 1 kB/s to "
+        "1 PB/s"}},
+      {"a link latency of 1e300",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", with_hardware("inter_chip_latency: 1e300")}},
+       2,
+       {"c.yaml:4: hardware.inter_chip_latency: '1e300' is not a plausible latency: expected 0 s to 1 s"}},
+      {"a latency of 1e300 in a topology spec",
+       {"collective", "--topology", "ring:8,lat=1e300"},
+       {},
+       2,
+       {"tpusim: error: topology 'ring:8,lat=1e300': lat: '1e300' is not a plausible latency: expected 0 s "
+        "to 1 s"}},
+      {"a latency of 1e300 in a config's topology spec",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("topology: ring-8", "topology: ring:8,lat=1e300")}},
+       2,
+       {"c.yaml:3: hardware.topology: topology 'ring:8,lat=1e300': lat: '1e300' is not a plausible latency"}},
+      // Overflow: sizes cut to 32 bits or multiplied past an int.
+      {"a model batch of 1e11",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("batch: 32", "batch: 100000000000")}},
+       2,
+       {"c.yaml:6: model: its tensor [batch, length, d_model] would have 1.6e+12 elements, more than the "
+        "1.1e+12 a tensor may have"}},
+      {"a mesh axis of 1e11",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("batch:4;model:2", "batch:100000000000;model:32")}},
+       2,
+       {"c.yaml:5: mesh.shape: 'batch:100000000000;model:32' has more cores than the largest topology "
+        "(65536 chips of 64 cores)"}},
+      {"a mesh axis past 32 bits",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("batch:4;model:2", "a:4294967304")}},
+       2,
+       {"c.yaml:5: mesh.shape: 'a:4294967304' has more cores than the largest topology"}},
+      // Hangs: limits that the command line bypassed, or work that cannot finish.
+      {"--steps past the config's limit",
+       {"run", "c.yaml", "--no-files", "--steps", "1000000"},
+       {{"c.yaml", kConfig}},
+       2,
+       {"tpusim: error: --steps: 1000000 is out of range: expected 1 to 100000" + in_range}},
+      {"a collective on 4M cores",
+       {"collective", "--topology", "torus:256x256,cores=64"},
+       {},
+       2,
+       {"tpusim: error: topology 'torus:256x256,cores=64' has 4194304 cores on 65536 chips; simulating it "
+        "would need about 12.6 GiB of memory (9 KiB per chip and 3 KiB per core), more than the 4 GiB tpusim "
+        "allows: use at most about 1201493 cores"}},
+      {"a 2000-point sweep is checked (in linear time)",
+       {"sweep", "big.yaml", "--dry-run"},
+       {{"big.yaml", sweep_of_points(500)}},
+       0,
+       {"sweep big: 2000 points of big.yaml (base tiny-mlp), all valid"}},
+      // Silently ignored: the first of two keys won.
+      {"a key given twice",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("  kind: mlp\n", "  kind: mlp\n  kind: transformer_lm\n")}},
+       2,
+       {"tpusim: error: c.yaml:8: model.kind: given twice, at lines 7 and 8; keep one"}},
+      {"a section given twice",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", kConfig + "hardware:\n  topology: torus-4x4\n"}},
+       2,
+       {"tpusim: error: c.yaml:14: hardware: given twice, at lines 2 and 14; keep one"}},
+      {"a key given twice in a sweep's vary",
+       {"sweep", "s.yaml", "--dry-run"},
+       {{"s.yaml", "base: tiny-mlp\nvary:\n  training.seed: [1]\n  training.seed: [2]\n"}},
+       2,
+       {"tpusim: error: s.yaml:4: vary.training.seed: given twice, at lines 3 and 4; keep one"}},
+      // Files that are not configs.
+      {"an endless file",
+       {"run", "/dev/zero"},
+       {},
+       2,
+       {"tpusim: error: /dev/zero: the config file is larger than 16 MiB, the most tpusim reads"}},
+      {"a folder as the config",
+       {"run", "folder"},
+       {},
+       2,
+       {"tpusim: error: folder: is a folder, not a config file"},
+       [](const std::filesystem::path& work) { std::filesystem::create_directory(work / "folder"); }},
+      {"a folder as the sweep file",
+       {"sweep", "folder"},
+       {},
+       2,
+       {"tpusim: error: folder: is a folder, not a sweep file"},
+       [](const std::filesystem::path& work) { std::filesystem::create_directory(work / "folder"); }},
+      {"blocks nested too deeply",
+       {"run", "deep.yaml"},
+       {{"deep.yaml", nested_blocks(100)}},
+       2,
+       {"tpusim: error: deep.yaml:65: YAML nested too deeply: more than 64 levels of maps and lists"}},
+      {"flow lists nested deeper than the YAML parser goes",
+       {"run", "deep.yaml"},
+       {{"deep.yaml", "x: " + std::string(10000, '[') + std::string(10000, ']') + "\n"}},
+       2,
+       {"tpusim: error: deep.yaml:1: YAML nested too deeply: more than 64 levels of maps and lists"}},
+      // Found by fuzzing (tests/fuzz/regressions): the product of a mesh's sizes overflowed 64 bits.
+      {"a mesh whose size overflows 64 bits",
+       {"bench", "engine", "--mesh", "a:4444444444444444432;b:6666666"},
+       {},
+       2,
+       {"tpusim: error: mesh 'a:4444444444444444432;b:6666666': "}},
+      // Readable ranges instead of CLI11's 300-digit ones.
+      {"--steps abc",
+       {"run", "--steps", "abc"},
+       {},
+       2,
+       {"tpusim: error: --steps: 'abc' is not a whole number: expected 1 to 100000" + in_range +
+        " (see 'tpusim run --help')"}},
+      {"--steps 0",
+       {"run", "--steps", "0"},
+       {},
+       2,
+       {"tpusim: error: --steps: 0 is out of range: expected 1 to 100000" + in_range}},
+      {"--trace-chips -1",
+       {"run", "--trace-chips", "-1"},
+       {},
+       2,
+       {"tpusim: error: --trace-chips: -1 is out of range: expected 0 to 65536"}},
+      // The environment: a results folder that cannot be written, found before simulating (stdout is
+      // empty: no report was printed, so nothing was simulated).
+      {"a read-only results folder",
+       {"run", "c.yaml", "--output", "results/hostile"},
+       {{"c.yaml", kConfig}},
+       3,
+       {"tpusim: error: cannot write results folder 'results/hostile': Permission denied"},
+       [](const std::filesystem::path& work) {
+         std::filesystem::create_directory(work / "results");
+         ::chmod((work / "results").c_str(), 0555);
+       },
+       Privileges::unprivileged},
+      {"a read-only results folder of a sweep",
+       {"sweep", "s.yaml", "--output", "results/sweep"},
+       {{"s.yaml", "base: tiny-mlp\nvary:\n  training.seed: [1, 2]\n"}},
+       3,
+       {"tpusim: error: cannot write results folder 'results/sweep': Permission denied"},
+       [](const std::filesystem::path& work) {
+         std::filesystem::create_directory(work / "results");
+         ::chmod((work / "results").c_str(), 0555);
+       },
+       Privileges::unprivileged},
+      {"a trace that cannot be written",
+       {"collective", "--topology", "ring-8", "--trace", "/sys/tpusim-test/trace.json"},
+       {},
+       3,
+       {"tpusim: error: cannot write in folder '/sys': "}},
+      {"an output folder holding other files",
+       {"run", "c.yaml", "--output", "mine"},
+       {{"c.yaml", kConfig}, {"mine/notes.txt", "keep me\n"}},
+       2,
+       {"tpusim: error: results folder 'mine' holds 'notes.txt', which is not a result of tpusim; results "
+        "replace the whole folder, so give an output folder of its own (new, empty or an earlier result)"}},
+  };
+}
+
+void check_row(const Row& row) {
+  const Scratch scratch;
+  for (const auto& [name, text] : row.files) {
+    const auto path = scratch.work() / name;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+  if (row.setup) row.setup(scratch.work());
+  const auto before = scratch.entries();
+  const auto run =
+      row.privileges == Privileges::unprivileged ? scratch.run_unprivileged(row.args) : scratch.run(row.args);
+  std::string command;
+  for (const auto& word : row.args) command += " " + word;
+  INFO(row.what << ": tpusim" << command << "\n" << run.describe());
+  CHECK(run.exit_status == row.status);
+  if (row.status == 0) {
+    CHECK(run.err.empty());
+    for (const auto& phrase : row.phrases) CHECK_THAT(run.out, Catch::Contains(phrase));
+    return;
+  }
+  CHECK(run.out.empty());
+  const auto lines = run.err_lines();
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines.front(), Catch::StartsWith("tpusim: error: "));
+  for (const auto& phrase : row.phrases) CHECK_THAT(lines.front(), Catch::Contains(phrase));
+  CHECK(scratch.entries() == before);
+}
+
+}  // namespace
+
+TEST_CASE("cli: every hostile input of issue 7 is one clear line with its exit status, and leaves no files") {
+  for (const auto& row : table()) {
+    SECTION(row.what) { check_row(row); }
+  }
+}

@@ -1,0 +1,75 @@
+// A run's result folder end to end: it appears as one unit, replacing an earlier run's folder wholesale, and
+// what killed runs left behind (a staging folder, a half-written file) is cleaned by the next run.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "cli_runner.hpp"
+
+using tpusim::cli_test::Scratch;
+
+namespace {
+
+const std::string kConfig =
+    "name: folder\n"
+    "hardware: {topology: ring-8}\n"
+    "mesh: {shape: batch:4;model:2}\n"
+    "model: {kind: mlp, layers: 2, d_model: 16, d_ff: 64, batch: 32}\n";
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The pid of a process that has ended, as a killed run's was.
+std::string ended_pid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return std::to_string(pid);
+}
+
+}  // namespace
+
+TEST_CASE("cli: run: the results replace an earlier run's folder wholesale and killed runs' leftovers go") {
+  const Scratch scratch;
+  std::ofstream(scratch.work() / "c.yaml") << kConfig;
+  const auto out = scratch.work() / "results" / "folder";
+  std::filesystem::create_directories(out);
+  std::ofstream(out / "summary.json") << "an earlier run\n";
+  std::ofstream(out / "trace.json") << "an earlier run\n";
+  const std::string killed = ended_pid();
+  std::ofstream(out / ("collectives.csv.tmp." + killed)) << "half written";
+  std::filesystem::create_directories(scratch.work() / "results" / ("folder.tmp." + killed));
+
+  const auto run = scratch.run({"run", "c.yaml"});
+  INFO(run.describe());
+  CHECK(run.exit_status == 0);
+  CHECK(run.err.empty());
+  CHECK(scratch.entries() ==
+        std::vector<std::string>{"c.yaml", "results/", "results/folder/", "results/folder/collectives.csv",
+                                 "results/folder/summary.json", "results/folder/trace.json"});
+  CHECK(read_text(out / "summary.json").find("\"name\": \"folder\"") != std::string::npos);
+}
+
+TEST_CASE("cli: run --no-files and bad input leave nothing, not even a results folder") {
+  const Scratch scratch;
+  std::ofstream(scratch.work() / "c.yaml") << kConfig;
+  CHECK(scratch.run({"run", "c.yaml", "--no-files"}).exit_status == 0);
+  // The layout is found illegal only by the engine, after the results folder was staged.
+  std::ofstream(scratch.work() / "bad.yaml")
+      << "name: bad\n"
+         "hardware: {topology: ring-8}\n"
+         "mesh: {shape: batch:4;model:2, layout: batch:batch;d_ff:batch}\n"
+         "model: {kind: mlp, layers: 2, d_model: 16, d_ff: 64, batch: 32}\n";
+  const auto run = scratch.run({"run", "bad.yaml"});
+  INFO(run.describe());
+  CHECK(run.exit_status == 2);
+  CHECK(scratch.entries() == std::vector<std::string>{"bad.yaml", "c.yaml"});
+}
