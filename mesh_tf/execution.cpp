@@ -130,7 +130,9 @@ struct Executor::Impl {
         request.kind == sim::CollectiveKind::allreduce || request.kind == sim::CollectiveKind::allgather;
     for (const int m : ring_family ? step.mesh_dims : std::vector<int>{}) {
       const auto it = options.algorithms.find(mesh.dim_name(m));
-      request.algorithms.push_back(it != options.algorithms.end() ? it->second : options.default_algorithm);
+      std::string name = it != options.algorithms.end() ? it->second : options.default_algorithm;
+      if (name.empty()) name = sim::default_algorithm(request.kind);
+      request.algorithms.push_back(name);
     }
     if (step.collective == CollectiveOp::permute) request.permutation = permute_pairs(step, mapping);
     request.elements = step.record.elements_per_core;

@@ -28,12 +28,12 @@ namespace tpusim::mtf {
 struct ExecutionOptions {
   bool numerics = true;
   DeviceModel device = DeviceModel::tpu_v2_core();
-  // Allreduce and allgather algorithm per mesh dimension (sim's names: ring, bidir_ring, halving_doubling);
-  // mesh dims not listed use default_algorithm. All-to-all and permute use the simulator's default for their
-  // kind (pairwise, direct). Every collective of the program is checked against them when the executor is
-  // built (CollectiveAlgorithmError).
+  // Allreduce and allgather algorithm per mesh dimension (names of sim/algorithm_registry.hpp); mesh dims not
+  // listed use default_algorithm, "" meaning the registry's default for the collective. All-to-all and
+  // permute use the registry's default for their kind. Every collective of the program is checked against
+  // them when the executor is built (CollectiveAlgorithmError).
   std::map<std::string, std::string> algorithms;
-  std::string default_algorithm = "bidir_ring";
+  std::string default_algorithm;
   // Where the mesh processors run on the simulator's topology (mapping_spec.hpp): rings by default, linear,
   // or an explicit assignment of physical axes. Without a simulator processor i is rank i whatever it says.
   MappingSpec mapping;

@@ -2,22 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
-
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::mtf {
 namespace {
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::stringstream stream(text);
-  std::string part;
-  while (std::getline(stream, part, separator)) parts.push_back(part);
-  if (!text.empty() && text.back() == separator) parts.emplace_back();
-  return parts;
-}
 
 bool is_name(const std::string& text) {
   if (text.empty()) return false;
@@ -100,7 +89,9 @@ MappingSpec MappingSpec::parse(const std::string& text) {
       throw InputError(fmt::format("mesh mapping '{}': rule '{}' is not mesh-dim=axis+axis; valid: {}", text,
                                    rule, valid_forms()));
     }
-    assignment.emplace_back(rule.substr(0, equals), split(rule.substr(equals + 1), '+'));
+    const std::string axes = rule.substr(equals + 1);
+    assignment.emplace_back(rule.substr(0, equals),
+                            axes.empty() ? std::vector<std::string>{} : split(axes, '+'));
   }
   return axes(std::move(assignment));
 }

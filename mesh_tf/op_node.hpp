@@ -32,11 +32,12 @@ enum class OpKind {
   argmax_one_hot,
   stop_gradient,
   assign,
+  count  // not a kind: how many there are (new kinds go above it; op_table.cpp has a row for each)
 };
-constexpr int kOpKindCount = static_cast<int>(OpKind::assign) + 1;
+constexpr int kOpKindCount = static_cast<int>(OpKind::count);
 
-enum class BinaryOp { add, sub, mul, div, maximum, minimum, equal, greater };
-constexpr int kBinaryOpCount = static_cast<int>(BinaryOp::greater) + 1;
+enum class BinaryOp { add, sub, mul, div, maximum, minimum, equal, greater, count };  // count: as OpKind
+constexpr int kBinaryOpCount = static_cast<int>(BinaryOp::count);
 enum class UnaryOp {
   neg,
   relu,
@@ -51,9 +52,10 @@ enum class UnaryOp {
   square,
   reciprocal,
   sigmoid,
-  cast
+  cast,
+  count  // not an op: how many there are (new ops go above it; ops/unary.cpp has a row for each)
 };
-constexpr int kUnaryOpCount = static_cast<int>(UnaryOp::cast) + 1;
+constexpr int kUnaryOpCount = static_cast<int>(UnaryOp::count);
 enum class Phase { forward, backward, update };
 
 const char* to_string(OpKind kind);

@@ -11,19 +11,13 @@
 namespace tpusim::mtf {
 namespace {
 
-std::vector<std::string> split_any(const std::string& text, const std::string& separators) {
-  std::vector<std::string> parts;
-  std::string current;
+// "batch:8, io:16" and "batch:8;io:16" alike: ';' separates as ',' does, and spaces are ignored.
+std::string without_spaces_and_semicolons(const std::string& text) {
+  std::string out;
   for (const char c : text) {
-    if (separators.find(c) != std::string::npos) {
-      parts.push_back(current);
-      current.clear();
-    } else if (c != ' ') {
-      current += c;
-    }
+    if (c != ' ') out += c == ';' ? ',' : c;
   }
-  parts.push_back(current);
-  return parts;
+  return out;
 }
 
 }  // namespace
@@ -47,7 +41,7 @@ Shape::Shape(std::vector<Dimension> dims) : dims_(std::move(dims)) {
 Shape Shape::parse(const std::string& text) {
   if (text.empty() || text == "scalar") return Shape();
   std::vector<Dimension> dims;
-  for (const auto& part : split_any(text, ",;")) {
+  for (const auto& part : split(without_spaces_and_semicolons(text), ',')) {
     const auto colon = part.find(':');
     std::int64_t size = 0;
     std::size_t used = 0;

@@ -7,19 +7,6 @@ namespace {
 
 using algorithms::Line;
 
-std::vector<ElementRange> ring_owned_split(const Line& line, ElementRange range,
-                                           std::vector<ElementRange>& owned) {
-  owned = balanced_split(range, line.size());
-  return owned;
-}
-
-Schedule ring_rs(const Line& line, ElementRange range, std::vector<ElementRange>& owned) {
-  return algorithms::ring_reduce_scatter(line, ring_owned_split(line, range, owned));
-}
-Schedule bidir_rs(const Line& line, ElementRange range, std::vector<ElementRange>& owned) {
-  return algorithms::bidir_ring_reduce_scatter(line, ring_owned_split(line, range, owned));
-}
-
 int stride_of(const topo::Group& group, int dimension) {
   int stride = 1;
   for (int d = 0; d < dimension; ++d) stride *= group.dims[d];
@@ -51,26 +38,6 @@ std::vector<ElementRange> flat_owned(const topo::Group& group, int dimension, co
 
 }  // namespace
 
-const std::vector<LineAlgorithm>& line_algorithms() {
-  static const std::vector<LineAlgorithm> table = {
-      {"ring", ring_rs, algorithms::ring_allgather, algorithms::ring_allreduce,
-       algorithms::ring_reduce_scatter, algorithms::ring_allgather, false},
-      {"bidir_ring", bidir_rs, algorithms::bidir_ring_allgather, algorithms::bidir_ring_allreduce,
-       algorithms::bidir_ring_reduce_scatter, algorithms::bidir_ring_allgather, false},
-      {"halving_doubling", algorithms::halving_doubling_reduce_scatter,
-       algorithms::halving_doubling_allgather, algorithms::halving_doubling_allreduce,
-       algorithms::halving_doubling_reduce_scatter_to, algorithms::halving_doubling_allgather_from, true},
-  };
-  return table;
-}
-
-const LineAlgorithm* find_line_algorithm(const std::string& name) {
-  for (const auto& entry : line_algorithms()) {
-    if (name == entry.name) return &entry;
-  }
-  return nullptr;
-}
-
 std::vector<GroupLine> lines_along(const topo::Group& group, int dimension) {
   const int stride = stride_of(group, dimension);
   const int size = group.dims[dimension];
@@ -85,7 +52,7 @@ std::vector<GroupLine> lines_along(const topo::Group& group, int dimension) {
 }
 
 Schedule compose_by_dimension(CollectiveKind kind, const topo::Group& group,
-                              const std::vector<const LineAlgorithm*>& per_dimension,
+                              const std::vector<const algorithms::LineOperations*>& per_dimension,
                               std::uint64_t elements) {
   const int dims = static_cast<int>(group.dims.size());
   TPUSIM_CHECK(static_cast<int>(per_dimension.size()) == dims);
@@ -136,6 +103,45 @@ Schedule compose_by_dimension(CollectiveKind kind, const topo::Group& group,
     schedule.then(concurrently(std::move(parts)));
   }
   return schedule;
+}
+
+algorithms::ClosedForm composed_closed_form(
+    const algorithms::ClosedFormInput& input,
+    const std::vector<algorithms::ClosedFormFunction>& per_dimension) {
+  const int dims = static_cast<int>(input.dims.size());
+  TPUSIM_CHECK(static_cast<int>(per_dimension.size()) == dims && dims > 0);
+  double total = 0, share = input.bytes;
+  // One line of dimension d on the share left by the dimensions before it; none when it has no closed form.
+  auto along = [&](int d, CollectiveKind kind) {
+    if (per_dimension[d] == nullptr) return algorithms::ClosedForm{};
+    return per_dimension[d]({kind, {input.dims[d]}, share, input.alpha, input.bandwidth});
+  };
+  algorithms::ClosedForm form;
+  if (input.kind == CollectiveKind::allreduce) {
+    for (int d = 0; d + 1 < dims; ++d) {
+      const auto half = along(d, CollectiveKind::reduce_scatter);
+      if (half.time_s < 0) return {};
+      total += 2 * half.time_s;
+      share /= input.dims[d];
+    }
+    const auto last = along(dims - 1, CollectiveKind::allreduce);
+    if (last.time_s < 0) return {};
+    total += last.time_s;
+    form.formula = "sum over dimensions d<n of 2 RS_d(S/(k_0..k_{d-1})) + AR_n(S/(k_0..k_{n-1}))";
+  } else if (input.kind == CollectiveKind::reduce_scatter || input.kind == CollectiveKind::allgather) {
+    // Reduce-scatter runs the outermost dimension first on all the data; allgather ends with it.
+    for (int d = dims - 1; d >= 0; --d) {
+      const auto half = along(d, input.kind);
+      if (half.time_s < 0) return {};
+      total += half.time_s;
+      share /= input.dims[d];
+    }
+    form.formula = "sum over dimensions of RS_d on the share left by the outer ones";
+  } else {
+    return {};
+  }
+  form.time_s = total;
+  return form;
 }
 
 }  // namespace tpusim::sim

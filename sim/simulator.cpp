@@ -28,12 +28,32 @@ bool g_engine_created = false;
 // Meshes get explicit routes for every chip pair; beyond this the platform itself becomes the cost.
 constexpr int kMaxMeshChips = 1024;
 
+// Under AddressSanitizer, SimGrid must run its actors on threads. Its default raw contexts (and ucontext)
+// switch stacks behind ASan's back: Debian's SimGrid is built without the fiber annotations
+// (__sanitizer_start_switch_fiber) that its own enable_address_sanitizer build adds, so ASan cannot unpoison
+// an actor's stack when an exception unwinds it. It warns on stderr ("ASan is ignoring requested
+// __asan_handle_no_return") and may then report errors that are not there. A thread is a stack ASan knows.
+#if defined(__SANITIZE_ADDRESS__)
+#define TPUSIM_SIMGRID_THREAD_CONTEXTS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TPUSIM_SIMGRID_THREAD_CONTEXTS 1
+#endif
+#endif
+
 s4u::Engine* create_engine(NetworkModel network) {
   // Silence SimGrid before it can print anything (configuration changes are logged at INFO).
   xbt_log_control_set("root.thres:critical");
-  static int argc = 1;
   static char name[] = "tpusim";
+#ifdef TPUSIM_SIMGRID_THREAD_CONTEXTS
+  // The factory is chosen while the engine is built, so it has to come in with the command line.
+  static char thread_contexts[] = "--cfg=contexts/factory:thread";
+  static int argc = 2;
+  static char* argv[] = {name, thread_contexts, nullptr};
+#else
+  static int argc = 1;
   static char* argv[] = {name, nullptr};
+#endif
   auto* engine = new s4u::Engine(&argc, argv);  // lives until the process ends: one engine per process
   if (network == NetworkModel::ideal) {
     // simgrid.md: with these, simulated time equals the alpha-beta model where there is no contention.

@@ -1,6 +1,13 @@
 #include "workloads/model_formulas.hpp"
 
+#include <cmath>
+
+#include "workloads/models/model_kinds.hpp"
+
 namespace tpusim::workloads {
+
+std::int64_t expert_capacity(const ModelConfig& model);  // models/moe_transformer.cpp
+
 namespace {
 
 std::int64_t attention_params(const ModelConfig& m) { return 4 * m.d_model * m.heads * m.d_kv; }
@@ -9,68 +16,119 @@ std::int64_t moe_params(const ModelConfig& m) {
   return m.d_model * m.experts + 2 * m.experts * m.d_model * m.d_ff;
 }
 
+// The sizes the FLOP formulas of the Transformers share (model_formulas.hpp).
+struct FlopTerms {
+  explicit FlopTerms(const ModelConfig& m)
+      : b(double(m.batch)),
+        l(double(m.length)),
+        d(double(m.d_model)),
+        f(double(m.d_ff)),
+        h(double(m.heads)),
+        k(double(m.d_kv)),
+        V(double(m.vocab)),
+        E(double(m.experts)),
+        T(b * l),
+        L(double(m.layers)),
+        attention(8 * T * d * h * k + 4 * b * l * l * h * k),
+        vocab_terms(4 * T * V * d + 6 * T * d * V) {}
+  double b, l, d, f, h, k, V, E, T, L, attention, vocab_terms;
+};
+
+// The tensors every model has; the MLP has no length (l = 1).
+std::vector<TensorSize> dense_tensors(const ModelConfig& m, double l) {
+  const double b = double(m.batch), d = double(m.d_model), f = double(m.d_ff);
+  return {{"[batch, length, d_model]", b * l * d}, {"[batch, length, d_ff]", b * l * f}, {"[d_model, d_ff]", d * f}};
+}
+
+std::vector<TensorSize> transformer_tensors(const ModelConfig& m) {
+  const double b = double(m.batch), l = double(m.length), d = double(m.d_model);
+  const double h = double(m.heads), k = double(m.d_kv), V = double(m.vocab);
+  std::vector<TensorSize> tensors = dense_tensors(m, l);
+  tensors.insert(tensors.end(), {{"[batch, length, vocab]", b * l * V},
+                                 {"[vocab, d_model]", V * d},
+                                 {"[d_model, heads, d_kv]", d * h * k},
+                                 {"[batch, length, heads, d_kv]", b * l * h * k},
+                                 {"[batch, heads, length, length]", b * h * l * l}});
+  return tensors;
+}
+
+// --- mlp
+std::int64_t mlp_parameters(const ModelConfig& m) { return m.layers * ffn_params(m); }
+double mlp_flops(const ModelConfig& m) {
+  const FlopTerms t(m);
+  return 12 * t.L * t.b * t.d * t.f - 2 * t.b * t.d * t.f;
+}
+std::vector<TensorSize> mlp_tensors(const ModelConfig& m) { return dense_tensors(m, 1); }
+
+// --- transformer_lm
+std::int64_t lm_parameters(const ModelConfig& m) {
+  const std::int64_t d = m.d_model;
+  return m.layers * (attention_params(m) + ffn_params(m) + 2 * d) + d + m.length * d + 2 * m.vocab * d;
+}
+std::int64_t lm_paper_parameters(const ModelConfig& m) {
+  return m.layers * (attention_params(m) + ffn_params(m)) + 2 * m.vocab * m.d_model;
+}
+double lm_flops(const ModelConfig& m) {
+  const FlopTerms t(m);
+  return t.vocab_terms + t.L * 3 * (t.attention + 4 * t.T * t.d * t.f);
+}
+
+// --- encoder_decoder
+std::int64_t encoder_decoder_parameters(const ModelConfig& m) {
+  const std::int64_t d = m.d_model;
+  return m.layers * (attention_params(m) + ffn_params(m) + 2 * d) + d +
+         m.decoder_layers * (2 * attention_params(m) + ffn_params(m) + 3 * d) + d + 2 * m.length * d +
+         2 * m.vocab * d;
+}
+std::int64_t encoder_decoder_paper_parameters(const ModelConfig& m) {
+  return m.layers * (attention_params(m) + ffn_params(m)) +
+         m.decoder_layers * (2 * attention_params(m) + ffn_params(m)) + 2 * m.vocab * m.d_model;
+}
+double encoder_decoder_flops(const ModelConfig& m) {
+  const FlopTerms t(m);
+  return t.vocab_terms + 4 * t.T * t.V * t.d + t.L * 3 * (t.attention + 4 * t.T * t.d * t.f) +
+         double(m.decoder_layers) * 3 * (2 * t.attention + 4 * t.T * t.d * t.f);
+}
+
+// --- moe_transformer
+std::int64_t moe_parameters(const ModelConfig& m) {
+  const std::int64_t d = m.d_model;
+  return m.layers * (attention_params(m) + moe_params(m) + 2 * d) + d + m.length * d + 2 * m.vocab * d;
+}
+std::int64_t moe_paper_parameters(const ModelConfig& m) {
+  return m.layers * (attention_params(m) + 2 * m.experts * m.d_model * m.d_ff) + 2 * m.vocab * m.d_model;
+}
+double moe_flops(const ModelConfig& m) {
+  const FlopTerms t(m);
+  const double C = double(expert_capacity(m));
+  return t.vocab_terms + t.L * (3 * t.attention + 6 * t.T * t.d * t.E + 4 * t.T * t.E * C * t.d +
+                                12 * t.E * t.b * C * t.d * t.f + 6 * t.T * t.E * C * t.d);
+}
+std::vector<TensorSize> moe_tensors(const ModelConfig& m) {
+  const double b = double(m.batch), l = double(m.length), d = double(m.d_model), f = double(m.d_ff);
+  const double E = double(m.experts);
+  // expert_capacity() casts this to an integer, so it is bounded here first.
+  const double capacity = std::ceil(m.capacity_factor * l / E);
+  std::vector<TensorSize> tensors = transformer_tensors(m);
+  tensors.insert(tensors.end(), {{"[experts, d_model, d_ff]", E * d * f},
+                                 {"[batch, length, experts, capacity]", b * l * E * capacity},
+                                 {"[experts, batch, capacity, d_ff]", E * b * capacity * f}});
+  return tensors;
+}
+
 }  // namespace
 
-std::int64_t parameter_count(const ModelConfig& m) {
-  const std::int64_t d = m.d_model;
-  switch (m.kind) {
-    case ModelKind::mlp:
-      return m.layers * ffn_params(m);
-    case ModelKind::transformer_lm:
-      return m.layers * (attention_params(m) + ffn_params(m) + 2 * d) + d + m.length * d + 2 * m.vocab * d;
-    case ModelKind::encoder_decoder:
-      return m.layers * (attention_params(m) + ffn_params(m) + 2 * d) + d +
-             m.decoder_layers * (2 * attention_params(m) + ffn_params(m) + 3 * d) + d + 2 * m.length * d +
-             2 * m.vocab * d;
-    case ModelKind::moe_transformer:
-      return m.layers * (attention_params(m) + moe_params(m) + 2 * d) + d + m.length * d + 2 * m.vocab * d;
-  }
-  return 0;
-}
+const ModelFormulas kMlpFormulas = {mlp_parameters, mlp_parameters, mlp_flops, mlp_tensors};
+const ModelFormulas kTransformerLmFormulas = {lm_parameters, lm_paper_parameters, lm_flops, transformer_tensors};
+const ModelFormulas kEncoderDecoderFormulas = {encoder_decoder_parameters, encoder_decoder_paper_parameters,
+                                               encoder_decoder_flops, transformer_tensors};
+const ModelFormulas kMoeTransformerFormulas = {moe_parameters, moe_paper_parameters, moe_flops, moe_tensors};
 
+std::int64_t parameter_count(const ModelConfig& m) { return model_kind(m.kind).formulas.parameters(m); }
 std::int64_t paper_parameter_count(const ModelConfig& m) {
-  switch (m.kind) {
-    case ModelKind::mlp:
-      return m.layers * ffn_params(m);
-    case ModelKind::transformer_lm:
-      return m.layers * (attention_params(m) + ffn_params(m)) + 2 * m.vocab * m.d_model;
-    case ModelKind::encoder_decoder:
-      return m.layers * (attention_params(m) + ffn_params(m)) +
-             m.decoder_layers * (2 * attention_params(m) + ffn_params(m)) + 2 * m.vocab * m.d_model;
-    case ModelKind::moe_transformer:
-      return m.layers * (attention_params(m) + 2 * m.experts * m.d_model * m.d_ff) + 2 * m.vocab * m.d_model;
-  }
-  return 0;
+  return model_kind(m.kind).formulas.paper_parameters(m);
 }
-
-}  // namespace tpusim::workloads
-
-namespace tpusim::workloads {
-
-std::int64_t expert_capacity(const ModelConfig& model);  // models/moe_transformer.cpp
-
-double training_flops_per_step(const ModelConfig& m) {
-  const double b = double(m.batch), l = double(m.length), d = double(m.d_model), f = double(m.d_ff);
-  const double h = double(m.heads), k = double(m.d_kv), V = double(m.vocab), E = double(m.experts);
-  const double T = b * l, L = double(m.layers);
-  const double attention = 8 * T * d * h * k + 4 * b * l * l * h * k;
-  const double vocab_terms = 4 * T * V * d + 6 * T * d * V;
-  switch (m.kind) {
-    case ModelKind::mlp:
-      return 12 * L * b * d * f - 2 * b * d * f;
-    case ModelKind::transformer_lm:
-      return vocab_terms + L * 3 * (attention + 4 * T * d * f);
-    case ModelKind::encoder_decoder:
-      return vocab_terms + 4 * T * V * d + L * 3 * (attention + 4 * T * d * f) +
-             double(m.decoder_layers) * 3 * (2 * attention + 4 * T * d * f);
-    case ModelKind::moe_transformer: {
-      const double C = double(expert_capacity(m));
-      return vocab_terms + L * (3 * attention + 6 * T * d * E + 4 * T * E * C * d + 12 * E * b * C * d * f +
-                                6 * T * E * C * d);
-    }
-  }
-  return 0;
-}
+double training_flops_per_step(const ModelConfig& m) { return model_kind(m.kind).formulas.training_flops(m); }
 
 NumericsCost full_numerics_cost(const ModelConfig& m, const TrainingConfig& training) {
   // The engine keeps one copy of each distinct slice, so replicas cost nothing: the host holds the model once

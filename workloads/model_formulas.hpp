@@ -17,11 +17,33 @@
 //   moe_transformer:  transformer_lm with every FFN replaced by a MoE sublayer
 //   mlp:              L blocks relu(x . in[d, f]) . out[f, d], trained to reproduce its input (autoencoder)
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "workloads/config/run_config.hpp"
 
 namespace tpusim::workloads {
 
+// A tensor of a model and its elements on the whole pod.
+struct TensorSize {
+  std::string tensor;  // "[batch, length, d_ff]"
+  double elements;
+};
+
+// The closed forms of one model kind (formulas below); its row of models/model_kinds.hpp holds them.
+struct ModelFormulas {
+  std::int64_t (*parameters)(const ModelConfig& model);
+  std::int64_t (*paper_parameters)(const ModelConfig& model);
+  double (*training_flops)(const ModelConfig& model);
+  // Its largest tensors, which the config bounds so that the engine's 64-bit counts cannot overflow.
+  std::vector<TensorSize> (*largest_tensors)(const ModelConfig& model);
+};
+extern const ModelFormulas kMlpFormulas;
+extern const ModelFormulas kTransformerLmFormulas;
+extern const ModelFormulas kEncoderDecoderFormulas;
+extern const ModelFormulas kMoeTransformerFormulas;
+
+// The formulas of any model, through its kind's row:
 std::int64_t parameter_count(const ModelConfig& model);
 // mesh_tf.md's published formula (attention and FFN matrices and the two vocab matrices only, no layer norms
 // or positional embeddings; for the encoder-decoder, decoder layers count self- and cross-attention). It

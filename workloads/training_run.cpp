@@ -30,12 +30,6 @@ mtf::Optimizer make_optimizer(const TrainingConfig& training) {
   return mtf::Optimizer::sgd(training.learning_rate);
 }
 
-mtf::MeshShape mesh_shape(const MeshConfig& mesh) {
-  std::vector<mtf::Dimension> dims;
-  for (const auto& axis : mesh.axes) dims.emplace_back(axis.name, axis.size);
-  return mtf::MeshShape(mtf::Shape(dims));
-}
-
 }  // namespace
 
 MemoryReport memory_per_core(const mtf::Counters& counters, const std::vector<mtf::Tensor>& gradients,
@@ -100,8 +94,8 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   execution.mapping = config.mesh.mapping;
   std::unique_ptr<mtf::Executor> executor;
   try {
-    executor = std::make_unique<mtf::Executor>(graph, mesh_shape(config.mesh),
-                                               mtf::LayoutRules(config.mesh.layout), &simulator, execution);
+    executor = std::make_unique<mtf::Executor>(graph, config.mesh.shape, config.mesh.layout, &simulator,
+                                               execution);
   } catch (const mtf::CollectiveAlgorithmError& error) {
     throw InputError(fmt::format("{}: {}", config.where("hardware.collectives"), error.what()));
   } catch (const InputError& error) {

@@ -72,7 +72,7 @@ constexpr std::array<BinaryRow, kBinaryOpCount> kBinaryOps = {{
 
 constexpr bool rows_in_enum_order() {
   for (int i = 0; i < kBinaryOpCount; ++i) {
-    if (static_cast<int>(kBinaryOps[i].op) != i) return false;
+    if (static_cast<int>(kBinaryOps[i].op) != i || kBinaryOps[i].loop == nullptr) return false;
   }
   return true;
 }

@@ -84,7 +84,7 @@ constexpr std::array<UnaryRow, kUnaryOpCount> kUnaryOps = {{
 
 constexpr bool rows_in_enum_order() {
   for (int i = 0; i < kUnaryOpCount; ++i) {
-    if (static_cast<int>(kUnaryOps[i].op) != i) return false;
+    if (static_cast<int>(kUnaryOps[i].op) != i || kUnaryOps[i].loop == nullptr) return false;
   }
   return true;
 }

@@ -1,26 +1,26 @@
 #pragma once
-// The schedule builders, one file per algorithm. A "line" is the members of one group dimension (or of a
-// whole group, flattened in group order) in ring order: position i's ring neighbours are i-1 and i+1 (mod p).
-// `owned[i]` is the element range position i holds reduced after a reduce-scatter (and contributes to an
-// allgather); the ranges need not be equal or adjacent.
+// What each algorithm file exports for its rows of the registry (sim/algorithm_registry.cpp): builders, fit
+// checks, closed forms and line operations, with the signatures of algorithm_parts.hpp. One file per
+// algorithm; its closed form lives beside its schedule, so the two are read and changed together.
 #include <vector>
 
-#include "sim/collective.hpp"
-#include "sim/schedule.hpp"
+#include "sim/algorithms/algorithm_parts.hpp"
 
 namespace tpusim::sim::algorithms {
-
-using Line = std::vector<Rank>;
 
 // ring.cpp: one direction, p-1 steps per phase.
 Schedule ring_reduce_scatter(const Line& line, const std::vector<ElementRange>& owned);
 Schedule ring_allgather(const Line& line, const std::vector<ElementRange>& owned);
 Schedule ring_allreduce(const Line& line, ElementRange range);
+extern const LineOperations ring_line;
+ClosedForm ring_closed_form(const ClosedFormInput& input);
 
 // bidir_ring.cpp: every range split in halves, the first travelling +1 and the second -1 around the ring.
 Schedule bidir_ring_reduce_scatter(const Line& line, const std::vector<ElementRange>& owned);
 Schedule bidir_ring_allgather(const Line& line, const std::vector<ElementRange>& owned);
 Schedule bidir_ring_allreduce(const Line& line, ElementRange range);
+extern const LineOperations bidir_ring_line;
+ClosedForm bidir_ring_closed_form(const ClosedFormInput& input);
 
 // halving_doubling.cpp: recursive halving (reduce-scatter) and recursive doubling (allgather, its mirror),
 // log2 p steps each, on any assignment and any p (members beyond the largest power of two folded onto a
@@ -35,18 +35,34 @@ Schedule halving_doubling_reduce_scatter(const Line& line, ElementRange range,
                                          std::vector<ElementRange>& owned);
 Schedule halving_doubling_allgather(const Line& line, const std::vector<ElementRange>& owned);
 Schedule halving_doubling_allreduce(const Line& line, ElementRange range);
+extern const LineOperations halving_doubling_line;
+ClosedForm halving_doubling_closed_form(const ClosedFormInput& input);
 
-// pairwise_alltoall.cpp: p-1 staged rounds, in round s position i sends to position i+s.
-Schedule pairwise_alltoall(const Line& line, std::uint64_t elements);
+// bucket2d.cpp: the 2D bucket allreduce, bidirectional rings composed over the two group dimensions.
+Schedule bucket2d_allreduce(const topo::Group& group, const AlgorithmInput& input);
+ClosedForm bucket2d_closed_form(const ClosedFormInput& input);
+
+// pairwise_alltoall.cpp: p-1 staged rounds, in round s position i sends to position i+s. Every all-to-all
+// needs an element count divisible by the group size (alltoall_fits_divisible).
+std::string alltoall_fits_divisible(const topo::Group& group, const AlgorithmInput& input);
+Schedule pairwise_alltoall(const topo::Group& group, const AlgorithmInput& input);
+ClosedForm pairwise_alltoall_closed_form(const ClosedFormInput& input);
+
 // direct_alltoall.cpp: every pair at once, one round (only for small groups: flows all share the network).
-Schedule direct_alltoall(const Line& line, std::uint64_t elements);
+std::string direct_alltoall_fits(const topo::Group& group, const AlgorithmInput& input);
+Schedule direct_alltoall(const topo::Group& group, const AlgorithmInput& input);
 
 // binomial_broadcast.cpp: ceil(log2 p) rounds, the whole buffer from position 0.
-Schedule binomial_broadcast(const Line& line, std::uint64_t elements);
-// pipeline_broadcast.cpp: the buffer in `segments` pieces down the chain 0 -> 1 -> ... -> p-1.
-Schedule pipeline_broadcast(const Line& line, std::uint64_t elements, std::uint64_t segments);
+Schedule binomial_broadcast(const topo::Group& group, const AlgorithmInput& input);
+ClosedForm binomial_broadcast_closed_form(const ClosedFormInput& input);
 
-// direct_permute.cpp: every (source, destination) pair moves its whole buffer in one round.
-Schedule direct_permute(const std::vector<std::pair<Rank, Rank>>& pairs, std::uint64_t elements);
+// pipeline_broadcast.cpp: the buffer in segments down the chain 0 -> 1 -> ... -> p-1, the segment count
+// chosen from the inter-chip link.
+Schedule pipeline_broadcast(const topo::Group& group, const AlgorithmInput& input);
+
+// direct_permute.cpp: every (source, destination) pair of request.permutation moves its whole buffer in one
+// round.
+Schedule direct_permute(const topo::Group& group, const AlgorithmInput& input);
+ClosedForm direct_permute_closed_form(const ClosedFormInput& input);
 
 }  // namespace tpusim::sim::algorithms

@@ -24,6 +24,19 @@ Halves halves(const std::vector<ElementRange>& owned) {
 
 Line reversed(const Line& line) { return Line(line.rbegin(), line.rend()); }
 
+// Balanced chunks in position order, as the ring, when it chooses the assignment.
+Schedule reduce_scatter_choosing(const Line& line, ElementRange range, std::vector<ElementRange>& owned) {
+  owned = balanced_split(range, line.size());
+  return bidir_ring_reduce_scatter(line, owned);
+}
+
+// bounds.md, one reduce-scatter or allgather on a line of k members: (k-1) a + (k-1)/k S/(2B).
+double half_time(int k, double s, double alpha, double bandwidth) {
+  if (k <= 1) return 0.0;
+  const double fraction = static_cast<double>(k - 1) / k;
+  return (k - 1) * alpha + fraction * s / (2 * bandwidth);
+}
+
 }  // namespace
 
 Schedule bidir_ring_reduce_scatter(const Line& line, const std::vector<ElementRange>& owned) {
@@ -47,6 +60,23 @@ Schedule bidir_ring_allreduce(const Line& line, ElementRange range) {
   Schedule schedule = bidir_ring_reduce_scatter(line, owned);
   schedule.then(bidir_ring_allgather(line, owned));
   return schedule;
+}
+
+const LineOperations bidir_ring_line = {reduce_scatter_choosing,   bidir_ring_allgather, bidir_ring_allreduce,
+                                        bidir_ring_reduce_scatter, bidir_ring_allgather, false};
+
+ClosedForm bidir_ring_closed_form(const ClosedFormInput& input) {
+  const int p = input.members();
+  const double half = half_time(p, input.bytes, input.alpha, input.bandwidth);
+  switch (input.kind) {
+    case CollectiveKind::allreduce:
+      return {p <= 1 ? 0.0 : 2 * half, "2(p-1)a + (p-1)/p S/B"};
+    case CollectiveKind::reduce_scatter:
+    case CollectiveKind::allgather:
+      return {half, "(p-1)a + (p-1)/p S/(2B)"};
+    default:
+      return {};
+  }
 }
 
 }  // namespace tpusim::sim::algorithms

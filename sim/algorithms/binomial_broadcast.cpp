@@ -4,7 +4,9 @@
 
 namespace tpusim::sim::algorithms {
 
-Schedule binomial_broadcast(const Line& line, std::uint64_t elements) {
+Schedule binomial_broadcast(const topo::Group& group, const AlgorithmInput& input) {
+  const Line& line = group.ranks;
+  const std::uint64_t elements = input.request.elements;
   const std::size_t p = line.size();
   std::vector<std::vector<Transfer>> rounds;
   for (std::size_t reach = 1; reach < p; reach <<= 1) {
@@ -15,6 +17,13 @@ Schedule binomial_broadcast(const Line& line, std::uint64_t elements) {
     rounds.push_back(std::move(round));
   }
   return materialized(std::move(rounds));
+}
+
+// bounds.md: ceil(log2 p) rounds of the whole buffer over one hop each.
+ClosedForm binomial_broadcast_closed_form(const ClosedFormInput& input) {
+  if (input.kind != CollectiveKind::broadcast) return {};
+  return {log2_ceil(input.members()) * (input.alpha + input.bytes / input.bandwidth),
+          "ceil(log2 p)(a + S/B)"};
 }
 
 }  // namespace tpusim::sim::algorithms

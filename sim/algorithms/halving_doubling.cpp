@@ -186,6 +186,34 @@ Schedule allgather(const Line& line, const std::vector<ElementRange>& owned, boo
   return schedule;
 }
 
+// bounds.md, recursive halving (reduce-scatter) or doubling (allgather) of s bytes on k members with chunk i
+// at position i (halving pairs j xor p'/2 first, doubling j xor 1 first), every transfer one hop over
+// identical links with none shared (a hypercube), chunks of c = s/k bytes.
+//   k = 2^m: the step with partner j xor 2^i moves 2^i chunks: m a + (k-1)/k s/B.
+//   otherwise k = p' + e, p' = 2^m the largest power of two below k, and the fold adds two rounds:
+//     fold      a + s/B (reduce-scatter: an extra member's whole buffer) or a + c/B (allgather: its chunk);
+//     step      partner j xor 2^i, i = 0..m-1: a + (2^i + min(e, 2^i)) c/B. Core members exchange blocks of
+//               2^i consecutive core indices, those below e standing for two chunks; the block of index 0
+//               has the most, min(e, 2^i), and member 0 also waits for a fold, so its chain of steps is the
+//               critical path;
+//     unfold    a + c/B (reduce-scatter: the extra member's chunk) or a + s/B (allgather: the whole result,
+//               one message rather than the two around the member's own chunk).
+//   Both: (m + 2) a + (k + p' + sum_{i<m} min(e, 2^i)) c/B.
+double half_time(int k, double s, double alpha, double bandwidth) {
+  if (k <= 1) return 0.0;
+  int core = 1, steps = 0;
+  while (core * 2 <= k) core *= 2, ++steps;
+  const int extra = k - core;
+  double chunks = core - 1;
+  for (int i = 0; i < steps; ++i) chunks += std::min(extra, 1 << i);
+  int rounds = steps;
+  if (extra > 0) {
+    rounds += 2;
+    chunks += k + 1;
+  }
+  return rounds * alpha + chunks * (s / k) / bandwidth;
+}
+
 }  // namespace
 
 bool is_power_of_two(int p) { return p > 0 && (p & (p - 1)) == 0; }
@@ -233,6 +261,37 @@ Schedule halving_doubling_allreduce(const Line& line, ElementRange range) {
   schedule.then(doubling_steps(plan));
   schedule.then(fold_round(plan, false, Action::copy, own_range));
   return schedule;
+}
+
+const LineOperations halving_doubling_line = {
+    halving_doubling_reduce_scatter,    halving_doubling_allgather,      halving_doubling_allreduce,
+    halving_doubling_reduce_scatter_to, halving_doubling_allgather_from, true};
+
+// The allreduce is a reduce-scatter then an allgather, except on other sizes than powers of two, where it
+// folds the whole buffer in and out (2(a + S/B)) around the power-of-two allreduce of p' members.
+ClosedForm halving_doubling_closed_form(const ClosedFormInput& input) {
+  const int p = input.members();
+  const double s = input.bytes, alpha = input.alpha, bandwidth = input.bandwidth;
+  const bool power_of_two = is_power_of_two(p);
+  switch (input.kind) {
+    case CollectiveKind::allreduce: {
+      const char* formula = power_of_two ? "2 log2(p) a + 2(p-1)/p S/B"
+                                         : "2(a + S/B) + 2 log2(p') a + 2(p'-1)/p' S/B, p' = 2^floor(log2 p)";
+      if (p <= 1) return {0.0, formula};
+      if (power_of_two) return {2 * half_time(p, s, alpha, bandwidth), formula};
+      int core = 1;
+      while (core * 2 <= p) core *= 2;
+      return {2 * (alpha + s / bandwidth) + 2 * half_time(core, s, alpha, bandwidth), formula};
+    }
+    case CollectiveKind::reduce_scatter:
+    case CollectiveKind::allgather:
+      return {half_time(p, s, alpha, bandwidth),
+              power_of_two ? "log2(p) a + (p-1)/p S/B"
+                           : "(log2(p')+2) a + (p + p' + sum_{i<log2 p'} min(e, 2^i)) S/(pB), p' = "
+                             "2^floor(log2 p), e = p-p'"};
+    default:
+      return {};
+  }
 }
 
 }  // namespace tpusim::sim::algorithms

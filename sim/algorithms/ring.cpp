@@ -34,6 +34,19 @@ Schedule ring_pass(const Line& line, const std::vector<ElementRange>& owned, lon
   return schedule;
 }
 
+// The ring keeps balanced chunks in position order when it chooses the assignment.
+Schedule reduce_scatter_choosing(const Line& line, ElementRange range, std::vector<ElementRange>& owned) {
+  owned = balanced_split(range, line.size());
+  return ring_reduce_scatter(line, owned);
+}
+
+// bounds.md, one reduce-scatter or allgather on a line of k members: (k-1) a + (k-1)/k S/B.
+double half_time(int k, double s, double alpha, double bandwidth) {
+  if (k <= 1) return 0.0;
+  const double fraction = static_cast<double>(k - 1) / k;
+  return (k - 1) * alpha + fraction * s / bandwidth;
+}
+
 }  // namespace
 
 // Chunk c starts at position c+1 and gathers one contribution per step, reaching position c after p-1 steps.
@@ -51,6 +64,23 @@ Schedule ring_allreduce(const Line& line, ElementRange range) {
   Schedule schedule = ring_reduce_scatter(line, owned);
   schedule.then(ring_allgather(line, owned));
   return schedule;
+}
+
+const LineOperations ring_line = {reduce_scatter_choosing, ring_allgather, ring_allreduce,
+                                  ring_reduce_scatter,     ring_allgather, false};
+
+ClosedForm ring_closed_form(const ClosedFormInput& input) {
+  const int p = input.members();
+  const double half = half_time(p, input.bytes, input.alpha, input.bandwidth);
+  switch (input.kind) {
+    case CollectiveKind::allreduce:
+      return {p <= 1 ? 0.0 : 2 * half, "2(p-1)a + 2(p-1)/p S/B"};
+    case CollectiveKind::reduce_scatter:
+    case CollectiveKind::allgather:
+      return {half, "(p-1)a + (p-1)/p S/B"};
+    default:
+      return {};
+  }
 }
 
 }  // namespace tpusim::sim::algorithms

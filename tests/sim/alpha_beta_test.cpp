@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "sim/bounds.hpp"
-#include "sim/request_builder.hpp"
 #include "sim/simulator.hpp"
+#include "sim_test_support.hpp"
 #include "topologies/presets.hpp"
 
 using namespace tpusim;
@@ -24,14 +24,9 @@ void check_exact(const char* topology_spec, const std::vector<Case>& cases) {
   Simulator simulator(topology);
   for (const auto& c : cases) {
     for (const char* bytes : {"1KiB", "64KiB", "4MiB", "256MiB"}) {
-      CollectiveSpec spec;
-      spec.op = c.op;
-      spec.algorithms = c.algorithms;
-      spec.group_axes = c.axes;
-      spec.bytes = bytes;
-      const auto built = build_request(topology, spec);
-      const auto result = simulator.run(built.request);
-      const auto prediction = predict_alpha_beta(topology, built.request);
+      const auto request = testing::request_along(topology, c.op, c.algorithms, bytes, c.axes);
+      const auto result = simulator.run(request);
+      const auto prediction = predict_alpha_beta(topology, request);
       INFO(topology_spec << " " << c.op << " " << c.algorithms << " " << bytes);
       REQUIRE(prediction.contention_free);
       REQUIRE(prediction.uniform);
@@ -86,16 +81,11 @@ TEST_CASE("recursive halving and doubling take log2(p) a + (p-1)/p S/B on a hype
   Simulator simulator(topology);
   const double a = topology.inter_chip().latency_s(), b = topology.inter_chip().bandwidth_Bps();
   for (const char* op : {"reduce_scatter", "allgather"}) {
-    CollectiveSpec spec;
-    spec.op = op;
-    spec.algorithms = "halving_doubling";
-    spec.group_axes = "x,y,z";
-    spec.bytes = "64MiB";
-    const auto built = build_request(topology, spec);
+    const auto request = testing::request_along(topology, op, "halving_doubling", "64MiB", "x,y,z");
     const double s = 64.0 * 1024 * 1024, p = 8;
     INFO(op);
-    CHECK(simulator.run(built.request).time_s == Approx(3 * a + (p - 1) / p * s / b).epsilon(1e-12));
-    CHECK(predict_alpha_beta(topology, built.request).closed_form == "log2(p) a + (p-1)/p S/B");
+    CHECK(simulator.run(request).time_s == Approx(3 * a + (p - 1) / p * s / b).epsilon(1e-12));
+    CHECK(predict_alpha_beta(topology, request).closed_form == "log2(p) a + (p-1)/p S/B");
   }
 }
 
@@ -147,12 +137,8 @@ TEST_CASE("folded recursive halving and doubling take their closed form on a hyp
 
 TEST_CASE("bucket2d closed form is the bounds.md formula") {
   const auto topology = topo::preset("torus-4x4");
-  CollectiveSpec spec;
-  spec.algorithms = "bucket2d";
-  spec.group_axes = "x,y";
-  spec.bytes = "64MiB";
-  const auto built = build_request(topology, spec);
-  const auto prediction = predict_alpha_beta(topology, built.request);
+  const auto request = testing::request_along(topology, "allreduce", "bucket2d", "64MiB", "x,y");
+  const auto prediction = predict_alpha_beta(topology, request);
   const double a = topology.inter_chip().latency_s(), b = topology.inter_chip().bandwidth_Bps();
   const double s = 64.0 * 1024 * 1024;
   const double kx = 4, ky = 4;
@@ -165,12 +151,9 @@ TEST_CASE("bucket2d closed form is the bounds.md formula") {
 TEST_CASE("a ring mixing intra- and inter-chip hops equals its critical path, not the uniform formula") {
   const auto topology = topo::preset("tpu-v2-32");
   Simulator simulator(topology);
-  CollectiveSpec spec;
-  spec.algorithms = "bidir_ring";
-  spec.bytes = "64MiB";
-  const auto built = build_request(topology, spec);
-  const auto result = simulator.run(built.request);
-  const auto prediction = predict_alpha_beta(topology, built.request);
+  const auto request = testing::request_along(topology, "allreduce", "bidir_ring", "64MiB");
+  const auto result = simulator.run(request);
+  const auto prediction = predict_alpha_beta(topology, request);
   CHECK_FALSE(prediction.uniform);
   CHECK(prediction.closed_form_s < 0);
   REQUIRE(prediction.contention_free);
@@ -186,10 +169,7 @@ TEST_CASE("the lv08 model is slower than the ideal alpha-beta prediction") {
   SimOptions options;
   options.network = NetworkModel::lv08;
   Simulator simulator(topology, options);
-  CollectiveSpec spec;
-  spec.algorithms = "ring";
-  spec.bytes = "1MiB";
-  const auto built = build_request(topology, spec);
-  const auto result = simulator.run(built.request);
-  CHECK(result.time_s > predict_alpha_beta(topology, built.request).time_s * 1.01);
+  const auto request = testing::request_along(topology, "allreduce", "ring", "1MiB");
+  const auto result = simulator.run(request);
+  CHECK(result.time_s > predict_alpha_beta(topology, request).time_s * 1.01);
 }

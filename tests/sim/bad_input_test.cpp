@@ -2,9 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include "sim/algorithm_registry.hpp"
-#include "sim/child_process.hpp"
-#include "sim/measurement.hpp"
-#include "sim/request_builder.hpp"
 #include "sim/request_check.hpp"
 #include "sim/simulator.hpp"
 #include "sim_test_support.hpp"
@@ -25,64 +22,49 @@ std::string error_of(const std::function<void()>& action) {
   return "no error";
 }
 
-std::string build_error(const char* topology_spec, CollectiveSpec spec) {
+// The error of a request for `op` along `axes` (testing::request_along) checked against the topology.
+std::string build_error(const char* topology_spec, const char* op, const char* algorithms,
+                        const char* bytes = "64MiB", const char* axes = "") {
   const auto topology = topo::topology_from_spec(topology_spec);
-  return error_of([&] { build_request(topology, spec); });
-}
-
-CollectiveSpec spec_of(const char* op, const char* algorithms, const char* bytes = "64MiB",
-                       const char* axes = "") {
-  CollectiveSpec spec;
-  spec.op = op;
-  spec.algorithms = algorithms;
-  spec.bytes = bytes;
-  spec.group_axes = axes;
-  return spec;
+  return error_of(
+      [&] { validate_request(topology, testing::request_along(topology, op, algorithms, bytes, axes)); });
 }
 
 }  // namespace
 
 TEST_CASE("unknown names list the valid ones") {
-  CHECK(build_error("ring-8", spec_of("allreduce", "rign")) ==
+  CHECK(build_error("ring-8", "allreduce", "rign") ==
         "unknown allreduce algorithm 'rign' (did you mean 'ring'?); valid allreduce algorithms are ring, "
         "bidir_ring, "
         "bucket2d, halving_doubling");
-  CHECK(build_error("ring-8", spec_of("allreduc", "ring")) ==
+  CHECK(build_error("ring-8", "allreduc", "ring") ==
         "unknown collective 'allreduc' (did you mean 'allreduce'?); valid collectives are allreduce, "
         "reduce_scatter, "
         "allgather, alltoall, broadcast, permute");
-  CHECK(build_error("ring-8", spec_of("alltoall", "ring")) ==
+  CHECK(build_error("ring-8", "alltoall", "ring") ==
         "unknown alltoall algorithm 'ring'; valid alltoall algorithms are pairwise, direct");
-  auto spec = spec_of("allreduce", "ring");
-  spec.reduce = "min";
-  CHECK(build_error("ring-8", spec) == "unknown reduction 'min'; valid reductions are sum, max");
 }
 
 TEST_CASE("an algorithm that does not fit the group says why") {
-  CHECK(build_error("ring-8", spec_of("allreduce", "bucket2d")) ==
+  CHECK(build_error("ring-8", "allreduce", "bucket2d") ==
         "bucket2d needs a group with two dimensions, e.g. --group-axes core+x,y; this group has 1");
-  CHECK(build_error("torus-4x4", spec_of("allreduce", "ring,ring,ring", "64MiB", "x,y")) ==
+  CHECK(build_error("torus-4x4", "allreduce", "ring,ring,ring", "64MiB", "x,y") ==
         "a group with 2 dimensions takes one algorithm or one per dimension, got 3 (ring,ring,ring)");
-  CHECK(build_error("torus:6x4", spec_of("allreduce", "halving_doubling,ring", "64MiB", "x,y")) ==
+  CHECK(build_error("torus:6x4", "allreduce", "halving_doubling,ring", "64MiB", "x,y") ==
         "halving_doubling along group dimension 0 (size 6) needs a power-of-two size unless it is the last "
         "dimension "
         "of an allreduce");
-  CHECK(build_error("torus-4x4", spec_of("allreduce", "bucket2d,ring", "64MiB", "x,y")) ==
+  CHECK(build_error("torus-4x4", "allreduce", "bucket2d,ring", "64MiB", "x,y") ==
         "bucket2d cannot run along one group dimension; per-dimension allreduce algorithms are ring, "
         "bidir_ring, "
         "halving_doubling");
-  CHECK(build_error("torus-4x4", spec_of("alltoall", "pairwise,pairwise", "64MiB", "x,y")) ==
+  CHECK(build_error("torus-4x4", "alltoall", "pairwise,pairwise", "64MiB", "x,y") ==
         "alltoall takes one algorithm for the whole group, got 2");
-  CHECK(build_error("torus:3", spec_of("alltoall", "pairwise", "40")) ==
+  CHECK(build_error("torus:3", "alltoall", "pairwise", "40") ==
         "alltoall needs an element count divisible by the group size: 10 elements over 3 members");
 }
 
-TEST_CASE("sizes must be whole fp32 elements") {
-  CHECK(build_error("ring-8", spec_of("allreduce", "ring", "6")) ==
-        "size '6' is 6 bytes, not a whole number of 4-byte fp32 elements");
-  CHECK(build_error("ring-8", spec_of("allreduce", "ring", "64MiX")).find("'64MiX' is not a size") == 0);
-  CHECK(build_error("ring-8", spec_of("allreduce", "ring", "0")) ==
-        "size '0' is zero; a collective needs at least one 4-byte element");
+TEST_CASE("bytes per member must fit in 64 bits") {
   const auto topology = topo::preset("ring-8");
   CollectiveRequest request;
   request.groups = {testing::make_group({8})};
@@ -105,7 +87,7 @@ TEST_CASE("groups must be disjoint sets of existing cores") {
   request.groups = {};
   CHECK(error_of([&] { validate_request(topology, request); }) ==
         "allreduce needs at least one group of cores");
-  CHECK(build_error("ring-8", spec_of("allreduce", "ring", "64MiB", "x,q")).find("unknown axis 'q'") == 0);
+  CHECK(build_error("ring-8", "allreduce", "ring", "64MiB", "x,q").find("unknown axis 'q'") == 0);
 }
 
 TEST_CASE("data buffers and permutations are checked") {
@@ -136,25 +118,9 @@ TEST_CASE("a second simulator in one process is refused") {
         "a Simulator already exists in this process; SimGrid allows one simulation per process");
 }
 
-TEST_CASE("an InputError in a child process comes back as an InputError") {
-  CHECK(error_of([] { run_in_child([]() -> std::string { throw InputError("bad key 'x'"); }); }) ==
-        "bad key 'x'");
-  CHECK(run_in_child([] { return std::string("fine"); }).output == "fine");
-  CHECK_THROWS_AS(run_in_child([]() -> std::string { throw std::logic_error("boom"); }), std::runtime_error);
-}
-
 TEST_CASE("writing a trace needs trace recording") {
   const auto topology = topo::preset("ring-8");
   Simulator simulator(topology);
   CHECK(error_of([&] { simulator.write_chrome_trace("/tmp/never.json"); }) ==
         "write_chrome_trace needs SimOptions::record_trace (the command line's --trace)");
-}
-
-TEST_CASE("checking data counts the input copy all-to-all keeps when sizing its memory") {
-  // 1024 cores x 1.25 MiB: inputs, results and reference take 3.75 GiB, the executor's copy of the inputs
-  // brings it to 5 GiB, over the 4 GiB limit.
-  const auto topology = topo::topology_from_spec("torus:32x32");
-  const auto built = build_request(topology, spec_of("alltoall", "pairwise", "1310720"));
-  Simulator simulator(topology);
-  CHECK(error_of([&] { measure(simulator, built, true); }).find("--check-data would need 5 GiB") == 0);
 }

@@ -3,10 +3,10 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "sim/child_process.hpp"
-#include "sim/request_builder.hpp"
 #include "sim/simulator.hpp"
+#include "sim_test_support.hpp"
 #include "topologies/presets.hpp"
+#include "topologies/support/child_process.hpp"
 
 using namespace tpusim;
 using namespace tpusim::sim;
@@ -19,16 +19,13 @@ struct Outcome {
 };
 
 Outcome run_child(const std::string& topology_spec, const std::string& algorithm, const std::string& bytes,
-                  bool fold) {
+                  bool fold, const std::string& axes = "") {
   const auto child = run_in_child([&] {
     const auto topology = topo::topology_from_spec(topology_spec);
-    CollectiveSpec spec;
-    spec.algorithms = algorithm;
-    spec.bytes = bytes;
     SimOptions options;
     options.fold_repeated_rounds = fold;
     Simulator simulator(topology, options);
-    const auto r = simulator.run(build_request(topology, spec).request);
+    const auto r = simulator.run(testing::request_along(topology, "allreduce", algorithm, bytes, axes));
     std::ostringstream out;
     out.precision(17);
     out << r.time_s << " " << r.messages << " " << r.simulated_messages << " " << r.folded_rounds;
@@ -40,9 +37,10 @@ Outcome run_child(const std::string& topology_spec, const std::string& algorithm
   return outcome;
 }
 
-void check_equal(const std::string& topology, const std::string& algorithm, const std::string& bytes) {
-  const auto folded = run_child(topology, algorithm, bytes, true);
-  const auto unfolded = run_child(topology, algorithm, bytes, false);
+void check_equal(const std::string& topology, const std::string& algorithm, const std::string& bytes,
+                 const std::string& axes = "") {
+  const auto folded = run_child(topology, algorithm, bytes, true, axes);
+  const auto unfolded = run_child(topology, algorithm, bytes, false, axes);
   INFO(topology << " " << algorithm << " " << bytes);
   CHECK(folded.folded > 0);
   CHECK(unfolded.folded == 0);
@@ -61,7 +59,7 @@ TEST_CASE("folded and unfolded rings take the same simulated time on a torus") {
 TEST_CASE("folding is exact when intra- and inter-chip hops alternate on two-core chips") {
   // Every rank waits for its inter-chip hop each step, so the rounds still repeat exactly.
   check_equal("tpu-v2-32", "bidir_ring", "64MiB");
-  check_equal("tpu-v2-32", "bucket2d", "4MiB");
+  check_equal("tpu-v2-32", "bucket2d", "4MiB", "core+x,y");
 }
 
 TEST_CASE("rounds that do not run in lockstep are simulated one by one") {

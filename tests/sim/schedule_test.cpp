@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "sim/bounds.hpp"
-#include "sim/request_builder.hpp"
+#include "sim_test_support.hpp"
 #include "topologies/presets.hpp"
 
 using namespace tpusim;
@@ -32,11 +32,9 @@ TEST_CASE("balanced parts tile the range exactly, even for counts near the 64-bi
 
 TEST_CASE("a ring allreduce of 8 EiB per member still equals its closed form") {
   const auto topology = topo::preset("ring-8");
-  CollectiveSpec spec;
-  spec.algorithms = "ring";
-  spec.bytes = "8388608TiB";  // 2^63 bytes: 2^61 elements, times 8 parts overflows 64 bits
-  const auto built = build_request(topology, spec);
-  const auto prediction = predict_alpha_beta(topology, built.request);
+  // 2^63 bytes: 2^61 elements, times 8 parts overflows 64 bits
+  const auto request = testing::request_along(topology, "allreduce", "ring", "8388608TiB");
+  const auto prediction = predict_alpha_beta(topology, request);
   REQUIRE(prediction.uniform);
   CHECK(prediction.closed_form_s == Approx(prediction.time_s).epsilon(1e-9));
 }

@@ -1,5 +1,6 @@
 #pragma once
-// Helpers shared by the sim tests: hand-made groups and a data-checked collective run.
+// Helpers shared by the sim tests: hand-made groups, requests along group axes, and a data-checked
+// collective run.
 #include <numeric>
 #include <string>
 #include <vector>
@@ -7,6 +8,8 @@
 #include "sim/reference.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/group.hpp"
+#include "topologies/support/text.hpp"
+#include "topologies/support/units.hpp"
 
 namespace tpusim::sim::testing {
 
@@ -16,6 +19,30 @@ inline topo::Group make_group(std::vector<int> dims, int first = 0, int stride =
   const int size = std::accumulate(group.dims.begin(), group.dims.end(), 1, std::multiplies<int>());
   for (int i = 0; i < size; ++i) group.ranks.push_back(first + i * stride);
   return group;
+}
+
+// A request for `op` over the groups along `axes` ("" for "all": every axis merged, so two-dimensional
+// algorithms need their axes named), `bytes` of fp32 elements per member ("64MiB"), `algorithms` one name or
+// one per group dimension ("" for the default); permute moves every member's buffer to the next member of its
+// group. The command line's request builder (workloads/collectives) is the user-facing version of this.
+inline CollectiveRequest request_along(const topo::Topology& topology, const std::string& op,
+                                       const std::string& algorithms, const std::string& bytes,
+                                       const std::string& axes = "") {
+  CollectiveRequest request;
+  request.kind = parse_collective_kind(op);
+  if (!algorithms.empty()) request.algorithms = split(algorithms, ',');
+  request.elements = parse_bytes(bytes) / 4;
+  request.groups =
+      topo::groups_along(topology, topo::parse_group_axes(topology, axes.empty() ? "all" : axes));
+  if (request.kind == CollectiveKind::permute) {
+    for (const auto& group : request.groups) {
+      for (int i = 0; i < group.size(); ++i) {
+        request.permutation.emplace_back(group.ranks[i], group.ranks[(i + 1) % group.size()]);
+      }
+    }
+  }
+  request.label = op + "/" + algorithms;
+  return request;
 }
 
 struct DataRun {

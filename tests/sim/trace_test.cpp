@@ -3,8 +3,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "sim/request_builder.hpp"
 #include "sim/simulator.hpp"
+#include "sim_test_support.hpp"
 #include "topologies/presets.hpp"
 
 using namespace tpusim;
@@ -16,10 +16,7 @@ TEST_CASE("the chrome trace has one event per transfer and loads as JSON") {
   options.record_trace = true;
   options.fold_repeated_rounds = false;
   Simulator simulator(topology, options);
-  CollectiveSpec spec;
-  spec.algorithms = "bucket2d";
-  spec.bytes = "1MiB";
-  const auto result = simulator.run(build_request(topology, spec).request);
+  const auto result = simulator.run(testing::request_along(topology, "allreduce", "bucket2d", "1MiB", "x,y"));
   const std::string path = "trace_test_output.json";
   simulator.write_chrome_trace(path);
   std::ifstream in(path);

@@ -56,7 +56,7 @@ TEST_CASE("a valid config resolves with defaults filled in") {
   CHECK(config.mesh.shape_text() == "batch:8;model:4");
   CHECK(config.mesh.layout_text() == "batch:batch;vocab:model;d_ff:model;heads:model");
   CHECK(config.model.d_ff == 256);
-  CHECK(config.model.activation_dtype == tpusim::workloads::ActivationDType::bf16);
+  CHECK(config.model.activation_dtype == tpusim::mtf::DType::bfloat16);
   CHECK(config.training.optimizer == tpusim::workloads::OptimizerKind::adam);
   CHECK(config.training.numerics == tpusim::workloads::NumericsMode::timing);
   CHECK(config.training.steps == 3);
@@ -125,8 +125,10 @@ TEST_CASE("a mesh that does not match the topology is reported at mesh.shape") {
   CHECK(
       error_of(replace(replace(kValid, "tpu-v2-32", "tpu-v2-pod"), "batch:8;model:4", "batch:16;model:30")) ==
       "configs/test.yaml:5: mesh.shape: batch:16;model:30 has 480 cores but the topology tpu-v2-pod has 512");
+  // mtf::MeshShape parses the mesh: its message, at the key.
   CHECK(error_of(replace(kValid, "batch:8;model:4", "batch:8;batch:4")) ==
-        "configs/test.yaml:5: mesh.shape: mesh axis 'batch' appears twice in 'batch:8;batch:4'");
+        "configs/test.yaml:5: mesh.shape: mesh 'batch:8;batch:4': shape [batch:8, batch:4] names dimension "
+        "'batch' twice; dimension names must be unique; expected e.g. 'rows:16;cols:32'");
 }
 
 TEST_CASE("layout rules must name model dimensions and mesh axes") {
@@ -136,10 +138,13 @@ TEST_CASE("layout rules must name model dimensions and mesh axes") {
       error_of(with_layout) ==
       "configs/test.yaml:6: mesh.layout: a transformer_lm has no dimension 'dff' (did you mean 'd_ff'?); its "
       "dimensions are batch, length, d_model, d_ff, heads, d_kv, vocab");
+  // mtf::LayoutRules parses and checks the rules against the mesh: its messages, at the key.
   CHECK(error_of(replace(with_layout, "dff:model", "d_ff:modle")) ==
-        "configs/test.yaml:6: mesh.layout: 'modle' is not an axis of the mesh (did you mean 'model'?); the "
-        "mesh axes "
-        "are batch, model");
+        "configs/test.yaml:6: mesh.layout: layout rule 'd_ff:modle': mesh batch:8;model:4 has no dimension "
+        "'modle' (did you mean 'model'?)");
+  CHECK(error_of(replace(with_layout, "dff:model", "d_ff:model;d_ff:batch")) ==
+        "configs/test.yaml:6: mesh.layout: layout rules split tensor dimension 'd_ff' over both 'model' and "
+        "'batch'; a tensor dimension may be split over at most one mesh dimension");
   const auto config = parse_run_config(replace(with_layout, "dff:model", "d_ff:model"), "configs/test.yaml");
   CHECK(config.mesh.layout_text() == "batch:batch;d_ff:model");
 }
@@ -179,7 +184,10 @@ TEST_CASE("hardware keys resolve topologies and devices and overrides") {
 
 TEST_CASE("YAML syntax errors and missing sections are located") {
   CHECK(error_of("model: [1, 2\n").rfind("configs/test.yaml:2: YAML syntax error: ", 0) == 0);
-  CHECK(error_of("name: x\n") == "configs/test.yaml:1: missing key 'model'");
+  CHECK(error_of("name: x\n") == "configs/test.yaml:1: missing key 'mesh'");
+  CHECK(error_of(replace(kValid, "model:\n", "modle:\n")) ==
+        "configs/test.yaml:6: modle: unknown key (did you mean 'model'?); valid keys are name, description, "
+        "hardware, mesh, model, training");
   CHECK(error_of(replace(kValid, "  kind: transformer_lm\n", "")) ==
         "configs/test.yaml:6: model: missing key 'model.kind'");
 }
@@ -250,15 +258,18 @@ TEST_CASE("implausible device and link figures are refused at their key") {
 }
 
 TEST_CASE("mesh sizes are never cut to 32 bits or multiplied past an int") {
-  CHECK(
-      error_of(replace(kValid, "batch:8;model:4", "a:4294967304")) ==
-      "configs/test.yaml:5: mesh.shape: 'a:4294967304' has more cores than the largest topology (65536 chips "
-      "of 64 cores)");
+  CHECK(error_of(replace(kValid, "batch:8;model:4", "a:4294967304")) ==
+        "configs/test.yaml:5: mesh.shape: mesh 'a:4294967304': mesh a:4294967304 has 4294967304 processors; "
+        "at most 16777216 are supported; expected e.g. 'rows:16;cols:32'");
   CHECK(error_of(replace(kValid, "batch:8;model:4", "a:65536;b:65536;c:65536")) ==
-        "configs/test.yaml:5: mesh.shape: 'a:65536;b:65536;c:65536' has more cores than the largest topology "
-        "(65536 chips of 64 cores)");
-  CHECK(error_of(replace(kValid, "batch:8;model:4", "batch:8;model:+4"))
-            .rfind("configs/test.yaml:5: mesh.shape: 'batch:8;model:+4' is not a mesh shape", 0) == 0);
+        "configs/test.yaml:5: mesh.shape: mesh 'a:65536;b:65536;c:65536': mesh a:65536;b:65536;c:65536 has "
+        "281474976710656 processors; at most 16777216 are supported; expected e.g. 'rows:16;cols:32'");
+  CHECK(error_of(replace(kValid, "batch:8;model:4", "batch:8;model:four")) ==
+        "configs/test.yaml:5: mesh.shape: mesh 'batch:8;model:four': shape 'batch:8;model:four': 'model:four' "
+        "is not name:size (e.g. 'batch:8,io:16'); expected e.g. 'rows:16;cols:32'");
+  CHECK(error_of(replace(kValid, "batch:8;model:4", "''")) ==
+        "configs/test.yaml:5: mesh.shape: the mesh shape is empty; expected name:size pairs such as "
+        "batch:16;model:32");
 }
 
 TEST_CASE("more steps than a run may have are refused at the key") {

@@ -28,12 +28,9 @@ MemoryReport memory_of(const std::string& yaml, mtf::Optimizer optimizer) {
   mtf::Graph graph(1);
   const BuiltModel model = build_model(graph, config.model);
   const auto gradients = optimizer.minimize(graph, model.loss);
-  std::vector<mtf::Dimension> dims;
-  for (const auto& axis : config.mesh.axes) dims.emplace_back(axis.name, axis.size);
   mtf::ExecutionOptions options;
   options.numerics = false;
-  mtf::Executor executor(graph, mtf::MeshShape(mtf::Shape(dims)), mtf::LayoutRules(config.mesh.layout),
-                         nullptr, options);
+  mtf::Executor executor(graph, config.mesh.shape, config.mesh.layout, nullptr, options);
   return memory_per_core(executor.counters(), gradients, 1000000);
 }
 

@@ -36,12 +36,6 @@ std::string error_of(const std::string& yaml) {
   return "(no error)";
 }
 
-mtf::MeshShape mesh_of(const MeshConfig& mesh) {
-  std::vector<mtf::Dimension> dims;
-  for (const auto& axis : mesh.axes) dims.emplace_back(axis.name, axis.size);
-  return mtf::MeshShape(mtf::Shape(dims));
-}
-
 }  // namespace
 
 TEST_CASE("mesh.mapping accepts rings, linear and an explicit assignment, default rings") {
@@ -106,7 +100,8 @@ TEST_CASE("the linear mapping breaks the physical rings and takes longer than ri
   const RunConfig linear = parse_run_config(config_with("  mapping: linear\n"), "linear.yaml");
   const RunConfig axes = parse_run_config(config_with("  mapping: model=core+x;batch=y\n"), "axes.yaml");
   auto swapped = [](RunConfig config) {
-    std::swap(config.mesh.axes[0], config.mesh.axes[1]);
+    const mtf::MeshShape& mesh = config.mesh.shape;
+    config.mesh.shape = mtf::MeshShape(mtf::Shape({mesh.shape()[1], mesh.shape()[0]}));
     return config;
   };
   mtf::Graph graph(1);
@@ -118,8 +113,7 @@ TEST_CASE("the linear mapping breaks the physical rings and takes longer than ri
     options.numerics = false;
     options.device = config.hardware.device;
     options.mapping = config.mesh.mapping;
-    mtf::Executor executor(graph, mesh_of(config.mesh), mtf::LayoutRules(config.mesh.layout), &simulator,
-                           options);
+    mtf::Executor executor(graph, config.mesh.shape, config.mesh.layout, &simulator, options);
     note = executor.mapping().note();
     return executor.run().timeline.step_time_s;
   };

@@ -23,12 +23,6 @@ std::int64_t graph_parameters(const mtf::Graph& graph) {
   return total;
 }
 
-mtf::MeshShape mesh_of(const MeshConfig& mesh) {
-  std::vector<mtf::Dimension> dims;
-  for (const auto& axis : mesh.axes) dims.emplace_back(axis.name, axis.size);
-  return mtf::MeshShape(mtf::Shape(dims));
-}
-
 // Lowers the training step of a config without an interconnect (collectives take no time) and returns the
 // counted matmul FLOPs of the whole mesh.
 double counted_matmul_flops(const RunConfig& config) {
@@ -37,7 +31,7 @@ double counted_matmul_flops(const RunConfig& config) {
   mtf::Optimizer::sgd(0.1).minimize(graph, model.loss);
   mtf::ExecutionOptions options;
   options.numerics = false;
-  mtf::Executor executor(graph, mesh_of(config.mesh), mtf::LayoutRules(config.mesh.layout), nullptr, options);
+  mtf::Executor executor(graph, config.mesh.shape, config.mesh.layout, nullptr, options);
   const FlopBreakdown flops = flop_breakdown(graph, executor.counters());
   CHECK(flops.other_flops_per_core > 0);
   CHECK(flops.matmul_flops_per_core + flops.other_flops_per_core == executor.counters().flops_per_core);

@@ -1,13 +1,11 @@
 // Full-numerics training of the tiny presets on the simulated interconnect: the loss falls on the synthetic
 // data, and a repeated run is bit-for-bit identical. Each run creates the process's one Simulator, so the
 // repeat test runs both in child processes.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
-#include <cstring>
+#include <cstdio>
 #include <string>
 
+#include "topologies/support/child_process.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/training_run.hpp"
 
@@ -21,39 +19,19 @@ std::vector<double> losses_of(const RunReport& report) {
   return losses;
 }
 
-// The run's losses and final step time as exact hex text, computed in a child process.
-std::string run_in_child(const std::string& preset) {
-  int fds[2];
-  REQUIRE(pipe(fds) == 0);
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    close(fds[0]);
-    std::string text;
-    try {
-      const RunReport report = run_training(load_preset(preset));
-      char buffer[64];
-      for (const auto& step : report.steps) {
-        std::snprintf(buffer, sizeof buffer, "%a %a\n", step.loss.value(), step.step_time_s);
-        text += buffer;
-      }
-    } catch (const std::exception& error) {
-      text = std::string("error: ") + error.what();
-    }
-    if (write(fds[1], text.data(), text.size()) < 0) _exit(2);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  char buffer[4096];
-  ssize_t n = 0;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
-  return text;
+// The run's losses and step times as exact hex text, computed in a child process.
+std::string losses_in_child(const std::string& preset) {
+  return tpusim::run_in_child([&] {
+           const RunReport report = run_training(load_preset(preset));
+           std::string text;
+           char buffer[64];
+           for (const auto& step : report.steps) {
+             std::snprintf(buffer, sizeof buffer, "%a %a\n", step.loss.value(), step.step_time_s);
+             text += buffer;
+           }
+           return text;
+         })
+      .output;
 }
 
 void check_loss_falls(const std::string& preset, double factor) {
@@ -70,9 +48,8 @@ void check_loss_falls(const std::string& preset, double factor) {
 }  // namespace
 
 TEST_CASE("full numerics of the tiny LM is bit-for-bit repeatable and its loss falls") {
-  const std::string first = run_in_child("tiny-lm");
-  const std::string second = run_in_child("tiny-lm");
-  REQUIRE(first.rfind("error", 0) != 0);
+  const std::string first = losses_in_child("tiny-lm");
+  const std::string second = losses_in_child("tiny-lm");
   CHECK(first == second);
   double first_loss = 0, last_loss = 0, step_time = 0;
   int lines = 0;

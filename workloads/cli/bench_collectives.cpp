@@ -7,12 +7,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "sim/child_process.hpp"
-#include "sim/request_builder.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/presets.hpp"
+#include "topologies/support/child_process.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/collectives/request_builder.hpp"
 
 namespace tpusim::cli {
 namespace {
@@ -36,10 +36,10 @@ const std::vector<BenchPoint> kPoints = {
 std::string run_point(const BenchPoint& point) {
   const auto started = std::chrono::steady_clock::now();
   const auto topology = topo::topology_from_spec(point.topology);
-  sim::CollectiveSpec spec;
+  workloads::CollectiveSpec spec;
   spec.algorithms = point.algorithm;
   spec.bytes = point.bytes;
-  const auto built = sim::build_request(topology, spec);
+  const auto built = workloads::build_request(topology, spec);
   sim::Simulator simulator(topology);
   const auto result = simulator.run(built.request);
   const double inside_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -63,7 +63,7 @@ void add_bench_collectives(CLI::App& bench) {
   command->callback([] {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& point : kPoints) {
-      const auto child = sim::run_in_child([&point] { return run_point(point); });
+      const auto child = run_in_child([&point] { return run_point(point); });
       auto run = nlohmann::json::parse(child.output);
       run["name"] = point.name;
       run["topology"] = point.topology;

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "mesh_tf/engine_bench.hpp"
+#include "workloads/bench/engine_bench.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/simulation_memory.hpp"
@@ -48,8 +48,8 @@ void add_bench_engine(CLI::App& bench) {
     const auto topology = topo::topology_from_spec(topology_spec);
     topo::require_simulation_fits(topology);
     sim::Simulator simulator(topology);
-    const auto lowering = mtf::measure_lowering(simulator, pod_batch, pod_io, pod_hidden, mesh, rules);
-    const auto matmul = mtf::measure_matmul_efficiency(batch, io, hidden, cores, steps);
+    const auto lowering = workloads::measure_lowering(simulator, pod_batch, pod_io, pod_hidden, mesh, rules);
+    const auto matmul = workloads::measure_matmul_efficiency(batch, io, hidden, cores, steps);
     if (json) {
       nlohmann::json out = {{"matmul",
                              {{"batch", batch},

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/child_process.hpp"
+#include "topologies/support/child_process.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/training_run.hpp"
@@ -21,12 +21,12 @@ struct BenchCase {
   std::string target;  // what the issue asks of it
 };
 
-// Runs the preset in a child (sim::run_in_child); returns the child's figures plus wall time and peak RSS
+// Runs the preset in a child (run_in_child); returns the child's figures plus wall time and peak RSS
 // measured by the parent. A failure of the case is reported in the result, so the other case still runs.
 nlohmann::json run_case(const BenchCase& bench) {
   nlohmann::json result;
   try {
-    const sim::ChildResult child = sim::run_in_child([&] {
+    const ChildResult child = run_in_child([&] {
       const auto config = workloads::load_preset(bench.preset);
       const auto report = workloads::run_training(config);
       return nlohmann::json{{"step_time_s", report.timeline.step_time_s},

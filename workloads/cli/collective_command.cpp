@@ -1,12 +1,12 @@
 // tpusim collective: simulate one collective and set it against the alpha-beta prediction and the lower bound
-// of bounds.md.
+// of bounds.md; --list-algorithms prints the algorithm registry.
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "sim/measurement.hpp"
+#include "sim/algorithm_registry.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/simulation_memory.hpp"
 #include "topologies/support/atomic_file.hpp"
@@ -14,18 +14,20 @@
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/collectives/measurement.hpp"
 
 namespace tpusim::cli {
 namespace {
 
 struct CollectiveOptions {
   std::string topology = "tpu-v2-pod";
-  sim::CollectiveSpec spec;
+  workloads::CollectiveSpec spec;
   std::string network = "ideal";
   bool check_data = false;
   bool no_fold = false;
   std::string trace;
   bool json = false;
+  bool list_algorithms = false;
 };
 
 sim::NetworkModel parse_network(const std::string& name) {
@@ -40,7 +42,7 @@ sim::NetworkModel parse_network(const std::string& name) {
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& topology,
-                       const sim::BuiltRequest& built, const sim::Measurement& m) {
+                       const workloads::BuiltRequest& built, const workloads::Measurement& m) {
   const auto& r = m.result;
   nlohmann::json links = nlohmann::json::array();
   for (std::size_t i = 0; i < m.links.size() && i < 8; ++i) {
@@ -87,7 +89,7 @@ nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& t
 }
 
 void print_text(const CollectiveOptions& options, const topo::Topology& topology,
-                const sim::BuiltRequest& built, const sim::Measurement& m) {
+                const workloads::BuiltRequest& built, const workloads::Measurement& m) {
   const auto& r = m.result;
   const auto& request = built.request;
   std::vector<std::string> dims;
@@ -134,6 +136,30 @@ void print_text(const CollectiveOptions& options, const topo::Topology& topology
   }
 }
 
+// Every row of the registry, grouped by collective: what --algo accepts.
+void print_algorithms(bool json) {
+  if (json) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : sim::algorithm_table()) {
+      rows.push_back({{"collective", sim::to_string(row.kind)},
+                      {"name", row.name},
+                      {"default", row.is_default},
+                      {"group_shape", sim::to_string(row.shape)},
+                      {"closed_form", row.closed_form != nullptr},
+                      {"description", row.description}});
+    }
+    std::cout << nlohmann::json{{"algorithms", rows}}.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("{:<15} {:<17} {:<8} {:<16} {:<12} {}\n", "collective", "algorithm", "default",
+                           "group shape", "closed form", "description");
+  for (const auto& row : sim::algorithm_table()) {
+    std::cout << fmt::format("{:<15} {:<17} {:<8} {:<16} {:<12} {}\n", sim::to_string(row.kind), row.name,
+                             row.is_default ? "yes" : "", sim::to_string(row.shape),
+                             row.closed_form != nullptr ? "yes" : "no", row.description);
+  }
+}
+
 }  // namespace
 
 void add_collective_command(CLI::App& app) {
@@ -150,7 +176,8 @@ void add_collective_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option(
       "--algo", options.spec.algorithms,
-      "Algorithm, or one per group dimension separated by commas (default: the op's default)");
+      "Algorithm, or one per group dimension separated by commas (default: the op's default; see "
+      "--list-algorithms)");
   command->add_option("--bytes", options.spec.bytes, "Bytes per member, a multiple of 4 (64MiB, 1GiB, 4096)")
       ->capture_default_str();
   command->add_option(
@@ -166,20 +193,23 @@ void add_collective_command(CLI::App& app) {
   command->add_option("--trace", options.trace,
                       "Write a Chrome trace (JSON, loads in Perfetto) of every transfer");
   command->add_flag("--json", options.json, "Print one JSON object");
+  command->add_flag("--list-algorithms", options.list_algorithms,
+                    "Print every algorithm of every collective (default, group shape, closed form) and exit");
   command->callback([] {
+    if (options.list_algorithms) return print_algorithms(options.json);
     const auto network = parse_network(options.network);
     const auto topology = topo::topology_from_spec(options.topology);
     // Before building anything: refuse what would exhaust memory, and a trace that cannot be written.
     topo::require_simulation_fits(topology);
     if (!options.trace.empty())
       require_writable_folder(std::filesystem::path(options.trace).parent_path().string());
-    const auto built = sim::build_request(topology, options.spec);
+    const auto built = workloads::build_request(topology, options.spec);
     sim::SimOptions sim_options;
     sim_options.network = network;
     sim_options.record_trace = !options.trace.empty();
     sim_options.fold_repeated_rounds = !options.no_fold;
     sim::Simulator simulator(topology, sim_options);
-    const auto m = sim::measure(simulator, built, options.check_data);
+    const auto m = workloads::measure(simulator, built, options.check_data);
     if (!options.trace.empty()) simulator.write_chrome_trace(options.trace);
     if (options.json) {
       std::cout << to_json(options, topology, built, m).dump(2) << "\n";

@@ -13,6 +13,7 @@
 #include "workloads/cli/number_option.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/preset_catalog.hpp"
+#include "workloads/config/schema_text.hpp"
 #include "workloads/report/result_files.hpp"
 #include "workloads/training_run.hpp"
 
@@ -24,6 +25,7 @@ struct RunArgs {
   std::string preset;
   bool list_presets = false;
   bool show_preset = false;
+  bool schema = false;
   bool json = false;
   bool no_files = false;
   std::string output;
@@ -45,6 +47,16 @@ void list_presets() {
 
 void run(const RunArgs& args) {
   if (args.list_presets) return list_presets();
+  if (args.schema) {
+    if (!args.config_path.empty() || !args.preset.empty())
+      throw InputError("run: --schema prints the config schema; do not give a config or --preset");
+    if (args.json) {
+      std::cout << workloads::schema_json().dump(2) << "\n";
+    } else {
+      workloads::print_schema(std::cout);
+    }
+    return;
+  }
   if (!args.config_path.empty() && !args.preset.empty()) {
     throw InputError("run: give a config file or --preset, not both");
   }
@@ -125,13 +137,15 @@ void add_run_command(CLI::App& app) {
       "Exit status: 0 done; 1 the model does not fit the HBM of its device (the report is still printed, "
       "flagged DOES NOT FIT, and the files written) or a runtime failure; 2 a bad config or argument "
       "(one line: file:line: key: problem); 3 the results cannot be written (checked before simulating).");
-  command->add_option("config", args.config_path,
-                      "Config file (YAML); see workloads/config/config_parser.hpp");
+  command->add_option("config", args.config_path, "Config file (YAML); --schema lists its keys");
   command->add_option("--preset", args.preset, "Run a shipped preset (see --list-presets)");
   command->add_flag("--list-presets", args.list_presets, "List the shipped presets and exit");
   command->add_flag("--show-preset", args.show_preset,
                     "Print the YAML of --preset (or of the default) and exit");
-  command->add_flag("--json", args.json, "Print the summary as JSON instead of the text report");
+  command->add_flag("--schema", args.schema,
+                    "Print the config schema (every key, its type, default and meaning; with --json as JSON) "
+                    "and exit");
+  command->add_flag("--json", args.json, "Print the summary (or --schema) as JSON instead of text");
   command->add_option("--output", args.output, "Output folder (overrides training.output)");
   add_whole_number_option(command, "--steps", args.steps, 1, workloads::kMaxSteps,
                           "Number of steps (overrides training.steps)", "the most steps a run may have");

@@ -113,6 +113,10 @@ ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
   return ConfigNode(root, file, "");
 }
 
+ConfigNode ConfigNode::schema_default(const std::string& yaml_text, const std::string& key_path) {
+  return ConfigNode(YAML::Load(yaml_text), "(schema default)", key_path);
+}
+
 int ConfigNode::line() const { return mark_.is_null() ? 1 : mark_.line + 1; }
 
 std::string ConfigNode::where() const {

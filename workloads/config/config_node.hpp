@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "topologies/support/name_table.hpp"
+
 namespace tpusim::workloads {
 
 // Where a subtree substituted into a config was written (a sweep's value): problems inside it are reported at
@@ -30,11 +32,17 @@ class ConfigNode {
   ConfigNode(YAML::Node node, std::string file, std::string key_path);
   // A root whose keys listed in `origins` hold values written elsewhere.
   ConfigNode(YAML::Node root, std::string file, NodeOrigins origins);
+  ConfigNode(const ConfigNode&) = default;
+  // Not assignable: YAML::Node's assignment writes through to the node it refers to, so assigning one
+  // ConfigNode to another would rewrite the tree (std::optional<ConfigNode>::emplace replaces one instead).
+  ConfigNode& operator=(const ConfigNode&) = delete;
 
   // Parses YAML text; syntax errors become InputError "file:line: YAML syntax error: ...". A key given twice
   // in one map is an error naming both lines (YAML parsers differ on which one wins, so neither may), and so
   // is nesting deeper than kMaxNestingLevels or a tree that aliases expand past kMaxYamlNodes.
   static ConfigNode parse(const std::string& text, const std::string& file);
+  // A value the schema writes for a key a config leaves out (its default), read like a written one.
+  static ConfigNode schema_default(const std::string& yaml_text, const std::string& key_path);
   static constexpr int kMaxNestingLevels = 64;
   static constexpr std::size_t kMaxYamlNodes = 1000000;
 
@@ -56,6 +64,11 @@ class ConfigNode {
   double number() const;  // a finite decimal number
   bool boolean() const;   // true/false
   std::string one_of(const std::vector<std::string>& choices) const;
+  // One of the table's names, reported as one_of reports it.
+  template <class T>
+  T choice(const NameTable<T>& table) const {
+    return table.parse(one_of(table.names()));
+  }
   // Quantities with units (topologies/support/units.hpp); malformed text names the accepted forms, and a
   // figure outside its plausible range names the range.
   std::uint64_t memory_bytes() const;

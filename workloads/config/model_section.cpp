@@ -3,21 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 
 #include "mesh_tf/graph.hpp"
+#include "topologies/support/check.hpp"
+#include "workloads/config/config_schema.hpp"
+#include "workloads/models/model_kinds.hpp"
 
 namespace tpusim::workloads {
 namespace {
-
-const std::vector<std::string> kModelKinds = {"mlp", "transformer_lm", "encoder_decoder", "moe_transformer"};
-
-ModelKind model_kind_from(const std::string& name) {
-  if (name == "mlp") return ModelKind::mlp;
-  if (name == "transformer_lm") return ModelKind::transformer_lm;
-  if (name == "encoder_decoder") return ModelKind::encoder_decoder;
-  return ModelKind::moe_transformer;
-}
 
 // The engine and the closed forms count elements, bytes and parameters in 64-bit integers: bounding the layer
 // count and every tensor's elements (whole pod) keeps those sums far from overflow, and keeps the layer count
@@ -25,132 +18,131 @@ ModelKind model_kind_from(const std::string& name) {
 constexpr std::int64_t kMaxLayers = 1000;
 constexpr double kMaxTensorElements = double(mtf::Graph::kMaxTensorElements);
 
-void check_model_fits_in_counters(const ConfigNode& node, const ModelConfig& m) {
-  const bool mlp = m.kind == ModelKind::mlp;
-  const double b = double(m.batch), l = double(mlp ? 1 : m.length), d = double(m.d_model);
-  const double f = double(m.d_ff), h = double(m.heads), k = double(m.d_kv), V = double(m.vocab);
-  const double E = double(m.experts);
-  std::vector<std::pair<std::string, double>> tensors = {{"[batch, length, d_model]", b * l * d},
-                                                         {"[batch, length, d_ff]", b * l * f},
-                                                         {"[d_model, d_ff]", d * f}};
-  if (!mlp) {
-    tensors.insert(tensors.end(), {{"[batch, length, vocab]", b * l * V},
-                                   {"[vocab, d_model]", V * d},
-                                   {"[d_model, heads, d_kv]", d * h * k},
-                                   {"[batch, length, heads, d_kv]", b * l * h * k},
-                                   {"[batch, heads, length, length]", b * h * l * l}});
-  }
-  if (m.kind == ModelKind::moe_transformer) {
-    // expert_capacity() casts this to an integer, so it is bounded here first.
-    const double capacity = std::ceil(m.capacity_factor * l / E);
-    tensors.insert(tensors.end(), {{"[experts, d_model, d_ff]", E * d * f},
-                                   {"[batch, length, experts, capacity]", b * l * E * capacity},
-                                   {"[experts, batch, capacity, d_ff]", E * b * capacity * f}});
-  }
-  for (const auto& [tensor, elements] : tensors) {
+ModelKey size_key(std::string name, std::int64_t ModelConfig::*field, std::string doc) {
+  return {std::move(name),
+          "whole number",
+          "at least 1",
+          std::move(doc),
+          [field](const ConfigNode& value, ModelConfig& m) { m.*field = value.positive_integer(); },
+          [field](const ModelConfig& m) { return nlohmann::json(m.*field); },
+          [field](const ModelConfig& m) { return m.*field; }};
+}
+
+ModelKey layers_key(std::string name, int ModelConfig::*field, std::string doc) {
+  return {std::move(name),
+          "whole number",
+          fmt::format("1 to {}", kMaxLayers),
+          std::move(doc),
+          [field](const ConfigNode& value, ModelConfig& m) {
+            const std::int64_t layers = value.positive_integer();
+            if (layers > kMaxLayers)
+              value.fail(fmt::format("{} is more than the {} layers a model may have", layers, kMaxLayers));
+            m.*field = static_cast<int>(layers);
+          },
+          [field](const ModelConfig& m) { return nlohmann::json(m.*field); },
+          nullptr};
+}
+
+void check_fits_in_counters(const ConfigNode& section, const ModelConfig& model) {
+  for (const auto& [tensor, elements] : model_kind(model.kind).formulas.largest_tensors(model)) {
     if (elements > kMaxTensorElements) {
-      node.fail(
-          fmt::format("its tensor {} would have {:.3g} elements, more than the {:.3g} a tensor may have",
-                      tensor, elements, kMaxTensorElements));
+      section.fail(fmt::format("its tensor {} would have {:.3g} elements, more than the {:.3g} a tensor may have",
+                               tensor, elements, kMaxTensorElements));
     }
   }
 }
 
-}  // namespace
-
-std::vector<std::string> model_keys(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::mlp:
-      return {"kind", "layers", "d_model", "d_ff", "batch", "activation_dtype"};
-    case ModelKind::transformer_lm:
-      return {"kind", "layers", "d_model", "d_ff",   "heads",
-              "d_kv", "vocab",  "batch",   "length", "activation_dtype"};
-    case ModelKind::encoder_decoder:
-      return {"kind",  "encoder_layers", "decoder_layers", "d_model",         "d_ff", "heads", "d_kv",
-              "vocab", "batch",          "length",         "activation_dtype"};
-    case ModelKind::moe_transformer:
-      return {"kind",  "layers", "d_model", "d_ff",    "heads",           "d_kv",
-              "vocab", "batch",  "length",  "experts", "capacity_factor", "activation_dtype"};
+// The whole section, since its keys depend on the kind.
+void read_model_section(const ConfigNode& section, ConfigReading& r) {
+  // Without a kind, a misspelt "kind" is best reported as an unknown key among all the model keys.
+  if (!section.has("kind")) section.expect_map(all_model_keys());
+  const ModelKindInfo& kind = model_kind(section.child("kind").choice(model_kind_names()));
+  std::vector<std::string> allowed = {"kind"};
+  for (const auto& use : kind.keys) allowed.push_back(use.key);
+  section.expect_map(allowed);
+  ModelConfig model;
+  model.kind = kind.kind;
+  for (const auto& use : kind.keys) {
+    const ModelKey& key = model_key(use.key);
+    if (const auto value = section.optional_child(use.key)) {
+      key.read(*value, model);
+      r.config.locations["model." + use.key] = value->where();
+    } else if (!use.default_value.empty()) {
+      key.read(ConfigNode::schema_default(use.default_value, "model." + use.key), model);
+    } else {
+      section.child(use.key);  // "missing key"
+    }
   }
-  return {};
+  check_fits_in_counters(section, model);
+  r.config.model = model;
 }
 
-std::vector<std::string> model_dimension_names(ModelKind kind) {
-  switch (kind) {
-    case ModelKind::mlp:
-      return {"batch", "d_model", "d_ff"};
-    case ModelKind::transformer_lm:
-    case ModelKind::encoder_decoder:
-      return {"batch", "length", "d_model", "d_ff", "heads", "d_kv", "vocab"};
-    case ModelKind::moe_transformer:
-      return {"batch", "length", "d_model", "d_ff", "heads", "d_kv", "vocab", "experts"};
+}  // namespace
+
+const std::vector<ModelKey>& model_key_table() {
+  static const std::vector<ModelKey> rows = {
+      layers_key("layers", &ModelConfig::layers,
+                 "Blocks of the model: decoder blocks of a language model, hidden blocks of the MLP."),
+      layers_key("encoder_layers", &ModelConfig::layers, "Encoder blocks of the encoder-decoder."),
+      layers_key("decoder_layers", &ModelConfig::decoder_layers, "Decoder blocks of the encoder-decoder."),
+      size_key("d_model", &ModelConfig::d_model, "Model width: the size of the tensor dimension d_model."),
+      size_key("d_ff", &ModelConfig::d_ff, "Hidden size of the feed-forward sublayers (of each expert in MoE)."),
+      size_key("heads", &ModelConfig::heads, "Attention heads."),
+      size_key("d_kv", &ModelConfig::d_kv, "Size of each attention head's keys and values."),
+      size_key("vocab", &ModelConfig::vocab, "Vocabulary size: the embedding and the softmax are [vocab, d_model]."),
+      size_key("batch", &ModelConfig::batch, "Sequences per step on the whole pod (examples for the MLP)."),
+      size_key("length", &ModelConfig::length, "Tokens per sequence."),
+      size_key("experts", &ModelConfig::experts, "Experts of each mixture-of-experts layer."),
+      {"capacity_factor", "number", "greater than 0",
+       "Sets the tokens one sequence may send to one expert: ceil(capacity_factor * length / experts).",
+       [](const ConfigNode& value, ModelConfig& m) {
+         m.capacity_factor = value.number();
+         if (m.capacity_factor <= 0) value.fail("must be positive");
+       },
+       [](const ModelConfig& m) { return nlohmann::json(m.capacity_factor); }, nullptr},
+      {"activation_dtype", "one of " + join(mtf::dtypes().names()), "",
+       "Element type of activations in HBM and on the wire; every value is computed in fp32.",
+       [](const ConfigNode& value, ModelConfig& m) { m.activation_dtype = value.choice(mtf::dtypes()); },
+       [](const ModelConfig& m) { return nlohmann::json(dtype_name(m.activation_dtype)); }, nullptr},
+  };
+  return rows;
+}
+
+const ModelKey& model_key(const std::string& name) {
+  for (const auto& key : model_key_table()) {
+    if (key.name == name) return key;
   }
-  return {};
+  TPUSIM_CHECK(false);  // a kind's row names a key that has no row
+  return model_key_table().front();
 }
 
 std::vector<std::string> all_model_keys() {
-  std::vector<std::string> keys;
-  for (const auto kind :
-       {ModelKind::mlp, ModelKind::transformer_lm, ModelKind::encoder_decoder, ModelKind::moe_transformer}) {
-    for (const auto& key : model_keys(kind)) {
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  std::vector<std::string> keys = {"kind"};
+  for (const auto& kind : model_kinds()) {
+    for (const auto& use : kind.keys) {
+      if (std::find(keys.begin(), keys.end(), use.key) == keys.end()) keys.push_back(use.key);
     }
   }
   return keys;
 }
 
-ModelConfig parse_model(const ConfigNode& node) {
-  // Without a kind, a misspelt "kind" is best reported as an unknown key among all the model keys.
-  if (!node.has("kind")) node.expect_map(all_model_keys());
-  ModelConfig model;
-  model.kind = model_kind_from(node.child("kind").one_of(kModelKinds));
-  node.expect_map(model_keys(model.kind));
-  auto size = [&](const char* key) { return node.child(key).positive_integer(); };
-  auto layers = [&](const char* key) {
-    const std::int64_t n = size(key);
-    if (n > kMaxLayers)
-      node.child(key).fail(fmt::format("{} is more than the {} layers a model may have", n, kMaxLayers));
-    return static_cast<int>(n);
-  };
-  if (model.kind == ModelKind::encoder_decoder) {
-    model.layers = layers("encoder_layers");
-    model.decoder_layers = layers("decoder_layers");
-  } else {
-    model.layers = layers("layers");
+std::int64_t model_dimension_size(const ModelConfig& model, const std::string& dim) {
+  for (const auto& key : model_key_table()) {
+    if (key.name == dim && key.dimension_size) return key.dimension_size(model);
   }
-  model.d_model = size("d_model");
-  model.d_ff = size("d_ff");
-  model.batch = size("batch");
-  if (model.kind != ModelKind::mlp) {
-    model.heads = size("heads");
-    model.d_kv = size("d_kv");
-    model.vocab = size("vocab");
-    model.length = size("length");
-  }
-  if (model.kind == ModelKind::moe_transformer) {
-    model.experts = size("experts");
-    model.capacity_factor = node.has("capacity_factor") ? node.child("capacity_factor").number() : 2.0;
-    if (model.capacity_factor <= 0) node.child("capacity_factor").fail("must be positive");
-  }
-  if (node.has("activation_dtype")) {
-    model.activation_dtype = node.child("activation_dtype").one_of({"bf16", "f32"}) == "bf16"
-                                 ? ActivationDType::bf16
-                                 : ActivationDType::f32;
-  }
-  check_model_fits_in_counters(node, model);
-  return model;
+  return 1;
 }
 
-std::int64_t model_dimension_size(const ModelConfig& model, const std::string& dim) {
-  if (dim == "batch") return model.batch;
-  if (dim == "d_model") return model.d_model;
-  if (dim == "d_ff") return model.d_ff;
-  if (dim == "heads") return model.heads;
-  if (dim == "d_kv") return model.d_kv;
-  if (dim == "vocab") return model.vocab;
-  if (dim == "length") return model.length;
-  if (dim == "experts") return model.experts;
-  return 1;
+std::vector<ConfigKey> model_keys() {
+  return {
+      ConfigKey("model.kind", "one of " + join(model_kind_names().names()),
+                "The model to train. Its kind decides the other model keys (model kinds below); every tensor "
+                "of the model has at most " +
+                    fmt::format("{:.3g}", kMaxTensorElements) + " elements.")
+          .required()
+          .reads_section(read_model_section, all_model_keys())
+          .reports([](const RunConfig& c) { return to_string(c.model.kind); }),
+  };
 }
 
 }  // namespace tpusim::workloads

@@ -1,7 +1,10 @@
 #pragma once
-// The `model:` section of a config: which keys each kind of model takes, their parsing and the limits that
-// keep the engine's 64-bit counts from overflowing.
+// The `model:` section of a config. model.kind is a row of the config schema (config_schema.hpp); the other
+// model keys depend on the kind, so each is a ModelKey row here, and each kind's row (models/model_kinds.hpp)
+// lists the keys it takes, with their defaults.
 #include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -10,15 +13,23 @@
 
 namespace tpusim::workloads {
 
-std::vector<std::string> model_keys(ModelKind kind);
-// Tensor dimension names a model of this kind has, which layout rules may name.
-std::vector<std::string> model_dimension_names(ModelKind kind);
-// The keys of every kind, for "did you mean" before the kind is known.
+struct ModelKey {
+  std::string name;   // without "model.": "d_ff"
+  std::string type;   // "whole number"
+  std::string range;  // "at least 1", or ""
+  std::string doc;
+  std::function<void(const ConfigNode& value, ModelConfig& model)> read;
+  std::function<nlohmann::json(const ModelConfig& model)> resolved;  // in summary.json's config block
+  // For a key that is the size of the tensor dimension of its name (model.d_ff sizes d_ff): that size.
+  std::function<std::int64_t(const ModelConfig& model)> dimension_size;
+};
+
+const std::vector<ModelKey>& model_key_table();  // in the order --schema lists them
+const ModelKey& model_key(const std::string& name);  // a bug if there is no such row
+// "kind", then every kind's keys in kind order: the keys a model section may have.
 std::vector<std::string> all_model_keys();
 
-// Parses and checks the section; problems are ConfigNode failures ("file:line: model.key: ...").
-ModelConfig parse_model(const ConfigNode& node);
-// The size of a tensor dimension named in model_dimension_names (1 for other names).
+// The size of a tensor dimension a model kind has (1 for other names).
 std::int64_t model_dimension_size(const ModelConfig& model, const std::string& dim);
 
 }  // namespace tpusim::workloads

@@ -1,6 +1,7 @@
 #pragma once
 // The resolved configuration of one run: plain values, every size checked, units in the names. Produced by
-// parse_run_config (config_parser.hpp) from YAML; nothing downstream sees YAML.
+// parse_run_config (config_parser.hpp) from YAML, key by key as the schema (config_schema.hpp) says; nothing
+// downstream sees YAML.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -8,21 +9,30 @@
 #include <vector>
 
 #include "mesh_tf/device_model.hpp"
+#include "mesh_tf/dimension.hpp"
+#include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/mapping_spec.hpp"
+#include "mesh_tf/mesh_shape.hpp"
+#include "topologies/support/name_table.hpp"
 #include "topologies/topology.hpp"
 
 namespace tpusim::workloads {
 
+// Each kind is one row of the model-kind registry (models/model_kinds.hpp), which holds its name, keys,
+// builder and closed forms.
 enum class ModelKind { mlp, transformer_lm, encoder_decoder, moe_transformer };
 enum class OptimizerKind { sgd, adam, adafactor };
 enum class NumericsMode { full, timing };
-enum class ActivationDType { f32, bf16 };
 
-const char* to_string(ModelKind kind);
+const char* to_string(ModelKind kind);  // the registry row's name
 const char* to_string(OptimizerKind kind);
 const char* to_string(NumericsMode mode);
-const char* to_string(ActivationDType dtype);
-std::uint32_t bytes_per_element(ActivationDType dtype);
+// The names configs write, in the order messages list them.
+const NameTable<OptimizerKind>& optimizer_kinds();  // sgd, adam, adafactor
+const NameTable<NumericsMode>& numerics_modes();    // timing, full
+// A dtype as configs write it and results report it: the shortest of its names in mtf::dtypes() ("bf16",
+// "f32"), which also parses them.
+std::string dtype_name(mtf::DType dtype);
 
 struct HardwareConfig {
   topo::Topology topology;
@@ -30,24 +40,17 @@ struct HardwareConfig {
   std::map<std::string, std::string> collective_algorithm_by_axis;  // mesh axis -> sim algorithm name
 };
 
-struct MeshAxis {
-  std::string name;
-  int size = 1;
-};
-
 struct MeshConfig {
-  std::vector<MeshAxis> axes;  // placed on the pod by mtf::MeshMapping as `mapping` says
-  mtf::MappingSpec mapping;    // rings (each axis on physical rings if it can), linear or explicit axes
-  std::vector<std::pair<std::string, std::string>> layout;  // tensor dim -> mesh axis
-  int num_cores() const;
-  int axis_size(const std::string& name) const;                   // 1 if absent
-  std::string shape_text() const;                                 // "batch:16;model:32"
-  std::string layout_text() const;                                // "batch:batch;vocab:model"
-  std::string mesh_axis_of(const std::string& tensor_dim) const;  // "" if unsplit
+  mtf::MeshShape shape;      // placed on the pod by mtf::MeshMapping as `mapping` says
+  mtf::MappingSpec mapping;  // rings (each axis on physical rings if it can), linear or explicit axes
+  mtf::LayoutRules layout;   // tensor dim -> mesh axis
+  int num_cores() const { return shape.size(); }
+  std::string shape_text() const { return shape.to_string(); }    // "batch:16;model:32"
+  std::string layout_text() const { return layout.to_string(); }  // "batch:batch;vocab:model"
 };
 
 struct ModelConfig {
-  ModelKind kind = ModelKind::transformer_lm;
+  ModelKind kind{};        // set from model.kind by the reader
   int layers = 1;          // decoder layers (LM, MoE), encoder layers (encoder-decoder), hidden layers (MLP)
   int decoder_layers = 0;  // encoder-decoder only
   std::int64_t d_model = 0;
@@ -59,7 +62,7 @@ struct ModelConfig {
   std::int64_t length = 0;     // tokens per sequence
   std::int64_t experts = 0;    // MoE only
   double capacity_factor = 0;  // MoE only: expert capacity = factor * tokens per group / experts
-  ActivationDType activation_dtype = ActivationDType::bf16;
+  mtf::DType activation_dtype = mtf::DType::bfloat16;
 };
 
 // The most steps one run may have, from a config or from `tpusim run --steps`.
@@ -83,8 +86,8 @@ struct RunConfig {
   MeshConfig mesh;
   ModelConfig model;
   TrainingConfig training;
-  // "file:line: key" of keys whose problems may only show when the model is built (layout legality,
-  // collective algorithm names), so those errors still point into the config.
+  // "file:line: key" of every key read (or "file:line: section (default key value)"), so problems that only
+  // show when the model is built (layout legality, collective algorithm names) still point into the config.
   std::map<std::string, std::string> locations;
   std::string where(const std::string& key) const;  // locations[key], or source + ": " + key
 };

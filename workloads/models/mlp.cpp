@@ -14,8 +14,7 @@ using mtf::Tensor;
 BuiltModel build_mlp(mtf::Graph& graph, const ModelConfig& model) {
   const mtf::Dimension batch("batch", model.batch), d_model("d_model", model.d_model),
       d_ff("d_ff", model.d_ff);
-  const mtf::DType activations =
-      model.activation_dtype == ActivationDType::bf16 ? mtf::DType::bfloat16 : mtf::DType::float32;
+  const mtf::DType activations = model.activation_dtype;
   const Tensor features = graph.input("features", Shape{batch, d_model});
   Tensor x = activations == mtf::DType::float32 ? features : mtf::cast(features, activations);
   const Tensor target = x;

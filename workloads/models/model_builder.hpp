@@ -1,7 +1,7 @@
 #pragma once
 // A model of the config, built into an mtf::Graph: its scalar training loss and the inputs a step feeds. One
-// file per model kind (mlp.cpp, transformer_lm.cpp, encoder_decoder.cpp, moe_transformer.cpp); the shared
-// sublayers are in transformer_layers.hpp. Parameter counts and FLOPs of these graphs are given in closed
+// file per model kind (mlp.cpp, transformer_lm.cpp, encoder_decoder.cpp, moe_transformer.cpp), each the
+// builder of its row in model_kinds.hpp; the shared sublayers are in transformer_layers.hpp. Parameter counts and FLOPs of these graphs are given in closed
 // form by model_formulas.hpp, which the tests hold them to.
 #include <string>
 #include <vector>
@@ -31,7 +31,7 @@ struct BuiltModel {
   std::vector<ModelInput> inputs;
 };
 
-BuiltModel build_model(mtf::Graph& graph, const ModelConfig& model);
+BuiltModel build_model(mtf::Graph& graph, const ModelConfig& model);  // the kind's builder
 
 BuiltModel build_mlp(mtf::Graph& graph, const ModelConfig& model);
 BuiltModel build_transformer_lm(mtf::Graph& graph, const ModelConfig& model);

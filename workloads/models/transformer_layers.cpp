@@ -16,7 +16,7 @@ TransformerDims::TransformerDims(const ModelConfig& m)
       heads("heads", std::max<std::int64_t>(m.heads, 1)),
       d_kv("d_kv", std::max<std::int64_t>(m.d_kv, 1)),
       vocab("vocab", std::max<std::int64_t>(m.vocab, 1)),
-      activations(m.activation_dtype == ActivationDType::bf16 ? mtf::DType::bfloat16 : mtf::DType::float32) {}
+      activations(m.activation_dtype) {}
 
 Tensor weight(mtf::Graph& graph, const std::string& name, const Shape& shape, std::int64_t fan_in) {
   return graph.variable(name, shape,

@@ -1,68 +1,10 @@
 #include "sim/simulator.hpp"
 #include "topologies/support/did_you_mean.hpp"
+#include "workloads/config/resolved_config.hpp"
 #include "workloads/model_formulas.hpp"
 #include "workloads/report/result_files.hpp"
 
 namespace tpusim::workloads {
-namespace {
-
-nlohmann::json resolved_config(const RunConfig& c) {
-  const auto& m = c.model;
-  const auto& t = c.hardware.topology;
-  const auto& device = c.hardware.device;
-  nlohmann::json model = {{"kind", to_string(m.kind)},
-                          {"d_model", m.d_model},
-                          {"d_ff", m.d_ff},
-                          {"batch", m.batch},
-                          {"activation_dtype", to_string(m.activation_dtype)}};
-  if (m.kind == ModelKind::encoder_decoder) {
-    model["encoder_layers"] = m.layers;
-    model["decoder_layers"] = m.decoder_layers;
-  } else {
-    model["layers"] = m.layers;
-  }
-  if (m.kind != ModelKind::mlp) {
-    model["heads"] = m.heads;
-    model["d_kv"] = m.d_kv;
-    model["vocab"] = m.vocab;
-    model["length"] = m.length;
-  }
-  if (m.kind == ModelKind::moe_transformer) {
-    model["experts"] = m.experts;
-    model["capacity_factor"] = m.capacity_factor;
-  }
-  return {{"name", c.name},
-          {"description", c.description},
-          {"source", c.source},
-          {"hardware",
-           {{"topology", t.name()},
-            {"chip_dims", t.chip_dims()},
-            {"cores_per_chip", t.cores_per_chip()},
-            {"cores", t.num_cores()},
-            {"inter_chip_bandwidth_Bps", t.inter_chip().bandwidth_Bps()},
-            {"inter_chip_latency_s", t.inter_chip().latency_s()},
-            {"intra_chip_bandwidth_Bps", t.intra_chip().bandwidth_Bps()},
-            {"intra_chip_latency_s", t.intra_chip().latency_s()},
-            {"device", device.name()},
-            {"peak_flops_per_core", device.peak_flops()},
-            {"hbm_bytes_per_core", device.hbm_bytes()},
-            {"hbm_bandwidth_Bps_per_core", device.hbm_bandwidth_Bps()},
-            {"collectives", c.hardware.collective_algorithm_by_axis}}},
-          {"mesh",
-           {{"shape", c.mesh.shape_text()},
-            {"mapping", c.mesh.mapping.to_string()},
-            {"layout", c.mesh.layout_text()}}},
-          {"model", model},
-          {"training",
-           {{"optimizer", to_string(c.training.optimizer)},
-            {"learning_rate", c.training.learning_rate},
-            {"numerics", to_string(c.training.numerics)},
-            {"steps", c.training.steps},
-            {"seed", c.training.seed},
-            {"output", c.training.output_dir}}}};
-}
-
-}  // namespace
 
 nlohmann::json run_report_json(const RunConfig& config, const RunReport& r) {
   const auto& timeline = r.timeline;

@@ -2,6 +2,7 @@
 
 #include "topologies/support/units.hpp"
 #include "workloads/model_formulas.hpp"
+#include "workloads/models/model_kinds.hpp"
 #include "workloads/report/result_files.hpp"
 
 namespace tpusim::workloads {
@@ -9,20 +10,6 @@ namespace {
 
 std::string percent_of(double part, double whole) {
   return whole > 0 ? fmt::format("{:5.1f}%", 100 * part / whole) : "    -";
-}
-
-std::string model_line(const ModelConfig& m) {
-  std::string layers = m.kind == ModelKind::encoder_decoder
-                           ? fmt::format("{}+{} layers", m.layers, m.decoder_layers)
-                           : fmt::format("{} layers", m.layers);
-  if (m.kind == ModelKind::mlp) {
-    return fmt::format("{}, d_model {}, d_ff {}, batch {}, {} activations", layers, m.d_model, m.d_ff,
-                       m.batch, to_string(m.activation_dtype));
-  }
-  std::string line = fmt::format("{}, d_model {}, d_ff {}, heads {}, d_kv {}, vocab {}, batch {} x {} tokens",
-                                 layers, m.d_model, m.d_ff, m.heads, m.d_kv, m.vocab, m.batch, m.length);
-  if (m.kind == ModelKind::moe_transformer) line += fmt::format(", {} experts", m.experts);
-  return line + fmt::format(", {} activations", to_string(m.activation_dtype));
 }
 
 // "mapping rings: model = core+x, batch = y", "mapping linear: processor i is rank i, ...".
@@ -49,7 +36,7 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
   const std::string parameters = r.parameters >= 100000000 ? fmt::format("{:.3f}B", r.parameters / 1e9)
                                                            : fmt::format("{}", r.parameters);
   out << fmt::format("  model       {} with {} parameters: {}\n", to_string(c.model.kind), parameters,
-                     model_line(c.model));
+                     describe_model(c.model));
   out << fmt::format("  hardware    {}: {} = {} cores; {} {:.1f} TFLOP/s, {} HBM at {} per core\n",
                      c.hardware.topology.name(), c.hardware.topology.shape(), c.hardware.topology.num_cores(),
                      device.name(), device.peak_flops() / 1e12, format_bytes(double(device.hbm_bytes())),

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "sim/child_process.hpp"
+#include "topologies/support/child_process.hpp"
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::workloads {
@@ -46,7 +46,7 @@ PointResult parse_point_summary(const std::string& json_text) {
 }
 
 PointResult run_point(const RunConfig& config) {
-  const sim::ChildResult child = sim::run_in_child([&] { return point_summary_json(run_training(config)); });
+  const ChildResult child = run_in_child([&] { return point_summary_json(run_training(config)); });
   PointResult result = parse_point_summary(child.output);
   result.wall_s = child.wall_s;
   result.peak_rss_mib = child.peak_rss_mib;

@@ -1,5 +1,5 @@
 #pragma once
-// Runs a sweep's points, each in its own child process (sim/child_process.hpp: SimGrid allows one simulation
+// Runs a sweep's points, each in its own child process (topologies/support/child_process.hpp: SimGrid allows one simulation
 // per process). The child runs the point exactly as `tpusim run` would (run_training) and sends back a
 // compact JSON summary; a point that does not fit its HBM is a result (fits = false), not a failure.
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include "topologies/support/text_file.hpp"
 #include "workloads/config/config_node.hpp"
 #include "workloads/config/config_parser.hpp"
+#include "workloads/config/config_schema.hpp"
 #include "workloads/config/preset_catalog.hpp"
 
 namespace tpusim::workloads {
@@ -77,8 +78,8 @@ std::vector<VaryEntry> read_vary(const ConfigNode& vary, const std::string& file
     const ConfigNode list = vary.child(key);
     if (!is_config_key(key)) {
       list.fail(
-          fmt::format("'{}' is not a config key{}; valid keys are {} and hardware.collectives.<mesh axis>",
-                      key, did_you_mean(key, keys), join(keys)));
+          fmt::format("'{}' is not a config key{}; valid keys are {}{}", key, did_you_mean(key, keys),
+                      join(keys), config_subkeys_text()));
     }
     for (const auto& earlier : entries) {
       const bool nested = key.rfind(earlier.key + ".", 0) == 0 || earlier.key.rfind(key + ".", 0) == 0;

@@ -6,7 +6,7 @@
 //   name: lm-s5-mesh            # optional, default: the file name without .yaml
 //   description: text           # optional
 //   base: lm-s5                 # a preset name, or a config file (a path relative to the sweep file)
-//   vary:                       # dotted config key (config_parser.hpp) -> non-empty list of values
+//   vary:                       # dotted config key (tpusim run --schema) -> non-empty list of values
 //     mesh.shape: [batch:32;model:16, batch:16;model:32]
 //     model.d_ff: [65536, 262144]
 //     model: [{kind: mlp, ...}, {...}]  # a whole section is a key too

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <random>
 
-#include "sim/request_builder.hpp"
+#include "sim/request_check.hpp"
 #include "sim/simulator.hpp"
 #include "tests/sim/sim_test_support.hpp"
 #include "topologies/presets.hpp"
@@ -129,16 +129,11 @@ TEST_CASE("halving-doubling composes per dimension on torus-4x4 --group-axes x,y
     for (const char* names :
          {"halving_doubling,halving_doubling", "halving_doubling,ring", "bidir_ring,halving_doubling"}) {
       for (const char* bytes : {"4", "28", "4004", "64KiB"}) {
-        CollectiveSpec spec;
-        spec.op = op;
-        spec.algorithms = names;
-        spec.group_axes = "x,y";
-        spec.bytes = bytes;
-        const auto built = build_request(topology, spec);
-        REQUIRE(built.request.groups.size() == 1);
-        REQUIRE(built.request.groups.front().dims == std::vector<int>{4, 4});
+        const auto request = testing::request_along(topology, op, names, bytes, "x,y");
+        REQUIRE(request.groups.size() == 1);
+        REQUIRE(request.groups.front().dims == std::vector<int>{4, 4});
         INFO(op << " " << names << " " << bytes);
-        CHECK(run_and_compare(simulator, built.request, ++seed) <= tolerance(built.request, 16));
+        CHECK(run_and_compare(simulator, request, ++seed) <= tolerance(request, 16));
       }
     }
   }
@@ -173,14 +168,12 @@ TEST_CASE("halving-doubling composes per dimension on dimensions of other sizes 
 
 TEST_CASE("a composed allreduce still needs power-of-two halving-doubling dimensions but the last") {
   const auto topology = topo::topology_from_spec("torus:6x4");
-  CollectiveSpec spec;
-  spec.algorithms = "halving_doubling,ring";
-  spec.group_axes = "x,y";
+  const auto request_for = [&topology](const char* op) {
+    return testing::request_along(topology, op, "halving_doubling,ring", "64MiB", "x,y");
+  };
   CHECK_THROWS_WITH(
-      build_request(topology, spec),
+      validate_request(topology, request_for("allreduce")),
       Catch::Contains("halving_doubling along group dimension 0 (size 6) needs a power-of-two"));
-  for (const char* op : {"reduce_scatter", "allgather"}) {
-    spec.op = op;
-    CHECK_NOTHROW(build_request(topology, spec));
-  }
+  for (const char* op : {"reduce_scatter", "allgather"})
+    CHECK_NOTHROW(validate_request(topology, request_for(op)));
 }

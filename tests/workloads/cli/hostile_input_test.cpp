@@ -114,13 +114,13 @@ std::vector<Row> table() {
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", replaced("batch:4;model:2", "batch:100000000000;model:32")}},
        2,
-       {"c.yaml:5: mesh.shape: 'batch:100000000000;model:32' has more cores than the largest topology "
-        "(65536 chips of 64 cores)"}},
+       {"c.yaml:5: mesh.shape: mesh 'batch:100000000000;model:32': mesh batch:100000000000;model:32 has "
+        "3200000000000 processors; at most 16777216 are supported"}},
       {"a mesh axis past 32 bits",
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", replaced("batch:4;model:2", "a:4294967304")}},
        2,
-       {"c.yaml:5: mesh.shape: 'a:4294967304' has more cores than the largest topology"}},
+       {"c.yaml:5: mesh.shape: mesh 'a:4294967304': mesh a:4294967304 has 4294967304 processors"}},
       // Hangs: limits that the command line bypassed, or work that cannot finish.
       {"--steps past the config's limit",
        {"run", "c.yaml", "--no-files", "--steps", "1000000"},

@@ -1,4 +1,4 @@
-#include "sim/child_process.hpp"
+#include "topologies/support/child_process.hpp"
 
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -11,14 +11,16 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
 
-namespace tpusim::sim {
+namespace tpusim {
 namespace {
 
 // The first byte of the child's message says how it ended.
 constexpr char kOk = 'O';
 constexpr char kInputError = 'E';
+constexpr char kEnvironmentError = 'V';
 constexpr char kFailure = 'F';
 
 void write_all(int fd, const std::string& text) {
@@ -53,6 +55,8 @@ ChildResult run_in_child(const std::function<std::string()>& work) {
       message = kOk + work();
     } catch (const InputError& error) {
       message = std::string(1, kInputError) + error.what();
+    } catch (const EnvironmentError& error) {
+      message = std::string(1, kEnvironmentError) + error.what();
     } catch (const std::exception& error) {
       message = std::string(1, kFailure) + error.what();
     } catch (...) {
@@ -89,9 +93,10 @@ ChildResult run_in_child(const std::function<std::string()>& work) {
   const char kind = message.front();
   message.erase(message.begin());
   if (kind == kInputError) throw InputError(message);
+  if (kind == kEnvironmentError) throw EnvironmentError(message);
   if (kind == kFailure) throw std::runtime_error(message);
   result.output = std::move(message);
   return result;
 }
 
-}  // namespace tpusim::sim
+}  // namespace tpusim

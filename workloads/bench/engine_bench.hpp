@@ -9,7 +9,7 @@ namespace tpusim::sim {
 class Simulator;
 }
 
-namespace tpusim::mtf {
+namespace tpusim::workloads {
 
 struct MatmulEfficiency {
   std::int64_t batch = 0, io = 0, hidden = 0;
@@ -48,4 +48,4 @@ struct LoweringTiming {
 LoweringTiming measure_lowering(sim::Simulator& simulator, std::int64_t batch, std::int64_t io,
                                 std::int64_t hidden, const std::string& mesh, const std::string& rules);
 
-}  // namespace tpusim::mtf
+}  // namespace tpusim::workloads

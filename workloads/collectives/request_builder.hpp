@@ -1,24 +1,25 @@
 #pragma once
-// A CollectiveRequest from the words a user types (command line, config files): the collective, the algorithm
-// names, a size and group axes. Checks everything before any simulation starts.
+// A CollectiveRequest from the words a user types on the command line (tpusim collective, validate, bench):
+// the collective, the algorithm names, a size and group axes. Checks everything before any simulation starts.
 #include <string>
 #include <vector>
 
 #include "sim/collective.hpp"
 #include "topologies/topology.hpp"
 
-namespace tpusim::sim {
+namespace tpusim::workloads {
 
 struct CollectiveSpec {
   std::string op = "allreduce";
-  std::string algorithms;  // one name, or comma-separated one per group dimension; "" = the kind's default
+  std::string
+      algorithms;  // one name, or comma-separated one per group dimension; "" = the registry's default
   std::string bytes = "64MiB";  // per member, a multiple of 4 (fp32 elements)
   std::string group_axes;       // "" = default_group_axes
   std::string reduce = "sum";   // sum | max
 };
 
 struct BuiltRequest {
-  CollectiveRequest request;
+  sim::CollectiveRequest request;
   std::vector<std::string> algorithms;  // resolved
   std::string group_axes;               // resolved, e.g. "core+x,y"
 };
@@ -27,10 +28,11 @@ struct BuiltRequest {
 // member of its group (a shift by one).
 BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec& spec);
 
-// Two-dimensional algorithms (bucket2d, or one name per dimension for two dimensions) get "core+x,y" with
+// Two-dimensional algorithms (a registry row of that group shape, or one name per dimension for two
+// dimensions) get "core+x,y" with
 // every further chip axis merged into the last ("core+x,y+z"); on a 1D topology with several cores per chip,
 // "core,x". Everything else gets "all": every axis of size > 1 merged in snake order, so that ring neighbours
 // are one hop apart.
 std::string default_group_axes(const topo::Topology& topology, std::size_t algorithm_dimensions);
 
-}  // namespace tpusim::sim
+}  // namespace tpusim::workloads

@@ -1,4 +1,4 @@
-#include "sim/request_builder.hpp"
+#include "workloads/collectives/request_builder.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,9 @@
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
 
-namespace tpusim::sim {
+namespace tpusim::workloads {
+
+using sim::CollectiveKind;
 namespace {
 
 std::vector<std::string> split_names(const std::string& text) {
@@ -43,15 +45,15 @@ std::string default_group_axes(const topo::Topology& topology, std::size_t algor
 BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec& spec) {
   BuiltRequest built;
   auto& request = built.request;
-  request.kind = parse_collective_kind(spec.op);
+  request.kind = sim::parse_collective_kind(spec.op);
   if (spec.reduce == "sum") {
-    request.op = ReduceOp::sum;
+    request.op = sim::ReduceOp::sum;
   } else if (spec.reduce == "max") {
-    request.op = ReduceOp::max;
+    request.op = sim::ReduceOp::max;
   } else {
     throw InputError(fmt::format("unknown reduction '{}'; valid reductions are sum, max", spec.reduce));
   }
-  built.algorithms = spec.algorithms.empty() ? std::vector<std::string>{default_algorithm(request.kind)}
+  built.algorithms = spec.algorithms.empty() ? std::vector<std::string>{sim::default_algorithm(request.kind)}
                                              : split_names(spec.algorithms);
   request.algorithms = built.algorithms;
   const std::uint64_t bytes = parse_bytes(spec.bytes);
@@ -64,7 +66,10 @@ BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec&
   }
   request.elements = bytes / 4;
   request.element_bytes = 4;
-  const bool two_dimensional = built.algorithms.size() == 1 && built.algorithms.front() == "bucket2d";
+  // An unknown name is reported by validate_request below, after the group axes.
+  const auto* row =
+      built.algorithms.size() == 1 ? sim::find_algorithm(request.kind, built.algorithms.front()) : nullptr;
+  const bool two_dimensional = row != nullptr && row->shape == sim::GroupShape::two_dimensional;
   built.group_axes = spec.group_axes.empty()
                          ? default_group_axes(topology, two_dimensional ? 2 : built.algorithms.size())
                          : spec.group_axes;
@@ -79,8 +84,8 @@ BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec&
     }
   }
   request.label = fmt::format("{}/{}", spec.op, join(built.algorithms, ","));
-  validate_request(topology, request);
+  sim::validate_request(topology, request);
   return built;
 }
 
-}  // namespace tpusim::sim
+}  // namespace tpusim::workloads

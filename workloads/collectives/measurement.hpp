@@ -5,18 +5,18 @@
 
 #include "sim/bounds.hpp"
 #include "sim/reference.hpp"
-#include "sim/request_builder.hpp"
 #include "sim/simulator.hpp"
+#include "workloads/collectives/request_builder.hpp"
 
-namespace tpusim::sim {
+namespace tpusim::workloads {
 
 struct Measurement {
-  CollectiveResult result;
-  AlphaBetaPrediction prediction;
-  LowerBound bound;
-  std::vector<LinkLoad> links;  // bytes carried during this collective only, busiest first
+  sim::CollectiveResult result;
+  sim::AlphaBetaPrediction prediction;
+  sim::LowerBound bound;
+  std::vector<sim::LinkLoad> links;  // bytes carried during this collective only, busiest first
   bool data_checked = false;
-  DataCheck data;
+  sim::DataCheck data;
   double data_tolerance = 0;  // max abs error allowed: exact for max and pure copies, rounding for sums
   bool data_ok = true;
 };
@@ -27,6 +27,6 @@ constexpr double kMaxCheckedDataBytes = 4.0 * (1u << 30);
 
 // Simulates `built` on the simulator; with check_data, random inputs travel and the result is compared with
 // reference_result (InputError if the buffers would exceed kMaxCheckedDataBytes).
-Measurement measure(Simulator& simulator, const BuiltRequest& built, bool check_data);
+Measurement measure(sim::Simulator& simulator, const BuiltRequest& built, bool check_data);
 
-}  // namespace tpusim::sim
+}  // namespace tpusim::workloads

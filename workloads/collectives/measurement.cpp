@@ -1,4 +1,4 @@
-#include "sim/measurement.hpp"
+#include "workloads/collectives/measurement.hpp"
 
 #include <fmt/format.h>
 
@@ -10,23 +10,29 @@
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 
-namespace tpusim::sim {
+namespace tpusim::workloads {
 
-Measurement measure(Simulator& simulator, const BuiltRequest& built, bool check_data) {
+using sim::Buffers;
+using sim::CollectiveKind;
+using sim::CollectiveRequest;
+using sim::LinkLoad;
+using sim::ReduceOp;
+
+Measurement measure(sim::Simulator& simulator, const BuiltRequest& built, bool check_data) {
   const auto& topology = simulator.topology();
   CollectiveRequest request = built.request;
   Measurement m;
   Buffers inputs, data;
   if (check_data) {
     // Inputs, results and the reference, plus the executor's copy of the inputs where it keeps one.
-    const double copies = reads_buffers_at_start(request.kind) ? 4.0 : 3.0;
+    const double copies = sim::reads_buffers_at_start(request.kind) ? 4.0 : 3.0;
     const double bytes = copies * topology.num_cores() * static_cast<double>(request.elements) * 4;
     if (bytes > kMaxCheckedDataBytes) {
       throw InputError(
           fmt::format("--check-data would need {} for {} cores of {} each; use a smaller --bytes",
                       format_bytes(bytes), topology.num_cores(), format_bytes(request.elements * 4.0)));
     }
-    inputs = random_inputs(request, 20180101);
+    inputs = sim::random_inputs(request, 20180101);
     data = inputs;
     request.data = &data;
   }
@@ -43,15 +49,15 @@ Measurement measure(Simulator& simulator, const BuiltRequest& built, bool check_
   std::stable_sort(m.links.begin(), m.links.end(),
                    [](const LinkLoad& a, const LinkLoad& b) { return a.bytes > b.bytes; });
   request.data = nullptr;
-  m.prediction = predict_alpha_beta(topology, request);
-  m.bound = lower_bound(topology, request);
+  m.prediction = sim::predict_alpha_beta(topology, request);
+  m.bound = sim::lower_bound(topology, request);
   if (check_data) {
     m.data_checked = true;
-    const auto expected = reference_result(request, inputs);
-    m.data = compare_with_reference(request, expected, data);
+    const auto expected = sim::reference_result(request, inputs);
+    m.data = sim::compare_with_reference(request, expected, data);
     const bool sums = request.op == ReduceOp::sum && (request.kind == CollectiveKind::allreduce ||
                                                       request.kind == CollectiveKind::reduce_scatter);
-    const double p = std::max(1, largest_group(request));
+    const double p = std::max(1, sim::largest_group(request));
     // Each result element is a chain of at most p-1 fp32 additions of terms in [-1, 1].
     m.data_tolerance = sums ? p * p * std::ldexp(1.0, -23) : 0.0;
     m.data_ok = m.data.max_abs_error <= m.data_tolerance;
@@ -59,4 +65,4 @@ Measurement measure(Simulator& simulator, const BuiltRequest& built, bool check_
   return m;
 }
 
-}  // namespace tpusim::sim
+}  // namespace tpusim::workloads

@@ -1,11 +1,11 @@
 #pragma once
 // Runs a function in a fork()ed child and returns its string result. SimGrid allows one engine per process,
-// so sweeps and benchmarks run every simulation in its own child. An InputError in the child comes back as an
-// InputError; any other failure (exception, crash, signal) as std::runtime_error.
+// so sweeps and benchmarks run every simulation in its own child. An InputError or EnvironmentError in the
+// child comes back as the same type; any other failure (exception, crash, signal) as std::runtime_error.
 #include <functional>
 #include <string>
 
-namespace tpusim::sim {
+namespace tpusim {
 
 struct ChildResult {
   std::string output;
@@ -15,4 +15,4 @@ struct ChildResult {
 
 ChildResult run_in_child(const std::function<std::string()>& work);
 
-}  // namespace tpusim::sim
+}  // namespace tpusim

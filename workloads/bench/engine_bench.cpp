@@ -1,4 +1,4 @@
-#include "mesh_tf/engine_bench.hpp"
+#include "workloads/bench/engine_bench.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,8 @@
 #include "mesh_tf/random.hpp"
 #include "topologies/support/input_error.hpp"
 
-namespace tpusim::mtf {
+namespace tpusim::workloads {
+using namespace mtf;
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point begin) {
@@ -114,4 +115,4 @@ LoweringTiming measure_lowering(sim::Simulator& simulator, std::int64_t batch, s
   return t;
 }
 
-}  // namespace tpusim::mtf
+}  // namespace tpusim::workloads

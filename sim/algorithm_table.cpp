@@ -1,0 +1,59 @@
+// The rows of the algorithm registry (sim/algorithm_registry.hpp): the one place that lists the collective
+// algorithms. A row names the parts its algorithm's file exports (sim/algorithms/algorithms.hpp).
+#include "sim/algorithm_registry.hpp"
+#include "sim/algorithms/algorithms.hpp"
+
+namespace tpusim::sim {
+
+std::vector<AlgorithmRow> algorithm_rows() {
+  using K = CollectiveKind;
+  using S = GroupShape;
+  namespace a = algorithms;
+  // kind, name, description, default, shape, fit check, builder, closed form, line operations.
+  return {
+      {K::allreduce, "ring", "unidirectional ring: reduce-scatter then allgather, 2(p-1) steps", false,
+       S::per_dimension, nullptr, nullptr, a::ring_closed_form, &a::ring_line},
+      {K::allreduce, "bidir_ring", "bidirectional ring, half the data each way", true, S::per_dimension,
+       nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line},
+      {K::allreduce, "bucket2d",
+       "2D bucket: reduce-scatter along dimension 0, allreduce along dimension 1 on 1/k0 of the data, "
+       "allgather back; bidirectional rings",
+       false, S::two_dimensional, nullptr, a::bucket2d_allreduce, a::bucket2d_closed_form, nullptr},
+      {K::allreduce, "halving_doubling",
+       "Rabenseifner: recursive halving reduce-scatter, recursive doubling allgather; extra ranks folded",
+       false, S::per_dimension, nullptr, nullptr, a::halving_doubling_closed_form, &a::halving_doubling_line},
+
+      {K::reduce_scatter, "ring", "unidirectional ring, p-1 steps", false, S::per_dimension, nullptr, nullptr,
+       a::ring_closed_form, &a::ring_line},
+      {K::reduce_scatter, "bidir_ring", "bidirectional ring, half of every chunk each way", true,
+       S::per_dimension, nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line},
+      {K::reduce_scatter, "halving_doubling",
+       "recursive halving, partner j xor p/2, p/4, ..., 1: log2 p steps, each on half the data left; extra "
+       "ranks folded",
+       false, S::per_dimension, nullptr, nullptr, a::halving_doubling_closed_form, &a::halving_doubling_line},
+
+      {K::allgather, "ring", "unidirectional ring, p-1 steps", false, S::per_dimension, nullptr, nullptr,
+       a::ring_closed_form, &a::ring_line},
+      {K::allgather, "bidir_ring", "bidirectional ring, half of every chunk each way", true, S::per_dimension,
+       nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line},
+      {K::allgather, "halving_doubling",
+       "recursive doubling, partner j xor 1, 2, ..., p/2: log2 p steps, the data held doubling each step; "
+       "extra ranks folded",
+       false, S::per_dimension, nullptr, nullptr, a::halving_doubling_closed_form, &a::halving_doubling_line},
+
+      {K::alltoall, "pairwise", "p-1 staged rounds, round s sends to the member s positions ahead", true,
+       S::any, a::alltoall_fits_divisible, a::pairwise_alltoall, a::pairwise_alltoall_closed_form, nullptr},
+      {K::alltoall, "direct", "all p(p-1) flows at once (small groups only)", false, S::any,
+       a::direct_alltoall_fits, a::direct_alltoall, nullptr, nullptr},
+
+      {K::broadcast, "binomial", "binomial tree from position 0, ceil(log2 p) rounds of the whole buffer",
+       true, S::any, nullptr, a::binomial_broadcast, a::binomial_broadcast_closed_form, nullptr},
+      {K::broadcast, "pipeline", "chain 0 -> 1 -> ... -> p-1 with the buffer cut in segments", false, S::any,
+       nullptr, a::pipeline_broadcast, nullptr, nullptr},
+
+      {K::permute, "direct", "every (source, destination) pair at once", true, S::any, nullptr,
+       a::direct_permute, a::direct_permute_closed_form, nullptr},
+  };
+}
+
+}  // namespace tpusim::sim

@@ -1,0 +1,106 @@
+#pragma once
+// The config schema: one row per config key, the one place a key is defined. The rows drive reading a config
+// (config_parser.cpp), the unknown-key errors and their suggestions, `tpusim run --schema` (schema_text.hpp),
+// the resolved config in summary.json (resolved_config.hpp) and the keys a sweep may vary. The rows live in
+// one file per section: the top-level keys in config_schema.cpp, hardware_keys.cpp, mesh_keys.cpp,
+// model_section.cpp (model.kind) and training_keys.cpp.
+//
+// A model's own keys (model.layers, model.d_ff, ...) depend on its kind: they are ModelKey rows
+// (model_section.hpp), and each kind's row in models/model_kinds.hpp lists those it takes.
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workloads/config/config_node.hpp"
+#include "workloads/config/run_config.hpp"
+
+namespace tpusim::workloads {
+
+// What a key's reader works on: the config's root and the RunConfig read so far, in which every key the row
+// `needs` has been read.
+struct ConfigReading {
+  const ConfigNode& root;
+  RunConfig& config;
+  // The node of a key as written ("model", "mesh.layout"), to report a problem at a key other than the one
+  // being read (a layout that splits model.heads unevenly is reported at model.heads); nullopt if absent.
+  std::optional<ConfigNode> node(const std::string& dotted_key) const;
+};
+
+struct ConfigKey {
+  using Reader = std::function<void(const ConfigNode& value, ConfigReading& reading)>;
+  using Fallback = std::function<void(ConfigReading& reading)>;
+  using Resolved = std::function<nlohmann::json(const RunConfig& config)>;
+  // What a config that leaves the key out gets.
+  enum class Absent {
+    unset,          // a row without one: a bug the schema test catches
+    required,       // an error "missing key"
+    default_value,  // default_value, read as if written
+    computed,       // fallback() computes it from other keys; default_note says how
+    nothing,        // no value: default_note says what that means ("the device's")
+  };
+
+  ConfigKey(std::string key, std::string type, std::string doc);
+  ConfigKey& ranged(std::string range);
+  ConfigKey& required();
+  ConfigKey& defaults_to(std::string yaml_value);
+  ConfigKey& computed(std::string note, Fallback fallback);
+  ConfigKey& absent_means(std::string note);
+  ConfigKey& needs(std::vector<std::string> keys);
+  ConfigKey& reads(Reader reader);
+  // The reader gets the whole section instead of the key's value and checks the section's keys itself,
+  // because they depend on the value (model.kind decides the other model keys); `possible_keys` are all the
+  // keys it may accept, for sweeps and suggestions.
+  ConfigKey& reads_section(Reader reader, std::vector<std::string> possible_keys);
+  // The key's keys are names of its own (hardware.collectives.<mesh axis>), checked by the reader.
+  ConfigKey& with_subkeys(std::string what);
+  // The resolved value in summary.json's config block, under `result_name` (default: the key's last part).
+  ConfigKey& reports(Resolved resolved, std::string result_name = "");
+
+  std::string section() const;       // "hardware" for hardware.topology, "" for a top-level key
+  std::string name() const;          // "topology"
+  std::string result_field() const;  // result_name, or name()
+  std::string default_text() const;  // for --schema: "tpu-v2-pod", "the device's", "required"
+
+  std::string key;    // dotted, as sweeps write it: "hardware.topology"
+  std::string type;   // what the value is: "memory size (4096, 64KiB, 1GiB, 1.5GB)", "one of sgd, adam"
+  std::string doc;    // what it means
+  std::string range;  // "1 KiB to 1 PiB", or ""
+  Absent absent = Absent::unset;
+  std::string default_value;              // Absent::default_value
+  std::string default_note;               // Absent::computed and Absent::nothing
+  std::vector<std::string> dependencies;  // keys read before this one, whatever their place in the table
+  Reader read;
+  Fallback fallback;  // Absent::computed
+  Resolved resolved;
+  std::string result_name;
+  std::string subkeys;  // "<mesh axis>", or "" for a plain value
+  bool whole_section = false;
+  std::vector<std::string> section_key_names;  // whole_section: possible_keys
+};
+
+// Every row, in the order --schema lists them and messages list valid keys.
+const std::vector<ConfigKey>& config_schema();
+const ConfigKey* find_config_key(const std::string& dotted_key);  // nullptr if none
+
+// The rows of each section, in their files.
+std::vector<ConfigKey> hardware_keys();  // hardware_keys.cpp
+std::vector<ConfigKey> mesh_keys();      // mesh_keys.cpp
+std::vector<ConfigKey> model_keys();     // model_section.cpp: model.kind
+std::vector<ConfigKey> training_keys();  // training_keys.cpp
+
+// The top-level keys and sections, in row order: name, description, hardware, mesh, model, training.
+std::vector<std::string> top_level_keys();
+// The keys of a section in row order ("topology", "device", ...).
+std::vector<std::string> section_keys(const std::string& section);
+
+// Every dotted key a config may hold: sections, rows and every kind's model keys ("hardware",
+// "hardware.topology", "model.d_ff", ...), for a sweep's `vary`; is_config_key also accepts the subkeys of
+// rows that have them (hardware.collectives.batch).
+std::vector<std::string> config_keys();
+bool is_config_key(const std::string& dotted_key);
+// " and hardware.collectives.<mesh axis>": the keys config_keys cannot list.
+std::string config_subkeys_text();
+
+}  // namespace tpusim::workloads

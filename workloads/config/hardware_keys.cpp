@@ -1,0 +1,174 @@
+// The rows of the `hardware:` section: the pod, its per-core device, overrides of their figures, and the
+// simulator's collective algorithm per mesh axis.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/algorithm_registry.hpp"
+#include "topologies/presets.hpp"
+#include "topologies/simulation_memory.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/units.hpp"
+#include "workloads/config/config_schema.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+const char* const kFlopRate = "FLOP rate (22.5T, 45e12, 22.5TFLOPS)";
+const char* const kMemorySize = "memory size (4096, 64KiB, 1GiB, 1.5GB)";
+const char* const kBandwidth = "bandwidth in bytes/s (62GBps, 496Gbps, 1e9)";
+const char* const kLatency = "latency (1us, 2.5ms, 1e-6)";
+
+// The device with one figure replaced (a figure's own row checked its range).
+struct DeviceFigures {
+  double peak_flops;
+  double hbm_bandwidth_Bps;
+  std::uint64_t hbm_bytes;
+};
+void set_device(ConfigReading& r, DeviceFigures figures) {
+  const mtf::DeviceModel& device = r.config.hardware.device;
+  r.config.hardware.device = mtf::DeviceModel(device.name(), figures.peak_flops, figures.hbm_bandwidth_Bps,
+                                              figures.hbm_bytes, device.op_overhead_s());
+}
+DeviceFigures figures_of(const mtf::DeviceModel& device) {
+  return {device.peak_flops(), device.hbm_bandwidth_Bps(), device.hbm_bytes()};
+}
+
+// The topology with the link parameters of one kind replaced.
+void set_links(ConfigReading& r, bool inter_chip, std::optional<double> bandwidth_Bps,
+               std::optional<double> latency_s) {
+  topo::Topology& topology = r.config.hardware.topology;
+  const topo::LinkParams& old = inter_chip ? topology.inter_chip() : topology.intra_chip();
+  const topo::LinkParams link(bandwidth_Bps.value_or(old.bandwidth_Bps()), latency_s.value_or(old.latency_s()));
+  topology = inter_chip ? topology.with_links(link, topology.intra_chip())
+                        : topology.with_links(topology.inter_chip(), link);
+}
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> names;
+  for (const auto& info : sim::algorithm_table()) {
+    if (std::find(names.begin(), names.end(), info.name) == names.end()) names.push_back(info.name);
+  }
+  return names;
+}
+
+}  // namespace
+
+std::vector<ConfigKey> hardware_keys() {
+  return {
+      ConfigKey("hardware.topology", "topology preset or spec",
+                "The pod: a preset (tpusim topo describe lists them) or a spec such as "
+                "torus:16x16,cores=2,bw=62GBps,lat=1us.")
+          .ranged("at most what 4 GiB of simulator state allows (topologies/simulation_memory.hpp)")
+          .defaults_to("tpu-v2-pod")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            try {
+              r.config.hardware.topology = topo::topology_from_spec(value.scalar());
+              topo::require_simulation_fits(r.config.hardware.topology);
+            } catch (const InputError& error) {
+              value.fail(error.what());
+            }
+          })
+          .reports([](const RunConfig& c) { return c.hardware.topology.name(); }),
+      ConfigKey("hardware.device", "one of " + join(mtf::DeviceModel::preset_names()),
+                "The device model of each core (mtf::DeviceModel); the keys below override its figures.")
+          .computed("tpu-v3-core on a tpu-v3 topology, else tpu-v2-core",
+                    [](ConfigReading& r) {
+                      const bool v3 = r.config.hardware.topology.name().rfind("tpu-v3", 0) == 0;
+                      r.config.hardware.device = mtf::DeviceModel::preset(v3 ? "tpu-v3-core" : "tpu-v2-core");
+                    })
+          .needs({"hardware.topology"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            r.config.hardware.device = mtf::DeviceModel::preset(value.one_of(mtf::DeviceModel::preset_names()));
+          })
+          .reports([](const RunConfig& c) { return c.hardware.device.name(); }),
+      ConfigKey("hardware.peak_flops_per_core", kFlopRate, "Peak FLOP rate of one core.")
+          .ranged(kFlopRateRange_flops.text)
+          .absent_means("the device's")
+          .needs({"hardware.device"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            DeviceFigures figures = figures_of(r.config.hardware.device);
+            figures.peak_flops = value.flops();
+            set_device(r, figures);
+          })
+          .reports([](const RunConfig& c) { return c.hardware.device.peak_flops(); }),
+      ConfigKey("hardware.hbm_per_core", kMemorySize, "HBM of one core.")
+          .ranged(kMemoryRange_bytes.text)
+          .absent_means("the device's")
+          .needs({"hardware.device"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            DeviceFigures figures = figures_of(r.config.hardware.device);
+            figures.hbm_bytes = value.memory_bytes();
+            set_device(r, figures);
+          })
+          .reports([](const RunConfig& c) { return c.hardware.device.hbm_bytes(); }, "hbm_bytes_per_core"),
+      ConfigKey("hardware.hbm_bandwidth_per_core", kBandwidth, "HBM bandwidth of one core.")
+          .ranged(kBandwidthRange_Bps.text)
+          .absent_means("the device's")
+          .needs({"hardware.device"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            DeviceFigures figures = figures_of(r.config.hardware.device);
+            figures.hbm_bandwidth_Bps = value.bandwidth_Bps();
+            set_device(r, figures);
+          })
+          .reports([](const RunConfig& c) { return c.hardware.device.hbm_bandwidth_Bps(); },
+                   "hbm_bandwidth_Bps_per_core"),
+      ConfigKey("hardware.inter_chip_bandwidth", kBandwidth, "Bandwidth of each link between chips, one way.")
+          .ranged(kBandwidthRange_Bps.text)
+          .absent_means("the topology's")
+          .needs({"hardware.topology"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            set_links(r, true, value.bandwidth_Bps(), std::nullopt);
+          })
+          .reports([](const RunConfig& c) { return c.hardware.topology.inter_chip().bandwidth_Bps(); },
+                   "inter_chip_bandwidth_Bps"),
+      ConfigKey("hardware.inter_chip_latency", kLatency, "Latency of each link between chips.")
+          .ranged(kLatencyRange_s.text)
+          .absent_means("the topology's")
+          .needs({"hardware.topology"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            set_links(r, true, std::nullopt, value.latency_s());
+          })
+          .reports([](const RunConfig& c) { return c.hardware.topology.inter_chip().latency_s(); },
+                   "inter_chip_latency_s"),
+      ConfigKey("hardware.intra_chip_bandwidth", kBandwidth,
+                "Bandwidth between the cores of one chip, one way.")
+          .ranged(kBandwidthRange_Bps.text)
+          .absent_means("the topology's")
+          .needs({"hardware.topology"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            set_links(r, false, value.bandwidth_Bps(), std::nullopt);
+          })
+          .reports([](const RunConfig& c) { return c.hardware.topology.intra_chip().bandwidth_Bps(); },
+                   "intra_chip_bandwidth_Bps"),
+      ConfigKey("hardware.intra_chip_latency", kLatency, "Latency between the cores of one chip.")
+          .ranged(kLatencyRange_s.text)
+          .absent_means("the topology's")
+          .needs({"hardware.topology"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            set_links(r, false, std::nullopt, value.latency_s());
+          })
+          .reports([](const RunConfig& c) { return c.hardware.topology.intra_chip().latency_s(); },
+                   "intra_chip_latency_s"),
+      ConfigKey("hardware.collectives", "map from mesh axis to a simulator algorithm name",
+                "The simulator's algorithm for the collectives along each mesh axis, such as "
+                "{batch: bidir_ring, model: ring} (tpusim collective --help lists the algorithms).")
+          .absent_means("the engine's default algorithm of each collective")
+          .needs({"mesh.shape"})
+          .with_subkeys("<mesh axis>")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            // An algorithm that cannot run a collective it is asked for is found when the model is lowered
+            // (training_run.cpp); RunConfig::locations points that error here.
+            value.expect_map(r.config.mesh.shape.shape().names());
+            const std::vector<std::string> known = algorithm_names();
+            for (const auto& axis : value.keys()) {
+              const ConfigNode algorithm = value.child(axis);
+              r.config.locations["hardware.collectives." + axis] = algorithm.where();
+              r.config.hardware.collective_algorithm_by_axis[axis] = algorithm.one_of(known);
+            }
+          })
+          .reports([](const RunConfig& c) { return nlohmann::json(c.hardware.collective_algorithm_by_axis); }),
+  };
+}
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,120 @@
+// The rows of the `mesh:` section: the logical mesh, where its processors run, and which mesh axis splits
+// each tensor dimension. The mesh and layout are parsed by their own types (mtf::MeshShape, mtf::LayoutRules);
+// what only the config knows is checked here: the mesh against the topology, the layout against the model.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "mesh_tf/mesh_mapping.hpp"
+#include "topologies/support/input_error.hpp"
+#include "workloads/config/config_schema.hpp"
+#include "workloads/config/model_section.hpp"
+#include "workloads/models/model_kinds.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+// Every size the layout splits divides evenly, and the model's kind accepts the layout. `layout_node` is the
+// written layout, null for the default one.
+void check_layout_fits_model(const ConfigReading& r, const ConfigNode* layout_node) {
+  const ModelConfig& model = r.config.model;
+  const MeshConfig& mesh = r.config.mesh;
+  const ConfigNode model_node = r.root.child("model");
+  for (const auto& [dim, axis] : mesh.layout.rules()) {
+    const std::int64_t size = model_dimension_size(model, dim);
+    const int parts = mesh.shape.dim_size(mesh.shape.index_of(axis));
+    if (size % parts != 0) {
+      // Each tensor dimension is sized by the model key of its name.
+      const std::optional<ConfigNode> size_node = model_node.optional_child(dim);
+      (size_node ? *size_node : model_node)
+          .fail(fmt::format("{} does not split evenly over mesh axis '{}' of size {} (layout rule {}:{})", size,
+                            axis, parts, dim, axis));
+    }
+  }
+  const ModelKindInfo& kind = model_kind(model.kind);
+  if (kind.check_layout) {
+    const std::string problem = kind.check_layout(model, mesh.layout);
+    if (!problem.empty()) (layout_node ? *layout_node : model_node).fail(problem);
+  }
+}
+
+}  // namespace
+
+std::vector<ConfigKey> mesh_keys() {
+  return {
+      ConfigKey("mesh.shape", "mesh shape: name:size pairs such as batch:16;model:32",
+                "The logical mesh of processors (Mesh-TensorFlow's mesh), one named axis per way of splitting "
+                "the work; it has as many processors as the topology has cores.")
+          .required()
+          .needs({"hardware.topology"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            const std::string text = value.scalar();
+            if (text.empty()) value.fail("the mesh shape is empty; expected name:size pairs such as batch:16;model:32");
+            try {
+              r.config.mesh.shape = mtf::MeshShape::parse(text);
+            } catch (const InputError& error) {
+              value.fail(error.what());
+            }
+            const topo::Topology& topology = r.config.hardware.topology;
+            if (r.config.mesh.num_cores() != topology.num_cores()) {
+              value.fail(fmt::format("{} has {} cores but the topology {} has {}", r.config.mesh.shape_text(),
+                                     r.config.mesh.num_cores(), topology.name(), topology.num_cores()));
+            }
+          })
+          .reports([](const RunConfig& c) { return c.mesh.shape_text(); }),
+      ConfigKey("mesh.mapping", mtf::MappingSpec::valid_forms(),
+                "Where the mesh's processors run: rings puts each mesh axis on physically connected rings "
+                "where sizes allow, linear runs processor i on core i, an assignment names the physical axes "
+                "of each mesh axis, fastest first.")
+          .defaults_to("rings")
+          .needs({"mesh.shape", "hardware.topology"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            try {
+              const mtf::MappingSpec spec = mtf::MappingSpec::parse(value.scalar());
+              // An explicit assignment is checked against the mesh and the topology now, so that its errors
+              // point at this line.
+              if (spec.kind() == mtf::MappingSpec::Kind::axes) {
+                mtf::MeshMapping(r.config.mesh.shape, r.config.hardware.topology, spec);
+              }
+              r.config.mesh.mapping = spec;
+            } catch (const InputError& error) {
+              value.fail(error.what());
+            }
+          })
+          .reports([](const RunConfig& c) { return c.mesh.mapping.to_string(); }),
+      ConfigKey("mesh.layout", "layout rules: tensor-dim:mesh-axis pairs such as batch:batch;d_ff:model",
+                "Which mesh axis splits each tensor dimension (Mesh-TensorFlow's layout rules); dimensions "
+                "not named are not split. The dimensions a model has are its kind's (model kinds below).")
+          .computed("the model kind's rules, for the mesh axes present",
+                    [](ConfigReading& r) {
+                      r.config.mesh.layout = default_layout(r.config.model.kind, r.config.mesh.shape);
+                      check_layout_fits_model(r, nullptr);
+                    })
+          .needs({"mesh.shape", "model.kind"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            mtf::LayoutRules rules;
+            try {
+              rules = mtf::LayoutRules::parse(value.scalar());
+            } catch (const InputError& error) {
+              value.fail(error.what());
+            }
+            const ModelKindInfo& kind = model_kind(r.config.model.kind);
+            for (const auto& [dim, axis] : rules.rules()) {
+              if (std::find(kind.dimensions.begin(), kind.dimensions.end(), dim) == kind.dimensions.end()) {
+                value.fail(fmt::format("a {} has no dimension '{}'{}; its dimensions are {}", kind.name, dim,
+                                       did_you_mean(dim, kind.dimensions), join(kind.dimensions)));
+              }
+            }
+            try {
+              rules.check_against(r.config.mesh.shape);
+            } catch (const InputError& error) {
+              value.fail(error.what());
+            }
+            r.config.mesh.layout = rules;
+            check_layout_fits_model(r, &value);
+          })
+          .reports([](const RunConfig& c) { return c.mesh.layout_text(); }),
+  };
+}
+
+}  // namespace tpusim::workloads

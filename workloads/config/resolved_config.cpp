@@ -1,0 +1,27 @@
+#include "workloads/config/resolved_config.hpp"
+
+#include "workloads/config/config_schema.hpp"
+#include "workloads/config/model_section.hpp"
+#include "workloads/models/model_kinds.hpp"
+
+namespace tpusim::workloads {
+
+nlohmann::json resolved_config(const RunConfig& config) {
+  nlohmann::json resolved = nlohmann::json::object();
+  for (const auto& row : config_schema()) {
+    nlohmann::json& section = row.section().empty() ? resolved : resolved[row.section()];
+    section[row.result_field()] = row.resolved(config);
+  }
+  for (const auto& use : model_kind(config.model.kind).keys) {
+    resolved["model"][use.key] = model_key(use.key).resolved(config.model);
+  }
+  // Not keys: where the config was read, and what the topology is made of.
+  resolved["source"] = config.source;
+  const topo::Topology& topology = config.hardware.topology;
+  resolved["hardware"]["chip_dims"] = topology.chip_dims();
+  resolved["hardware"]["cores_per_chip"] = topology.cores_per_chip();
+  resolved["hardware"]["cores"] = topology.num_cores();
+  return resolved;
+}
+
+}  // namespace tpusim::workloads

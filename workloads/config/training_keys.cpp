@@ -1,0 +1,81 @@
+// The rows of the `training:` section: the optimizer, numerics, steps and where results go.
+#include <fmt/format.h>
+
+#include "topologies/support/units.hpp"
+#include "workloads/config/config_schema.hpp"
+#include "workloads/model_formulas.hpp"
+
+namespace tpusim::workloads {
+
+std::vector<ConfigKey> training_keys() {
+  return {
+      ConfigKey("training.optimizer", "one of " + join(optimizer_kinds().names()),
+                "The optimizer of each step (Mesh-TensorFlow's); its slot variables count in memory per core.")
+          .defaults_to("adafactor")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            r.config.training.optimizer = value.choice(optimizer_kinds());
+          })
+          .reports([](const RunConfig& c) { return to_string(c.training.optimizer); }),
+      ConfigKey("training.learning_rate", "number", "The optimizer's learning rate.")
+          .ranged("greater than 0")
+          .defaults_to("0.01")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            r.config.training.learning_rate = value.number();
+            if (r.config.training.learning_rate <= 0) value.fail("must be positive");
+          })
+          .reports([](const RunConfig& c) { return c.training.learning_rate; }),
+      ConfigKey("training.numerics", "one of " + join(numerics_modes().names()),
+                "timing simulates with shapes only; full also computes real fp32 values on every core, "
+                "so the loss is reported (small models only: this machine does the work of every core).")
+          .ranged(fmt::format("full: at most {:.3g} FLOPs and {} of host memory per step",
+                              NumericsCost::kMaxFlopsPerStep, format_bytes(NumericsCost::kMaxHostBytes)))
+          .defaults_to("timing")
+          .needs({"model.kind", "training.optimizer"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            r.config.training.numerics = value.choice(numerics_modes());
+            if (r.config.training.numerics != NumericsMode::full) return;
+            const NumericsCost cost = full_numerics_cost(r.config.model, r.config.training);
+            if (!cost.fits()) {
+              value.fail(fmt::format(
+                  "full numerics of this model would need about {:.3g} FLOPs and {} of host memory per step; a "
+                  "full run is limited to {:.3g} FLOPs and {} (use numerics: timing, or a smaller model)",
+                  cost.flops_per_step, format_bytes(cost.host_bytes), NumericsCost::kMaxFlopsPerStep,
+                  format_bytes(NumericsCost::kMaxHostBytes)));
+            }
+          })
+          .reports([](const RunConfig& c) { return to_string(c.training.numerics); }),
+      ConfigKey("training.steps", "whole number", "Training steps to simulate (tpusim run --steps overrides it).")
+          .ranged(fmt::format("1 to {}", kMaxSteps))
+          .defaults_to("1")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            const auto steps = value.positive_integer();
+            if (steps > kMaxSteps)
+              value.fail(fmt::format("{} steps is more than the {} a run may have", steps, kMaxSteps));
+            r.config.training.steps = static_cast<int>(steps);
+          })
+          .reports([](const RunConfig& c) { return c.training.steps; }),
+      ConfigKey("training.seed", "whole number",
+                "Seeds the initial weights and the synthetic data: the same seed gives the same run.")
+          .ranged("0 or more")
+          .defaults_to("1")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            const auto seed = value.integer();
+            if (seed < 0) value.fail("must not be negative");
+            r.config.training.seed = static_cast<std::uint64_t>(seed);
+          })
+          .reports([](const RunConfig& c) { return c.training.seed; }),
+      ConfigKey("training.output", "folder path",
+                "The results folder: summary.json, collectives.csv and trace.json (tpusim run --output "
+                "overrides it).")
+          .computed("results/<name>",
+                    [](ConfigReading& r) { r.config.training.output_dir = "results/" + r.config.name; })
+          .needs({"name"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            r.config.training.output_dir = value.scalar();
+            if (r.config.training.output_dir.empty()) value.fail("must not be empty");
+          })
+          .reports([](const RunConfig& c) { return c.training.output_dir; }, "output"),
+  };
+}
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,160 @@
+#include "workloads/models/model_kinds.hpp"
+
+#include <fmt/format.h>
+
+#include "topologies/support/check.hpp"
+#include "workloads/models/model_builder.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+std::string transformer_summary(const ModelConfig& m, const std::string& layers) {
+  return fmt::format("{}, d_model {}, d_ff {}, heads {}, d_kv {}, vocab {}, batch {} x {} tokens", layers,
+                     m.d_model, m.d_ff, m.heads, m.d_kv, m.vocab, m.batch, m.length);
+}
+std::string activations(const ModelConfig& m) {
+  return fmt::format(", {} activations", dtype_name(m.activation_dtype));
+}
+
+std::string mlp_summary(const ModelConfig& m) {
+  return fmt::format("{} layers, d_model {}, d_ff {}, batch {}", m.layers, m.d_model, m.d_ff, m.batch) +
+         activations(m);
+}
+std::string lm_summary(const ModelConfig& m) {
+  return transformer_summary(m, fmt::format("{} layers", m.layers)) + activations(m);
+}
+std::string encoder_decoder_summary(const ModelConfig& m) {
+  return transformer_summary(m, fmt::format("{}+{} layers", m.layers, m.decoder_layers)) + activations(m);
+}
+std::string moe_summary(const ModelConfig& m) {
+  return transformer_summary(m, fmt::format("{} layers", m.layers)) + fmt::format(", {} experts", m.experts) +
+         activations(m);
+}
+
+// The engine would find this too, but later and without pointing at the layout.
+std::string moe_check_layout(const ModelConfig&, const mtf::LayoutRules& layout) {
+  const auto experts_axis = layout.mesh_dim_for("experts");
+  if (!experts_axis || experts_axis != layout.mesh_dim_for("d_ff")) return "";
+  return fmt::format(
+      "experts and d_ff are both laid out on mesh axis '{}', but the expert weights [experts, d_model, d_ff] "
+      "cannot split two dimensions over one mesh axis",
+      *experts_axis);
+}
+
+}  // namespace
+
+const std::vector<ModelKindInfo>& model_kinds() {
+  const std::vector<std::string> transformer_dims = {"batch", "length", "d_model", "d_ff",
+                                                     "heads", "d_kv",   "vocab"};
+  static const std::vector<ModelKindInfo> rows = {
+      {ModelKind::mlp,
+       "mlp",
+       "A multilayer perceptron, the paper's two-layer example repeated: layers blocks relu(x . in[d_model, "
+       "d_ff]) . out[d_ff, d_model], trained to reproduce its input.",
+       {{"layers"}, {"d_model"}, {"d_ff"}, {"batch"}, {"activation_dtype", "bf16"}},
+       {"batch", "d_model", "d_ff"},
+       "batch:batch;d_ff:model",
+       "tiny-mlp",
+       build_mlp,
+       kMlpFormulas,
+       nullptr,
+       mlp_summary},
+      {ModelKind::transformer_lm,
+       "transformer_lm",
+       "The paper's decoder-only language model: token embedding, layers blocks of causal self-attention "
+       "and feed-forward, a separate softmax; trained on next-token prediction.",
+       {{"layers"},
+        {"d_model"},
+        {"d_ff"},
+        {"heads"},
+        {"d_kv"},
+        {"vocab"},
+        {"batch"},
+        {"length"},
+        {"activation_dtype", "bf16"}},
+       transformer_dims,
+       "batch:batch;vocab:model;d_ff:model;heads:model",
+       "tiny-lm",
+       build_transformer_lm,
+       kTransformerLmFormulas,
+       nullptr,
+       lm_summary},
+      {ModelKind::encoder_decoder,
+       "encoder_decoder",
+       "The paper's encoder-decoder Transformer: one embedding shared by encoder_layers encoder blocks and "
+       "decoder_layers decoder blocks (with attention over the encoder); trained on a synthetic copy task.",
+       {{"encoder_layers"},
+        {"decoder_layers"},
+        {"d_model"},
+        {"d_ff"},
+        {"heads"},
+        {"d_kv"},
+        {"vocab"},
+        {"batch"},
+        {"length"},
+        {"activation_dtype", "bf16"}},
+       transformer_dims,
+       "batch:batch;vocab:model;d_ff:model;heads:model",
+       "tiny-translation",
+       build_encoder_decoder,
+       kEncoderDecoderFormulas,
+       nullptr,
+       encoder_decoder_summary},
+      {ModelKind::moe_transformer,
+       "moe_transformer",
+       "The language model with every feed-forward sublayer a mixture of experts (top-1 routing, at most "
+       "ceil(capacity_factor * length / experts) tokens per sequence and expert).",
+       {{"layers"},
+        {"d_model"},
+        {"d_ff"},
+        {"heads"},
+        {"d_kv"},
+        {"vocab"},
+        {"batch"},
+        {"length"},
+        {"experts"},
+        {"capacity_factor", "2"},
+        {"activation_dtype", "bf16"}},
+       {"batch", "length", "d_model", "d_ff", "heads", "d_kv", "vocab", "experts"},
+       // Mesh-TensorFlow's MoE layout: experts split like the batch, so dispatching tokens is one alltoall.
+       "batch:batch;experts:batch;vocab:model;d_ff:model;heads:model",
+       "tiny-moe",
+       build_moe_transformer,
+       kMoeTransformerFormulas,
+       moe_check_layout,
+       moe_summary},
+  };
+  return rows;
+}
+
+const ModelKindInfo& model_kind(ModelKind kind) {
+  for (const auto& row : model_kinds()) {
+    if (row.kind == kind) return row;
+  }
+  TPUSIM_CHECK(false);  // every ModelKind comes from a row (model_kind_names)
+  return model_kinds().front();
+}
+
+const NameTable<ModelKind>& model_kind_names() {
+  static const NameTable<ModelKind> table = [] {
+    std::vector<NameTable<ModelKind>::Entry> entries;
+    for (const auto& row : model_kinds()) entries.push_back({row.name, row.kind});
+    return NameTable<ModelKind>("model kind", entries);
+  }();
+  return table;
+}
+
+const char* to_string(ModelKind kind) { return model_kind(kind).name.c_str(); }
+
+mtf::LayoutRules default_layout(ModelKind kind, const mtf::MeshShape& mesh) {
+  const mtf::LayoutRules paper = mtf::LayoutRules::parse(model_kind(kind).default_layout);
+  std::vector<std::pair<std::string, std::string>> rules;
+  for (const auto& rule : paper.rules()) {
+    if (mesh.index_of(rule.second) >= 0) rules.push_back(rule);
+  }
+  return mtf::LayoutRules(rules);
+}
+
+std::string describe_model(const ModelConfig& model) { return model_kind(model.kind).summary(model); }
+
+}  // namespace tpusim::workloads

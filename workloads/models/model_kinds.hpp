@@ -1,0 +1,54 @@
+#pragma once
+// The model-kind registry: one row per kind of model a config may name (model.kind), holding everything that
+// depends on the kind: the model keys it takes, its tensor dimensions and default layout, its builder
+// (one file per kind in this folder), its closed forms (model_formulas.hpp) and how reports describe it.
+// Nothing else chooses by kind.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mesh_tf/layout_rules.hpp"
+#include "mesh_tf/mesh_shape.hpp"
+#include "topologies/support/name_table.hpp"
+#include "workloads/config/run_config.hpp"
+#include "workloads/model_formulas.hpp"
+
+namespace tpusim::mtf {
+class Graph;
+}
+
+namespace tpusim::workloads {
+
+struct BuiltModel;  // model_builder.hpp
+
+// A model key the kind takes (a row of config/model_section.hpp, named without "model.").
+struct ModelKeyUse {
+  std::string key;
+  std::string default_value = "";  // YAML text read when the config leaves it out; "" = required
+};
+
+struct ModelKindInfo {
+  ModelKind kind;
+  std::string name;         // as configs write it
+  std::string description;  // for tpusim run --schema
+  std::vector<ModelKeyUse> keys;        // in the order messages list them
+  std::vector<std::string> dimensions;  // the tensor dimensions layout rules may name
+  // The paper's layout rules; a mesh keeps those whose mesh axis it has.
+  std::string default_layout;
+  std::string example_preset;  // a small preset of this kind (tests build it)
+  BuiltModel (*build)(mtf::Graph& graph, const ModelConfig& model);
+  ModelFormulas formulas;
+  // A problem of the layout only this kind has (a sentence, "" if none), found before the engine lowers the
+  // model so that it points at mesh.layout; nullptr: no check of its own.
+  std::string (*check_layout)(const ModelConfig& model, const mtf::LayoutRules& layout);
+  std::string (*summary)(const ModelConfig& model);  // the report's one-line description of the model
+};
+
+const std::vector<ModelKindInfo>& model_kinds();  // every row, in the order messages list them
+const ModelKindInfo& model_kind(ModelKind kind);
+const NameTable<ModelKind>& model_kind_names();  // parses model.kind with did-you-mean
+// default_layout of the kind, kept to the axes the mesh has.
+mtf::LayoutRules default_layout(ModelKind kind, const mtf::MeshShape& mesh);
+std::string describe_model(const ModelConfig& model);  // the row's summary
+
+}  // namespace tpusim::workloads
