@@ -7,12 +7,15 @@
 // the simulator is deterministic. They are not simulated: the driver sleeps for their total duration, applies
 // their data in order and adds their link bytes. This needs every participant in the round, so that no other
 // transfer could have started meanwhile.
+//
+// Transfers are started from maestro, a batch at a time, and their ends come from a TransferTracker.
 #include "sim/executor.hpp"
 
 #include <algorithm>
 #include <deque>
 #include <limits>
 
+#include "sim/transfer_tracker.hpp"
 #include "topologies/support/check.hpp"
 
 namespace tpusim::sim {
@@ -53,7 +56,7 @@ class Driver {
     load_rounds();
     start_candidates();
     while (true) {
-      if (active_.empty()) {
+      if (tracker_.in_flight() == 0) {
         if (next_round_ >= total_rounds_ && window_.empty()) break;
         TPUSIM_CHECK(next_round_ <
                      total_rounds_);  // loaded work that can never start would be a scheduling bug
@@ -85,11 +88,12 @@ class Driver {
     int incomplete;
     std::vector<std::uint32_t> transfers;
   };
-  struct Active {
-    std::size_t round;
-    std::uint32_t index;
+  // What finishing a transfer in flight needs, by its tracker slot.
+  struct Flight {
+    std::size_t round = 0;
+    std::uint32_t index = 0;
     std::vector<float> payload;
-    double start_s;
+    double start_s = 0;
   };
 
   Loaded& loaded(std::size_t round) { return window_[round - window_.front().round]; }
@@ -137,6 +141,10 @@ class Driver {
   }
 
   void start_candidates() {
+    TransferTracker::in_maestro([this] { start_candidates_in_maestro(); });
+  }
+
+  void start_candidates_in_maestro() {
     auto candidates = std::move(candidates_);
     candidates_.clear();
     std::sort(candidates.begin(), candidates.end());
@@ -153,18 +161,21 @@ class Driver {
     const double now = s4u::Engine::get_clock();
     if (r.first_start < 0) {
       r.first_start = now;
-      r.clean_start = active_.empty() && window_.front().round == r.round;
+      r.clean_start = tracker_.in_flight() == 0 && window_.front().round == r.round;
     } else if (r.first_start != now) {
       r.same_start = false;
     }
     r.started[index] = 1;
     const std::uint64_t bytes = t.count * input_.element_bytes;
-    Active active{r.round, index, {}, now};
-    if (buffers_[t.src] != nullptr) active.payload = snapshot(t);
     for (const int link : platform_.route(t.src, t.dst)) add_link_bytes(link, static_cast<double>(bytes));
-    comms_.push_back(
-        s4u::Comm::sendto_async(platform_.host_of_rank(t.src), platform_.host_of_rank(t.dst), bytes));
-    active_.push_back(std::move(active));
+    const std::uint32_t slot =
+        tracker_.start(platform_.host_of_rank(t.src), platform_.host_of_rank(t.dst), bytes);
+    if (slot >= flights_.size()) flights_.resize(slot + 1);
+    Flight& flight = flights_[slot];
+    flight.round = r.round;
+    flight.index = index;
+    flight.start_s = now;
+    if (buffers_[t.src] != nullptr) flight.payload = snapshot(t);
     ++stats_.messages;
     ++stats_.simulated_messages;
   }
@@ -193,33 +204,23 @@ class Driver {
   }
 
   void complete_batch() {
-    s4u::Comm::wait_any(comms_);
+    tracker_.wait_for_ends(ended_);
     const double now = s4u::Engine::get_clock();
-    std::vector<std::size_t> done;
-    for (std::size_t i = 0; i < comms_.size(); ++i) {
-      if (comms_[i]->get_finish_time() >= 0) done.push_back(i);
-    }
-    TPUSIM_CHECK(!done.empty());
-    std::vector<Active> finished;
-    // Remove from the back so that the remaining indices stay valid.
-    for (auto it = done.rbegin(); it != done.rend(); ++it) {
-      finished.push_back(std::move(active_[*it]));
-      active_[*it] = std::move(active_.back());
-      active_.pop_back();
-      comms_[*it] = std::move(comms_.back());
-      comms_.pop_back();
-    }
-    std::sort(finished.begin(), finished.end(), [](const Active& a, const Active& b) {
-      return std::tie(a.round, a.index) < std::tie(b.round, b.index);
+    std::sort(ended_.begin(), ended_.end(), [this](std::uint32_t a, std::uint32_t b) {
+      return std::tie(flights_[a].round, flights_[a].index) < std::tie(flights_[b].round, flights_[b].index);
     });
-    for (const auto& f : finished) finish(f, now);
+    for (const std::uint32_t slot : ended_) {
+      finish(flights_[slot], now);
+      flights_[slot].payload.clear();
+      tracker_.release(slot);
+    }
     while (!window_.empty() && window_.front().unfinished == 0) {
       last_round_ = std::move(window_.front());
       window_.pop_front();
     }
   }
 
-  void finish(const Active& f, double now) {
+  void finish(const Flight& f, double now) {
     Loaded& r = loaded(f.round);
     const Transfer& t = r.transfers[f.index];
     r.started[f.index] = 2;
@@ -253,7 +254,7 @@ class Driver {
 
   bool ran_alone(const Loaded& r, double now) {
     if (!input_.fold_repeated_rounds || !r.same_start || !r.clean_start || r.transfers.empty()) return false;
-    if (!window_.empty() || !active_.empty() || next_round_ >= total_rounds_) return false;
+    if (!window_.empty() || tracker_.in_flight() != 0 || next_round_ >= total_rounds_) return false;
     std::vector<Rank> ranks;
     for (const auto& t : r.transfers) {
       if (last_end_[t.src] != now || last_end_[t.dst] != now) return false;
@@ -332,8 +333,9 @@ class Driver {
   std::size_t pending_round_ = std::numeric_limits<std::size_t>::max();
   Loaded last_round_{0, {}, {}, 0};
   std::vector<std::pair<std::size_t, std::uint32_t>> candidates_;
-  std::vector<Active> active_;
-  std::vector<s4u::CommPtr> comms_;
+  TransferTracker tracker_;
+  std::vector<Flight> flights_;  // by tracker slot
+  std::vector<std::uint32_t> ended_;
   ExecutionStats stats_;
 };
 

@@ -13,6 +13,7 @@
 #include "topologies/support/input_error.hpp"
 #include "workloads/model_formulas.hpp"
 #include "workloads/models/model_builder.hpp"
+#include "workloads/models/model_kinds.hpp"
 #include "workloads/synthetic_data.hpp"
 
 namespace tpusim::workloads {
@@ -80,6 +81,8 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   RunReport report;
   report.parameters = parameter_count(config.model);
   report.model_flops_per_step = training_flops_per_step(config.model);
+  report.tokens_per_step = tokens_per_step(config.model);
+  report.example_unit = trains_on_sequences(config.model.kind) ? "sequences" : "examples";
 
   mtf::Graph graph(config.training.seed);
   const BuiltModel model = build_model(graph, config.model);
@@ -94,8 +97,8 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   execution.mapping = config.mesh.mapping;
   std::unique_ptr<mtf::Executor> executor;
   try {
-    executor = std::make_unique<mtf::Executor>(graph, config.mesh.shape, config.mesh.layout, &simulator,
-                                               execution);
+    executor =
+        std::make_unique<mtf::Executor>(graph, config.mesh.shape, config.mesh.layout, &simulator, execution);
   } catch (const mtf::CollectiveAlgorithmError& error) {
     throw InputError(fmt::format("{}: {}", config.where("hardware.collectives"), error.what()));
   } catch (const InputError& error) {
@@ -143,6 +146,9 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   if (timeline.step_time_s > 0) {
     report.achieved_flops = report.model_flops_per_step / timeline.step_time_s;
     report.mfu = report.achieved_flops / (config.hardware.device.peak_flops() * config.mesh.num_cores());
+    report.flops_per_s_per_core = report.achieved_flops / config.mesh.num_cores();
+    report.tokens_per_s = report.tokens_per_step / timeline.step_time_s;
+    report.examples_per_s = double(config.model.batch) / timeline.step_time_s;
   }
   report.collective_groups = group_collectives(report.collectives);
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

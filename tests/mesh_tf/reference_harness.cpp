@@ -173,4 +173,45 @@ void check_against_reference(const ReferenceCase& c, std::mt19937_64& rng, const
   }
 }
 
+// Up to `count` distinct dims named i, j, k, l, m with sizes 2..4.
+std::vector<reference::Dim> random_dims(std::mt19937_64& rng, int count) {
+  std::vector<reference::Dim> pool;
+  std::uniform_int_distribution<int> size(2, 4);
+  for (const char* name : {"i", "j", "k", "l", "m"}) pool.push_back({name, size(rng)});
+  pool = shuffled(pool, rng);
+  pool.resize(count);
+  return pool;
+}
+
+// A random non-empty subset of `dims` (at least `min` of them), in random order.
+std::vector<reference::Dim> random_subset(const std::vector<reference::Dim>& dims, std::mt19937_64& rng,
+                                          std::size_t min) {
+  std::vector<reference::Dim> out;
+  do {
+    out.clear();
+    for (const auto& d : dims) {
+      if (rng() % 2) out.push_back(d);
+    }
+  } while (out.size() < min);
+  return shuffled(out, rng);
+}
+
+std::vector<reference::Dim> without(const std::vector<reference::Dim>& dims, const std::string& name) {
+  std::vector<reference::Dim> out;
+  for (const auto& d : dims) {
+    if (d.name != name) out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<std::string> names(const std::vector<reference::Dim>& dims) {
+  std::vector<std::string> out;
+  for (const auto& d : dims) out.push_back(d.name);
+  return out;
+}
+
+std::int64_t pick(std::mt19937_64& rng, std::int64_t low, std::int64_t high) {
+  return std::uniform_int_distribution<std::int64_t>(low, high)(rng);
+}
+
 }  // namespace tpusim::mtf::testing

@@ -48,4 +48,15 @@ std::vector<reference::Dim> shuffled(std::vector<reference::Dim> dims, std::mt19
 Shape shape_of(const std::vector<reference::Dim>& dims);
 std::vector<reference::Dim> dims_of(const Shape& shape);
 
+// Random cases per op family.
+constexpr int kSeeds = 12;
+// Up to `count` distinct dims named i, j, k, l, m with sizes 2..4, in random order.
+std::vector<reference::Dim> random_dims(std::mt19937_64& rng, int count);
+// A random subset of `dims` with at least `min` of them, in random order.
+std::vector<reference::Dim> random_subset(const std::vector<reference::Dim>& dims, std::mt19937_64& rng,
+                                          std::size_t min = 1);
+std::vector<reference::Dim> without(const std::vector<reference::Dim>& dims, const std::string& name);
+std::vector<std::string> names(const std::vector<reference::Dim>& dims);
+std::int64_t pick(std::mt19937_64& rng, std::int64_t low, std::int64_t high);  // uniform in [low, high]
+
 }  // namespace tpusim::mtf::testing

@@ -5,6 +5,7 @@
 #include "sim/request_check.hpp"
 #include "sim/simulator.hpp"
 #include "sim_test_support.hpp"
+#include "tests/topologies/support/input_error_of.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/support/input_error.hpp"
 
@@ -13,20 +14,11 @@ using namespace tpusim::sim;
 
 namespace {
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "no error";
-}
-
 // The error of a request for `op` along `axes` (testing::request_along) checked against the topology.
 std::string build_error(const char* topology_spec, const char* op, const char* algorithms,
                         const char* bytes = "64MiB", const char* axes = "") {
   const auto topology = topo::topology_from_spec(topology_spec);
-  return error_of(
+  return tpusim::test_support::input_error_of(
       [&] { validate_request(topology, testing::request_along(topology, op, algorithms, bytes, axes)); });
 }
 
@@ -70,7 +62,7 @@ TEST_CASE("bytes per member must fit in 64 bits") {
   request.groups = {testing::make_group({8})};
   request.elements = std::uint64_t{1} << 62;
   request.element_bytes = 4;  // 2^64 bytes per member: does not fit
-  CHECK(error_of([&] { validate_request(topology, request); }) ==
+  CHECK(tpusim::test_support::input_error_of([&] { validate_request(topology, request); }) ==
         "4611686018427387904 elements of 4 bytes do not fit in 64 bits of bytes per member");
 }
 
@@ -79,13 +71,13 @@ TEST_CASE("groups must be disjoint sets of existing cores") {
   CollectiveRequest request;
   request.elements = 8;
   request.groups = {testing::make_group({3}, 6)};
-  CHECK(error_of([&] { validate_request(topology, request); }) ==
+  CHECK(tpusim::test_support::input_error_of([&] { validate_request(topology, request); }) ==
         "group names core 8 but topology 'ring-8' has cores 0..7");
   request.groups = {testing::make_group({3}, 0), testing::make_group({2}, 2)};
-  CHECK(error_of([&] { validate_request(topology, request); }) ==
+  CHECK(tpusim::test_support::input_error_of([&] { validate_request(topology, request); }) ==
         "core 2 is in two groups; groups must be disjoint");
   request.groups = {};
-  CHECK(error_of([&] { validate_request(topology, request); }) ==
+  CHECK(tpusim::test_support::input_error_of([&] { validate_request(topology, request); }) ==
         "allreduce needs at least one group of cores");
   CHECK(build_error("ring-8", "allreduce", "ring", "64MiB", "x,q").find("unknown axis 'q'") == 0);
 }
@@ -97,30 +89,32 @@ TEST_CASE("data buffers and permutations are checked") {
   request.groups = {testing::make_group({2}, 0)};
   std::map<topo::Rank, std::vector<float>> data = {{0, std::vector<float>(4)}};
   request.data = &data;
-  CHECK(error_of([&] { validate_request(topology, request); }) == "data: no buffer for core 1");
+  CHECK(tpusim::test_support::input_error_of([&] { validate_request(topology, request); }) ==
+        "data: no buffer for core 1");
   data[1] = std::vector<float>(3);
-  CHECK(error_of([&] { validate_request(topology, request); }) ==
+  CHECK(tpusim::test_support::input_error_of([&] { validate_request(topology, request); }) ==
         "data: core 1 has 3 elements, the request says 4");
   CollectiveRequest permute;
   permute.kind = CollectiveKind::permute;
   permute.elements = 4;
   permute.permutation = {{0, 1}, {0, 2}};
-  CHECK(error_of([&] { validate_request(topology, permute); }) == "permutation sends from core 0 twice");
+  CHECK(tpusim::test_support::input_error_of([&] { validate_request(topology, permute); }) ==
+        "permutation sends from core 0 twice");
   permute.permutation = {{0, 9}};
-  CHECK(error_of([&] { validate_request(topology, permute); }) ==
+  CHECK(tpusim::test_support::input_error_of([&] { validate_request(topology, permute); }) ==
         "permutation names core 9 but topology 'ring-8' has cores 0..7");
 }
 
 TEST_CASE("a second simulator in one process is refused") {
   const auto topology = topo::preset("ring-8");
   Simulator first(topology);
-  CHECK(error_of([&] { Simulator second(topology); }) ==
+  CHECK(tpusim::test_support::input_error_of([&] { Simulator second(topology); }) ==
         "a Simulator already exists in this process; SimGrid allows one simulation per process");
 }
 
 TEST_CASE("writing a trace needs trace recording") {
   const auto topology = topo::preset("ring-8");
   Simulator simulator(topology);
-  CHECK(error_of([&] { simulator.write_chrome_trace("/tmp/never.json"); }) ==
+  CHECK(tpusim::test_support::input_error_of([&] { simulator.write_chrome_trace("/tmp/never.json"); }) ==
         "write_chrome_trace needs SimOptions::record_trace (the command line's --trace)");
 }

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "tests/topologies/support/input_error_of.hpp"
 #include "topologies/support/input_error.hpp"
 
 using tpusim::InputError;
@@ -38,12 +39,7 @@ std::string replace(const std::string& text, const std::string& from, const std:
 }
 
 std::string error_of(const std::string& yaml) {
-  try {
-    parse_run_config(yaml, "configs/test.yaml");
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return tpusim::test_support::input_error_of([&] { parse_run_config(yaml, "configs/test.yaml"); });
 }
 
 }  // namespace
@@ -264,9 +260,10 @@ TEST_CASE("mesh sizes are never cut to 32 bits or multiplied past an int") {
   CHECK(error_of(replace(kValid, "batch:8;model:4", "a:65536;b:65536;c:65536")) ==
         "configs/test.yaml:5: mesh.shape: mesh 'a:65536;b:65536;c:65536': mesh a:65536;b:65536;c:65536 has "
         "281474976710656 processors; at most 16777216 are supported; expected e.g. 'rows:16;cols:32'");
-  CHECK(error_of(replace(kValid, "batch:8;model:4", "batch:8;model:four")) ==
-        "configs/test.yaml:5: mesh.shape: mesh 'batch:8;model:four': shape 'batch:8;model:four': 'model:four' "
-        "is not name:size (e.g. 'batch:8,io:16'); expected e.g. 'rows:16;cols:32'");
+  CHECK(
+      error_of(replace(kValid, "batch:8;model:4", "batch:8;model:four")) ==
+      "configs/test.yaml:5: mesh.shape: mesh 'batch:8;model:four': shape 'batch:8;model:four': 'model:four' "
+      "is not name:size (e.g. 'batch:8,io:16'); expected e.g. 'rows:16;cols:32'");
   CHECK(error_of(replace(kValid, "batch:8;model:4", "''")) ==
         "configs/test.yaml:5: mesh.shape: the mesh shape is empty; expected name:size pairs such as "
         "batch:16;model:32");

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
+#include "tests/topologies/support/input_error_of.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/model_section.hpp"
@@ -26,12 +27,7 @@ const char* const kMinimal =
     "model: {kind: mlp, layers: 1, d_model: 8, d_ff: 16, batch: 8}\n";
 
 std::string error_of(const std::string& yaml) {
-  try {
-    parse_run_config(yaml, "schema.yaml");
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return tpusim::test_support::input_error_of([&] { parse_run_config(yaml, "schema.yaml"); });
 }
 
 // A JSON value of the resolved config as YAML.
@@ -61,7 +57,8 @@ std::string written_back(const RunConfig& config) {
       root[row.section()][row.name()] = yaml_of(value);
     }
   }
-  for (const auto& use : model_kind(config.model.kind).keys) root["model"][use.key] = yaml_of(resolved["model"][use.key]);
+  for (const auto& use : model_kind(config.model.kind).keys)
+    root["model"][use.key] = yaml_of(resolved["model"][use.key]);
   return YAML::Dump(root) + "\n";
 }
 
@@ -138,8 +135,9 @@ TEST_CASE("schema: --schema documents every row, model kind and model key") {
   for (const auto& row : config_schema()) {
     INFO(row.key);
     CHECK_THAT(schema, Catch::Contains("\n" + row.key + " "));
-    CHECK_THAT(schema, Catch::Contains(row.absent == ConfigKey::Absent::required ? "required"
-                                                                                  : "default: " + row.default_text()));
+    CHECK_THAT(schema,
+               Catch::Contains(row.absent == ConfigKey::Absent::required ? "required"
+                                                                         : "default: " + row.default_text()));
   }
   for (const auto& kind : model_kinds()) CHECK_THAT(schema, Catch::Contains("\n  " + kind.name + " "));
   for (const auto& key : model_key_table()) CHECK_THAT(schema, Catch::Contains("\nmodel." + key.name + " "));
@@ -163,7 +161,8 @@ TEST_CASE("schema: a misspelt key is an unknown key that suggests the real one")
     const std::string path = (section.empty() ? "" : section + ".") + wrong;
     const std::string error = error_of(YAML::Dump(root));
     INFO(error);
-    CHECK_THAT(error, Catch::Contains(": " + path + ": unknown key (did you mean '" + name + "'?); valid keys are"));
+    CHECK_THAT(error,
+               Catch::Contains(": " + path + ": unknown key (did you mean '" + name + "'?); valid keys are"));
   };
   for (const auto& row : config_schema()) {
     if (!row.whole_section) misspelt(row.section(), row.name());

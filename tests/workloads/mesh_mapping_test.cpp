@@ -7,6 +7,7 @@
 #include "mesh_tf/execution.hpp"
 #include "mesh_tf/optimizer.hpp"
 #include "sim/simulator.hpp"
+#include "tests/topologies/support/input_error_of.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/models/model_builder.hpp"
@@ -28,12 +29,7 @@ std::string config_with(const std::string& mapping_line) {
 }
 
 std::string error_of(const std::string& yaml) {
-  try {
-    parse_run_config(yaml, "configs/map.yaml");
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return tpusim::test_support::input_error_of([&] { parse_run_config(yaml, "configs/map.yaml"); });
 }
 
 }  // namespace

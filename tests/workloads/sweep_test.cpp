@@ -5,12 +5,14 @@
 #include <sstream>
 #include <string>
 
+#include "tests/topologies/support/input_error_of.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/sweep/sweep_catalog.hpp"
 #include "workloads/sweep/sweep_report.hpp"
 #include "workloads/sweep/sweep_run.hpp"
+#include "workloads/sweep/study.hpp"
 #include "workloads/sweep/sweep_spec.hpp"
 
 using tpusim::InputError;
@@ -19,12 +21,7 @@ using namespace tpusim::workloads;
 namespace {
 
 std::string error_of(const std::string& yaml) {
-  try {
-    parse_sweep(yaml, "sweeps/s.yaml");
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "(no error)";
+  return tpusim::test_support::input_error_of([&] { parse_sweep(yaml, "sweeps/s.yaml"); });
 }
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {
@@ -90,7 +87,7 @@ TEST_CASE("sweep: a whole section and keys missing from the base can be varied")
 TEST_CASE("sweep: problems of the sweep file itself are located at their key") {
   CHECK(error_of("base: tiny-mlp\nvary: {mesh.shape: [batch:8;model:1]}\nbsae: x\n") ==
         "sweeps/s.yaml:3: bsae: unknown key (did you mean 'base'?); valid keys are name, description, base, "
-        "vary, output");
+        "set, vary, zip, points, exclude, output");
   CHECK(error_of("base: tiny-mlp\nvary:\n  mesh.shape: []\n") ==
         "sweeps/s.yaml:3: vary.mesh.shape: the list of values is empty");
   CHECK(error_of("base: tiny-mlp\nvary:\n  mesh.shape: batch:8;model:1\n") ==
@@ -151,11 +148,12 @@ TEST_CASE("sweep: an invalid point is located at the sweep value that makes it i
 TEST_CASE("sweep: the shipped sweeps resolve") {
   const auto names = sweep_preset_names();
   REQUIRE(names.size() >= 1);
+  // Every kind of study (training sweeps and collective studies) loads through the one dispatcher.
   for (const auto& name : names) {
     INFO(name);
-    const Sweep sweep = load_sweep_preset(name);
-    CHECK(sweep.name == name);
-    CHECK_FALSE(sweep.points.empty());
+    const auto study = load_study_preset(name);
+    CHECK(study->name() == name);
+    CHECK(study->size() > 0);
   }
   const Sweep mesh = load_sweep_preset("lm-s5-mesh");
   REQUIRE(mesh.points.size() == 5);
@@ -208,7 +206,7 @@ TEST_CASE("sweep: each point's results equal a direct run of the same config") {
   const auto json = sweep_json(sweep, results, 1.0);
   CHECK(json["runs"].size() == 2);
   CHECK(json["runs"][1]["step_time"]["step_time_s"].get<double>() == results[1].step_time_s);
-  CHECK(json["context"]["vary"][0]["key"] == "mesh.shape");
+  CHECK(json["sweep"]["vary"][0]["key"] == "mesh.shape");
 }
 
 TEST_CASE("sweep: a point over its HBM is a row with fits false, not a failure") {

@@ -13,6 +13,7 @@
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/collectives/request_builder.hpp"
+#include "workloads/report/report_context.hpp"
 
 namespace tpusim::cli {
 namespace {
@@ -84,9 +85,10 @@ void add_bench_collectives(CLI::App& bench) {
       }
     }
     if (json) {
-      const nlohmann::json context = {
-          {"tpusim", TPUSIM_VERSION}, {"simgrid", sim::simgrid_version()}, {"network", "ideal"}};
-      std::cout << nlohmann::json{{"context", context}, {"runs", runs}}.dump(2) << "\n";
+      std::cout << workloads::dump_report(workloads::with_report_context(
+                       {{"network", "ideal"}, {"runs", runs}}, workloads::format::kBenchCollectives,
+                       "bench collectives"))
+                << "\n";
     }
   });
 }

@@ -4,6 +4,8 @@
 
 namespace tpusim::cli {
 
+void add_bench_sweep(CLI::App& bench);  // bench_sweep.cpp
+
 void add_bench_command(CLI::App& app) {
   auto* bench =
       app.add_subcommand("bench", "Benchmarks: wall time and peak memory of the simulator and engine");
@@ -11,6 +13,7 @@ void add_bench_command(CLI::App& app) {
   add_bench_collectives(*bench);
   add_bench_engine(*bench);
   add_bench_step(*bench);
+  add_bench_sweep(*bench);
 }
 
 }  // namespace tpusim::cli

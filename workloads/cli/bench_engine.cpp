@@ -6,13 +6,14 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "workloads/bench/engine_bench.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/simulation_memory.hpp"
 #include "topologies/support/units.hpp"
+#include "workloads/bench/engine_bench.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/cli/number_option.hpp"
+#include "workloads/report/report_context.hpp"
 
 namespace tpusim::cli {
 
@@ -80,7 +81,20 @@ void add_bench_engine(CLI::App& bench) {
                               {"simulated_step_s", lowering.simulated_step_s},
                               {"simulated_comm_s", lowering.simulated_comm_s},
                               {"simulated_exposed_comm_s", lowering.simulated_exposed_comm_s}}}};
-      std::cout << out.dump(2) << "\n";
+      const nlohmann::json inputs = {{"batch", batch},
+                                     {"io", io},
+                                     {"hidden", hidden},
+                                     {"cores", cores},
+                                     {"steps", steps},
+                                     {"topology", topology_spec},
+                                     {"mesh", mesh},
+                                     {"layout", rules},
+                                     {"pod_batch", pod_batch},
+                                     {"pod_io", pod_io},
+                                     {"pod_hidden", pod_hidden}};
+      std::cout << workloads::dump_report(workloads::with_report_context(out, workloads::format::kBenchEngine,
+                                                                         "bench engine", inputs))
+                << "\n";
       return;
     }
     std::cout << fmt::format(

@@ -11,6 +11,7 @@
 #include "topologies/support/child_process.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/config/preset_catalog.hpp"
+#include "workloads/report/report_context.hpp"
 #include "workloads/training_run.hpp"
 
 namespace tpusim::cli {
@@ -90,8 +91,12 @@ void add_bench_step(CLI::App& bench) {
                        result["collective_calls"].get<int>(), c.target)
                 << std::flush;
     }
-    if (json)
-      std::cout << nlohmann::json{{"context", {{"benchmark", "step"}}}, {"runs", runs}}.dump(2) << "\n";
+    if (json) {
+      std::cout << workloads::dump_report(workloads::with_report_context(
+                       {{"runs", runs}}, workloads::format::kBenchStep, "bench step",
+                       {{"only", workloads::input_or_null(only)}}))
+                << "\n";
+    }
     for (const auto& r : runs) {
       if (r.contains("error"))
         throw std::runtime_error("bench step: a case failed: " + r["error"].get<std::string>());

@@ -15,6 +15,7 @@
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/collectives/measurement.hpp"
+#include "workloads/report/report_context.hpp"
 
 namespace tpusim::cli {
 namespace {
@@ -85,7 +86,17 @@ nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& t
     out["data_tolerance"] = m.data_tolerance;
     out["data_ok"] = m.data_ok;
   }
-  return out;
+  // The options as given ("" = the op's default, null here); --trace only adds a file.
+  const nlohmann::json inputs = {{"topology", options.topology},
+                                 {"op", options.spec.op},
+                                 {"algo", workloads::input_or_null(options.spec.algorithms)},
+                                 {"bytes", options.spec.bytes},
+                                 {"group_axes", workloads::input_or_null(options.spec.group_axes)},
+                                 {"reduce", options.spec.reduce},
+                                 {"network", options.network},
+                                 {"check_data", options.check_data},
+                                 {"no_fold", options.no_fold}};
+  return workloads::with_report_context(std::move(out), workloads::format::kCollective, "collective", inputs);
 }
 
 void print_text(const CollectiveOptions& options, const topo::Topology& topology,
@@ -148,7 +159,10 @@ void print_algorithms(bool json) {
                       {"closed_form", row.closed_form != nullptr},
                       {"description", row.description}});
     }
-    std::cout << nlohmann::json{{"algorithms", rows}}.dump(2) << "\n";
+    std::cout << workloads::dump_report(
+                     workloads::with_report_context({{"algorithms", rows}}, workloads::format::kAlgorithms,
+                                                    "collective", {{"list_algorithms", true}}))
+              << "\n";
     return;
   }
   std::cout << fmt::format("{:<15} {:<17} {:<8} {:<16} {:<12} {}\n", "collective", "algorithm", "default",
@@ -212,7 +226,7 @@ void add_collective_command(CLI::App& app) {
     const auto m = workloads::measure(simulator, built, options.check_data);
     if (!options.trace.empty()) simulator.write_chrome_trace(options.trace);
     if (options.json) {
-      std::cout << to_json(options, topology, built, m).dump(2) << "\n";
+      std::cout << workloads::dump_report(to_json(options, topology, built, m)) << "\n";
     } else {
       print_text(options, topology, built, m);
     }

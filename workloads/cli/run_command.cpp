@@ -14,6 +14,7 @@
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/config/schema_text.hpp"
+#include "workloads/report/report_context.hpp"
 #include "workloads/report/result_files.hpp"
 #include "workloads/training_run.hpp"
 
@@ -51,7 +52,7 @@ void run(const RunArgs& args) {
     if (!args.config_path.empty() || !args.preset.empty())
       throw InputError("run: --schema prints the config schema; do not give a config or --preset");
     if (args.json) {
-      std::cout << workloads::schema_json().dump(2) << "\n";
+      std::cout << workloads::dump_report(workloads::schema_json()) << "\n";
     } else {
       workloads::print_schema(std::cout);
     }
@@ -67,6 +68,12 @@ void run(const RunArgs& args) {
     std::cout << workloads::preset_text(preset);
     return;
   }
+  // What determines the result, for the context block of the summary: the config file or the preset (the
+  // default one when neither is given), and --steps.
+  const nlohmann::json inputs = {
+      {"config", workloads::input_or_null(args.config_path)},
+      {"preset", args.config_path.empty() ? nlohmann::json(preset) : nlohmann::json(nullptr)},
+      {"steps", args.steps > 0 ? nlohmann::json(args.steps) : nlohmann::json(nullptr)}};
   workloads::RunConfig config = args.config_path.empty() ? workloads::load_preset(preset)
                                                          : workloads::load_run_config_file(args.config_path);
   if (args.steps > 0) config.training.steps = args.steps;
@@ -86,7 +93,7 @@ void run(const RunArgs& args) {
   }
   const workloads::RunReport report = workloads::run_training(config, options);
   if (args.json) {
-    std::cout << workloads::run_report_json(config, report).dump(2) << "\n";
+    std::cout << workloads::dump_report(workloads::run_report_json(config, report, inputs)) << "\n";
   } else {
     workloads::print_run_report(std::cout, config, report);
   }
@@ -97,7 +104,7 @@ void run(const RunArgs& args) {
     if (args.trace_chips < 0 && events * std::size_t(chips) > kMaxTraceEvents) {
       trace_chips = static_cast<int>(std::max<std::size_t>(1, kMaxTraceEvents / events));
     }
-    const auto paths = workloads::write_result_files(*results, config, report, trace_chips);
+    const auto paths = workloads::write_result_files(*results, config, report, trace_chips, inputs);
     if (!args.json) {
       std::cout << fmt::format(
           "results in {}/ (summary.json, collectives.csv, trace.json{})\n", paths.folder,

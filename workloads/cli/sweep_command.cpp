@@ -1,19 +1,26 @@
-// tpusim sweep [sweep.yaml | --preset NAME]: runs every point of a sweep (a base config and values to vary,
-// workloads/sweep/sweep_spec.hpp), each in its own child process, and reports one row per point.
+// tpusim sweep [sweep.yaml | --preset NAME]: runs every point of a study (a training sweep, sweep_spec.hpp,
+// or a collective study, collective_study_spec.hpp), N points at a time, each in its own child process, with
+// a record per point so that running it again runs only what is missing; `tpusim sweep merge` joins the
+// folders of a sweep's shards.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <iostream>
 #include <stdexcept>
 
 #include "topologies/support/input_error.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/cli/number_option.hpp"
+#include "workloads/report/report_context.hpp"
+#include "workloads/sweep/child_pool.hpp"
+#include "workloads/sweep/study.hpp"
+#include "workloads/sweep/study_runner.hpp"
 #include "workloads/sweep/sweep_catalog.hpp"
-#include "workloads/sweep/sweep_report.hpp"
-#include "workloads/sweep/sweep_run.hpp"
+#include "workloads/sweep/sweep_merge.hpp"
 
 namespace tpusim::cli {
 namespace {
+
+constexpr int kMaxJobs = 1024;
 
 struct SweepArgs {
   std::string sweep_path;
@@ -24,23 +31,34 @@ struct SweepArgs {
   bool json = false;
   bool no_files = false;
   std::string output;
+  int jobs = 0;  // 0: not given, the number of cores
+  std::string shard;
+  std::string progress;
+};
+
+struct MergeArgs {
+  std::vector<std::string> folders;  // the output, then the shards
 };
 
 void list_sweeps() {
   for (const auto& name : workloads::sweep_preset_names()) {
-    const auto sweep = workloads::load_sweep_preset(name);
-    std::cout << fmt::format("{:<16} {} points  {}\n", name, sweep.points.size(), sweep.description);
+    const auto study = workloads::load_study_preset(name);
+    const std::string description = study->description().value("description", "");
+    std::cout << fmt::format("{:<16} {} points  {}\n", name, study->size(), description);
   }
 }
 
-void print_points(const workloads::Sweep& sweep) {
-  std::cout << fmt::format("sweep {}: {} points of {} (base {}), all valid\n", sweep.name,
-                           sweep.points.size(), sweep.source, sweep.base);
-  for (const auto& point : sweep.points) {
-    const auto& c = point.config;
-    std::cout << fmt::format("{:>4}  {}  -> {} ({} cores), mesh {}, layout {}\n", point.index,
-                             point.describe(sweep.axes), c.hardware.topology.name(),
-                             c.hardware.topology.num_cores(), c.mesh.shape_text(), c.mesh.layout_text());
+// The exit status of a finished run: 1 if a point failed at run time, 2 if one could not run (a problem of
+// its config only the engine finds), else 0; the files are written either way.
+void raise_for(const std::string& name, std::size_t rows, std::size_t failed,
+               const std::string& first_failure, std::size_t input_errors,
+               const std::string& first_input_error) {
+  if (failed > 0) {
+    throw std::runtime_error(
+        fmt::format("sweep {}: {} of {} points failed; the first: {}", name, failed, rows, first_failure));
+  }
+  if (input_errors > 0) {
+    throw InputError(fmt::format("{}; {} of {} points could not run", first_input_error, input_errors, rows));
   }
 }
 
@@ -55,62 +73,74 @@ void run(const SweepArgs& args) {
     std::cout << workloads::sweep_preset_text(args.preset);
     return;
   }
+  workloads::StudyRunOptions options;
+  options.shard = args.shard.empty() ? workloads::SweepShard{} : workloads::parse_shard(args.shard);
+  options.progress = args.json && args.progress.empty() ? workloads::ProgressMode::none
+                                                        : workloads::parse_progress_mode(args.progress);
+  options.jobs = args.jobs > 0 ? args.jobs : workloads::online_cores();
   // Every point is resolved here, before anything runs: a bad point stops the sweep with its location.
-  workloads::Sweep sweep = args.preset.empty() ? workloads::load_sweep_file(args.sweep_path)
-                                               : workloads::load_sweep_preset(args.preset);
-  if (!args.output.empty()) sweep.output_dir = args.output;
-  if (args.dry_run) return print_points(sweep);
-  // Before any point runs: a results folder that cannot be written is reported now, not after the work.
-  std::unique_ptr<StagedFolder> results_folder;
-  if (!args.no_files) results_folder = workloads::stage_sweep_folder(sweep.output_dir);
-
+  auto study = args.preset.empty() ? workloads::load_study_file(args.sweep_path)
+                                   : workloads::load_study_preset(args.preset);
+  if (!args.output.empty()) {
+    study->set_output_dir(args.output);
+  } else if (!options.shard.whole()) {
+    // A shard's records go to a folder of their own, beside the sweep's.
+    study->set_output_dir(
+        fmt::format("{}-shard-{}-of-{}", study->output_dir(), options.shard.k, options.shard.n));
+  }
+  if (args.dry_run) {
+    std::cout << study->listing();
+    return;
+  }
+  options.table = !args.json;
+  options.files = !args.no_files;
+  options.inputs = {{"sweep", workloads::input_or_null(args.sweep_path)},
+                    {"preset", workloads::input_or_null(args.preset)}};
+  if (args.json) options.json_out = &std::cout;
+  const auto totals = workloads::run_study(*study, options);
   if (!args.json) {
-    std::cout << fmt::format("tpusim sweep {}: {} points, base {}{}\n", sweep.name, sweep.points.size(),
-                             sweep.base, sweep.description.empty() ? "" : " (" + sweep.description + ")")
-              << workloads::sweep_table_header(sweep) << std::flush;
+    if (options.files)
+      std::cout << fmt::format("results in {}/ (sweep.csv, sweep.json)\n", study->output_dir());
+    std::cout << fmt::format("wall time {:.2f} s\n", totals.wall_s);
   }
-  const auto started = std::chrono::steady_clock::now();
-  const auto results = workloads::run_sweep(
-      sweep, [&](const workloads::SweepPoint& point, const workloads::PointResult& result) {
-        if (!args.json) std::cout << workloads::sweep_table_row(sweep, point, result) << std::flush;
-      });
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-
-  if (args.json) std::cout << workloads::sweep_json(sweep, results, wall_s).dump(2) << "\n";
-  if (!args.no_files) {
-    const auto paths = workloads::write_sweep_files(*results_folder, sweep, results, wall_s);
-    if (!args.json) std::cout << fmt::format("results in {}/ (sweep.csv, sweep.json)\n", paths.folder);
-  }
-  if (!args.json) std::cout << fmt::format("wall time {:.2f} s\n", wall_s);
   std::cout << std::flush;
+  raise_for(study->name(), totals.rows, totals.failed, totals.first_failure, totals.input_errors,
+            totals.first_input_error);
+}
 
-  int input_errors = 0, failures = 0;
-  std::string first_input_error, first_failure;
-  for (const auto& result : results) {
-    if (result.error.empty()) continue;
-    std::string& first = result.input_error ? first_input_error : first_failure;
-    (result.input_error ? input_errors : failures) += 1;
-    if (first.empty()) first = result.error;
-  }
-  if (failures > 0) {
-    throw std::runtime_error(fmt::format("sweep {}: {} of {} points failed; the first: {}", sweep.name,
-                                         failures, results.size(), first_failure));
-  }
-  if (input_errors > 0) {
+void merge(const MergeArgs& args) {
+  if (args.folders.size() < 2) {
     throw InputError(
-        fmt::format("{}; {} of {} points could not run", first_input_error, input_errors, results.size()));
+        "sweep merge: give the output folder, then the shard folders to join (tpusim sweep merge "
+        "OUT DIR1 DIR2 ...)");
   }
+  const std::vector<std::string> shards(args.folders.begin() + 1, args.folders.end());
+  const auto totals = workloads::merge_sweep_folders(args.folders.front(), shards);
+  std::cout << fmt::format(
+      "merged {} folders of sweep {}: {} points ({} ok{}{}{}); results in {}/ (sweep.csv, sweep.json)\n",
+      shards.size(), totals.sweep, totals.points, totals.ok,
+      totals.skipped > 0 ? fmt::format(", {} skipped", totals.skipped) : "",
+      totals.failed > 0 ? fmt::format(", {} failed", totals.failed) : "",
+      totals.input_errors > 0 ? fmt::format(", {} could not run", totals.input_errors) : "",
+      args.folders.front());
+  std::cout << std::flush;
+  raise_for(totals.sweep, totals.points, totals.failed, totals.first_failure, totals.input_errors,
+            totals.first_input_error);
 }
 
 }  // namespace
 
 void add_sweep_command(CLI::App& app) {
   static SweepArgs args;
+  static MergeArgs merge_args;
   auto* command = app.add_subcommand(
       "sweep",
       "Simulate every point of a sweep: a base config and config keys to vary, such as mesh shapes, layouts, "
-      "topologies or model sizes. One row per point: step time, MFU, exposed communication, memory per core "
-      "against HBM (a point that does not fit is a row with fits NO, not a failure).\n"
+      "topologies or model sizes; or, with 'kind: collectives', collectives x algorithms x sizes x "
+      "topologies. "
+      "One row per point: step time, MFU, exposed communication, memory per core against HBM (a point that "
+      "does not fit is a row with fits NO, not a failure); for collectives the simulated time, busbw and the "
+      "ratios to the alpha-beta prediction and the lower bound.\n"
       "A sweep file (YAML):\n"
       "  name: my-sweep              # optional, default: the file name\n"
       "  base: lm-s5                 # a preset (tpusim run --list-presets) or a config file, relative to "
@@ -120,14 +150,20 @@ void add_sweep_command(CLI::App& app) {
       "    model.d_ff: [65536, 262144]\n"
       "  output: results/my-sweep    # optional, default results/<name>\n"
       "The points are the cartesian product of the lists, the first key varying slowest. Every point is "
-      "checked like 'tpusim run' checks a config before any runs; each runs in its own process.\n"
-      "Writes <output>/sweep.csv (point, the varied keys, topology, cores, mesh_shape, layout, parameters, "
-      "step_time_s, compute_s, communication_s, exposed_communication_s, exposed_communication_fraction, "
-      "idle_s, model_flops_per_step, mfu, memory_per_core_bytes, hbm_per_core_bytes, fits, "
-      "collective_calls, wall_s, error) and sweep.json.\n"
+      "checked like 'tpusim run' checks a config before any runs; each runs in its own process, -j at once.\n"
+      "A collective study: kind: collectives, and vary over collective.op, collective.algorithm, "
+      "collective.bytes, collective.group_axes, collective.reduce, hardware.topology, hardware.network "
+      "(see --preset allreduce-torus --show).\n"
+      "Writes <output>/points/<index>-<hash>.json, a record per point as it finishes (the hash is of the "
+      "point's resolved config and the tpusim version), then <output>/sweep.csv (point, the varied keys, "
+      "topology, cores, mesh_shape, layout, parameters, step_time_s, compute_s, communication_s, "
+      "exposed_communication_s, exposed_communication_fraction, idle_s, model_flops_per_step, mfu, "
+      "memory_per_core_bytes, hbm_per_core_bytes, fits, collective_calls, wall_s, error) and sweep.json, "
+      "assembled from the records. Running a sweep again runs only the points without a valid record "
+      "(or whose record is a failure), so an interrupted sweep resumes.\n"
       "Shipped sweeps (--list, run with --preset NAME): lm-s5-mesh, the 4.9B LM on the 512-core tpu-v2-pod "
-      "over five mesh shapes; lm-s2-layout, the 0.67B LM on tpu-v2-32 over mesh shape and mapping.\n"
-      "The output folder is written as one unit, like tpusim run's.\n"
+      "over five mesh shapes; lm-s2-layout, the 0.67B LM on tpu-v2-32 over mesh shape and mapping; "
+      "allreduce-torus, every allreduce algorithm on tori of 4x4 to 32x32 chips.\n"
       "Exit status: 0 every point ran; 1 a point failed at run time; 2 a bad sweep file, point or argument, "
       "or a layout only the engine rejects (found when that point runs: the others still run and the files "
       "are written) "
@@ -139,9 +175,31 @@ void add_sweep_command(CLI::App& app) {
   command->add_flag("--show", args.show, "Print the YAML of the shipped sweep --preset and exit");
   command->add_flag("--dry-run", args.dry_run, "Check every point and list them, without running");
   command->add_flag("--json", args.json, "Print sweep.json instead of the table");
-  command->add_option("--output", args.output, "Output folder (overrides the sweep's output)");
-  command->add_flag("--no-files", args.no_files, "Do not write sweep.csv and sweep.json");
-  command->callback([] { run(args); });
+  command->add_option("--output", args.output,
+                      "Output folder (overrides the sweep's output; with --shard K/N the default is "
+                      "<output>-shard-K-of-N)");
+  command->add_flag("--no-files", args.no_files, "Write no records, sweep.csv or sweep.json");
+  add_whole_number_option(command, "-j,--jobs", args.jobs, 1, kMaxJobs,
+                          "Points simulated at once, each in its own process (default: the number of cores "
+                          "this process may use)");
+  command->add_option("--shard", args.shard,
+                      "Run only shard K of N: the points whose index % N is K-1 (K from 1, as Slurm's "
+                      "SLURM_ARRAY_TASK_ID); join the shards' folders with 'tpusim sweep merge'");
+  command->add_option("--progress", args.progress,
+                      "bar (one line redrawn in place on stderr), plain (lines, for logs) or none; default: "
+                      "bar on a terminal, else plain (none with --json)");
+  auto* merge_command = command->add_subcommand(
+      "merge",
+      "Join the output folders of a sweep's shards (tpusim sweep --shard K/N) into OUT: every record, then "
+      "sweep.csv and sweep.json assembled from them, as one unit. Folders of different sweeps (or versions "
+      "of one), two folders with different results for a point, or a point in none of them are errors "
+      "(exit status 2) and nothing is written.");
+  merge_command->add_option("folders", merge_args.folders, "OUT DIR1 DIR2 ...")->required();
+  merge_command->callback([] { merge(merge_args); });
+  command->callback([merge_command] {
+    if (merge_command->parsed()) return;
+    run(args);
+  });
 }
 
 }  // namespace tpusim::cli

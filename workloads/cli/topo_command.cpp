@@ -8,6 +8,7 @@
 #include "topologies/presets.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/report/report_context.hpp"
 
 namespace tpusim::cli {
 
@@ -39,7 +40,9 @@ void add_topo_command(CLI::App& app) {
                             {"inter_chip_latency_s", topology.inter_chip().latency_s()},
                             {"intra_chip_bandwidth_Bps", topology.intra_chip().bandwidth_Bps()},
                             {"intra_chip_latency_s", topology.intra_chip().latency_s()}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << workloads::dump_report(workloads::with_report_context(
+                       out, workloads::format::kTopology, "topo describe", {{"topology", spec}}))
+                << "\n";
       return;
     }
     std::cout << fmt::format("topology        {} ({})\n", topology.name(), topology.kind());

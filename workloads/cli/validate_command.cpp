@@ -36,6 +36,8 @@
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/collectives/measurement.hpp"
+#include "workloads/report/csv_writer.hpp"
+#include "workloads/report/report_context.hpp"
 
 namespace tpusim::cli {
 namespace {
@@ -196,27 +198,58 @@ std::string run_target(const Target& target) {
 
 double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
+const std::vector<std::string> kValidateCsvColumns = {"topology",
+                                                      "op",
+                                                      "algorithms",
+                                                      "group_axes",
+                                                      "group_size",
+                                                      "groups",
+                                                      "bytes",
+                                                      "simulated_s",
+                                                      "prediction_s",
+                                                      "contention_free",
+                                                      "closed_form_s",
+                                                      "lower_bound_s",
+                                                      "lower_bound_term",
+                                                      "busiest_link_bound_s",
+                                                      "ratio_to_prediction",
+                                                      "ratio_to_lower_bound",
+                                                      "algbw_Bps",
+                                                      "busbw_Bps",
+                                                      "messages",
+                                                      "simulated_messages",
+                                                      "checks",
+                                                      "status"};
+
 std::string csv(const nlohmann::json& rows) {
   std::ostringstream out;
-  out << "topology,op,algorithms,group_axes,group_size,groups,bytes,simulated_s,prediction_s,contention_free,"
-         "closed_form_s,lower_bound_s,lower_bound_term,busiest_link_bound_s,ratio_to_prediction,ratio_to_"
-         "lower_bound,"
-         "algbw_Bps,busbw_Bps,messages,simulated_messages,checks,status\n";
+  workloads::CsvWriter csv(out, kValidateCsvColumns);
   for (const auto& r : rows) {
     const double sim_s = r["simulated_s"];
-    out << fmt::format(
-        "{},{},\"{}\",\"{}\",{},{},{},{:.12g},{:.12g},{},{:.12g},{:.12g},{},{:.12g},{:.9f},{:.6f},{:.6g},{:."
-        "6g},{},{},{},{}\n",
-        r["topology"].get<std::string>(), r["op"].get<std::string>(), r["algorithms"].get<std::string>(),
-        r["group_axes"].get<std::string>(), r["group_size"].get<int>(), r["groups"].get<std::size_t>(),
-        r["bytes"].get<std::uint64_t>(), sim_s, r["prediction_s"].get<double>(),
-        r["contention_free"].get<bool>() ? 1 : 0, r["closed_form_s"].get<double>(),
-        r["lower_bound_s"].get<double>(), r["lower_bound_term"].get<std::string>(),
-        r["busiest_link_bound_s"].get<double>(), ratio(sim_s, r["prediction_s"]),
-        ratio(sim_s, r["lower_bound_s"]), r["algbw_Bps"].get<double>(), r["busbw_Bps"].get<double>(),
-        r["messages"].get<std::uint64_t>(), r["simulated_messages"].get<std::uint64_t>(),
-        r["checks"].get<std::string>(),
-        r["failed"].get<std::string>().empty() ? "pass" : "FAIL:" + r["failed"].get<std::string>());
+    const std::string failed = r["failed"];
+    csv.text(r["topology"].get<std::string>())
+        .text(r["op"].get<std::string>())
+        .text(r["algorithms"].get<std::string>())
+        .text(r["group_axes"].get<std::string>())
+        .number(r["group_size"].get<int>())
+        .number(r["groups"].get<std::size_t>())
+        .number(r["bytes"].get<std::uint64_t>())
+        .number(sim_s)
+        .number(r["prediction_s"].get<double>())
+        .number(r["contention_free"].get<bool>() ? 1 : 0)
+        .number(r["closed_form_s"].get<double>())
+        .number(r["lower_bound_s"].get<double>())
+        .text(r["lower_bound_term"].get<std::string>())
+        .number(r["busiest_link_bound_s"].get<double>())
+        .number(ratio(sim_s, r["prediction_s"]))
+        .number(ratio(sim_s, r["lower_bound_s"]))
+        .number(r["algbw_Bps"].get<double>())
+        .number(r["busbw_Bps"].get<double>())
+        .number(r["messages"].get<std::uint64_t>())
+        .number(r["simulated_messages"].get<std::uint64_t>())
+        .text(r["checks"].get<std::string>())
+        .text(failed.empty() ? "pass" : "FAIL:" + failed)
+        .end_row();
   }
   return out.str();
 }
@@ -300,22 +333,21 @@ void add_validate_command(CLI::App& app) {
       if (r["checks"].get<std::string>().find("exact") != std::string::npos) ++exact;
     }
     const nlohmann::json misfits = merged_sizes(skipped);
-    nlohmann::json context = {
-        {"tpusim", TPUSIM_VERSION},
-        {"simgrid", sim::simgrid_version()},
+    // What every row was checked under, and the totals; the context block says which tpusim made them.
+    const nlohmann::json setup = {
         {"network", "ideal (CM02, no cross-traffic, TCP-gamma 1e30, surf/precision 1e-15)"},
         {"sizes", kSizes},
-        {"exact_tolerance_relative", 1e-6},
-        {"rows", rows.size()},
-        {"skipped", skipped.size()},
-        {"failures", failures},
-        {"wall_s", wall_s}};
-    const nlohmann::json document = {{"context", context}, {"runs", rows}, {"skipped", misfits}};
+        {"exact_tolerance_relative", 1e-6}};
+    const nlohmann::json totals = {
+        {"rows", rows.size()}, {"skipped", skipped.size()}, {"failures", failures}, {"wall_s", wall_s}};
+    const nlohmann::json document = workloads::with_report_context(
+        {{"setup", setup}, {"totals", totals}, {"runs", rows}, {"skipped", misfits}},
+        workloads::format::kValidate, "validate");
     write_file_atomically(results.staged_path("validate.csv"), csv(rows));
-    write_file_atomically(results.staged_path("validate.json"), document.dump(2));
+    write_file_atomically(results.staged_path("validate.json"), workloads::dump_report(document) + "\n");
     results.commit();
     if (json) {
-      std::cout << document.dump(2) << "\n";
+      std::cout << workloads::dump_report(document) << "\n";
     } else {
       print_table(rows, misfits);
       std::cout << fmt::format(

@@ -179,6 +179,10 @@ std::vector<std::string> ConfigNode::keys() const {
   return names;
 }
 
+ConfigNode ConfigNode::with_scalar(const std::string& text) const {
+  return ConfigNode(YAML::Node(text), file_, key_path_, mark_, origins_);
+}
+
 std::string ConfigNode::scalar() const {
   if (!node_.IsScalar()) fail(fmt::format("expected a value, found {}", type_name(node_)));
   return node_.Scalar();

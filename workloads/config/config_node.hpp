@@ -58,6 +58,10 @@ class ConfigNode {
   bool has(const std::string& key) const;
   ConfigNode child(const std::string& key) const;  // fails with "missing key" if absent
 
+  // The same place holding `text` instead: a value computed from what is written there (a size given per
+  // mesh axis), read like a written one and reported at its line.
+  ConfigNode with_scalar(const std::string& text) const;
+
   std::string scalar() const;    // fails unless a scalar
   std::int64_t integer() const;  // a whole number
   std::int64_t positive_integer() const;

@@ -1,13 +1,16 @@
 // The rows of the `mesh:` section: the logical mesh, where its processors run, and which mesh axis splits
-// each tensor dimension. The mesh and layout are parsed by their own types (mtf::MeshShape, mtf::LayoutRules);
-// what only the config knows is checked here: the mesh against the topology, the layout against the model.
+// each tensor dimension. The mesh and layout are parsed by their own types (mtf::MeshShape,
+// mtf::LayoutRules); what only the config knows is checked here: the mesh against the topology, the layout
+// against the model.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "mesh_tf/mesh_mapping.hpp"
+#include "topologies/support/check.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_schema.hpp"
+#include "workloads/config/mesh_shape_rule.hpp"
 #include "workloads/config/model_section.hpp"
 #include "workloads/models/model_kinds.hpp"
 
@@ -27,8 +30,8 @@ void check_layout_fits_model(const ConfigReading& r, const ConfigNode* layout_no
       // Each tensor dimension is sized by the model key of its name.
       const std::optional<ConfigNode> size_node = model_node.optional_child(dim);
       (size_node ? *size_node : model_node)
-          .fail(fmt::format("{} does not split evenly over mesh axis '{}' of size {} (layout rule {}:{})", size,
-                            axis, parts, dim, axis));
+          .fail(fmt::format("{} does not split evenly over mesh axis '{}' of size {} (layout rule {}:{})",
+                            size, axis, parts, dim, axis));
     }
   }
   const ModelKindInfo& kind = model_kind(model.kind);
@@ -38,24 +41,69 @@ void check_layout_fits_model(const ConfigReading& r, const ConfigNode* layout_no
   }
 }
 
+// The mesh that mesh.mapping's explicit assignment spans (mesh_shape_rule.hpp). `shape_node` is a written
+// "from_mapping", null when mesh.shape is left out: then a config without such a mapping misses mesh.shape.
+mtf::MeshShape shape_from_mapping(const ConfigReading& r, const ConfigNode* shape_node) {
+  const std::optional<ConfigNode> mapping_node = r.node("mesh.mapping");
+  mtf::MappingSpec mapping;
+  if (mapping_node) {
+    const std::string text = mapping_node->scalar();
+    try {
+      mapping = mtf::MappingSpec::parse(text);
+    } catch (const InputError& error) {
+      mapping_node->fail(error.what());
+    }
+  }
+  if (mapping.kind() != mtf::MappingSpec::Kind::axes) {
+    if (!shape_node) {
+      // "missing key", as for any required key
+      if (const std::optional<ConfigNode> mesh = r.node("mesh")) mesh->child("shape");
+      r.root.child("mesh");
+      TPUSIM_CHECK(false);
+    }
+    shape_node->fail(fmt::format(
+        "from_mapping takes each mesh axis's size from the physical axes mesh.mapping gives it (such as "
+        "model=core+x;batch=y), but the mapping is {}",
+        mapping_node ? mapping.to_string() : "left to its default, rings"));
+  }
+  try {
+    return mesh_shape_from_mapping(mapping, r.config.hardware.topology);
+  } catch (const InputError& error) {
+    mapping_node->fail(error.what());
+  }
+}
+
 }  // namespace
 
 std::vector<ConfigKey> mesh_keys() {
   return {
-      ConfigKey("mesh.shape", "mesh shape: name:size pairs such as batch:16;model:32",
-                "The logical mesh of processors (Mesh-TensorFlow's mesh), one named axis per way of splitting "
-                "the work; it has as many processors as the topology has cores.")
-          .required()
+      ConfigKey(
+          "mesh.shape",
+          "mesh shape: name:size pairs such as batch:16;model:32; one size may be * (the cores the "
+          "others leave: batch:*;model:32), or from_mapping",
+          "The logical mesh of processors (Mesh-TensorFlow's mesh), one named axis per way of splitting "
+          "the work; it has as many processors as the topology has cores. Two forms follow the topology, so "
+          "one config (or a sweep's base) fits pods of any size: batch:*;model:32 gives * the cores left, "
+          "and from_mapping sizes each mesh axis by the physical axes an explicit mesh.mapping gives it "
+          "(model=core+x;batch=y is batch:16;model:32 on tpu-v2-pod, batch:4;model:8 on tpu-v2-32). The "
+          "resolved config shows the sizes.")
+          .computed("from_mapping if mesh.mapping assigns axes, else required",
+                    [](ConfigReading& r) { r.config.mesh.shape = shape_from_mapping(r, nullptr); })
           .needs({"hardware.topology"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
             const std::string text = value.scalar();
-            if (text.empty()) value.fail("the mesh shape is empty; expected name:size pairs such as batch:16;model:32");
+            if (text.empty())
+              value.fail("the mesh shape is empty; expected name:size pairs such as batch:16;model:32");
+            if (text == shape_from_mapping_word()) {
+              r.config.mesh.shape = shape_from_mapping(r, &value);
+              return;
+            }
+            const topo::Topology& topology = r.config.hardware.topology;
             try {
-              r.config.mesh.shape = mtf::MeshShape::parse(text);
+              r.config.mesh.shape = mesh_shape_for(text, topology);
             } catch (const InputError& error) {
               value.fail(error.what());
             }
-            const topo::Topology& topology = r.config.hardware.topology;
             if (r.config.mesh.num_cores() != topology.num_cores()) {
               value.fail(fmt::format("{} has {} cores but the topology {} has {}", r.config.mesh.shape_text(),
                                      r.config.mesh.num_cores(), topology.name(), topology.num_cores()));

@@ -7,6 +7,7 @@
 #include "mesh_tf/graph.hpp"
 #include "topologies/support/check.hpp"
 #include "workloads/config/config_schema.hpp"
+#include "workloads/config/scaled_size.hpp"
 #include "workloads/models/model_kinds.hpp"
 
 namespace tpusim::workloads {
@@ -18,9 +19,11 @@ namespace {
 constexpr std::int64_t kMaxLayers = 1000;
 constexpr double kMaxTensorElements = double(mtf::Graph::kMaxTensorElements);
 
+// A size key sizes the tensor dimension of its name, so it may grow with the mesh axis that splits it
+// (scaled_size.hpp).
 ModelKey size_key(std::string name, std::int64_t ModelConfig::*field, std::string doc) {
   return {std::move(name),
-          "whole number",
+          "whole number, or {per: mesh axis, value: N} for N per processor along that axis",
           "at least 1",
           std::move(doc),
           [field](const ConfigNode& value, ModelConfig& m) { m.*field = value.positive_integer(); },
@@ -46,8 +49,9 @@ ModelKey layers_key(std::string name, int ModelConfig::*field, std::string doc) 
 void check_fits_in_counters(const ConfigNode& section, const ModelConfig& model) {
   for (const auto& [tensor, elements] : model_kind(model.kind).formulas.largest_tensors(model)) {
     if (elements > kMaxTensorElements) {
-      section.fail(fmt::format("its tensor {} would have {:.3g} elements, more than the {:.3g} a tensor may have",
-                               tensor, elements, kMaxTensorElements));
+      section.fail(
+          fmt::format("its tensor {} would have {:.3g} elements, more than the {:.3g} a tensor may have",
+                      tensor, elements, kMaxTensorElements));
     }
   }
 }
@@ -65,7 +69,11 @@ void read_model_section(const ConfigNode& section, ConfigReading& r) {
   for (const auto& use : kind.keys) {
     const ModelKey& key = model_key(use.key);
     if (const auto value = section.optional_child(use.key)) {
-      key.read(*value, model);
+      if (key.dimension_size && is_scaled_size(*value)) {
+        key.read(value->with_scalar(std::to_string(scaled_size(*value, r.config.mesh.shape))), model);
+      } else {
+        key.read(*value, model);
+      }
       r.config.locations["model." + use.key] = value->where();
     } else if (!use.default_value.empty()) {
       key.read(ConfigNode::schema_default(use.default_value, "model." + use.key), model);
@@ -86,10 +94,12 @@ const std::vector<ModelKey>& model_key_table() {
       layers_key("encoder_layers", &ModelConfig::layers, "Encoder blocks of the encoder-decoder."),
       layers_key("decoder_layers", &ModelConfig::decoder_layers, "Decoder blocks of the encoder-decoder."),
       size_key("d_model", &ModelConfig::d_model, "Model width: the size of the tensor dimension d_model."),
-      size_key("d_ff", &ModelConfig::d_ff, "Hidden size of the feed-forward sublayers (of each expert in MoE)."),
+      size_key("d_ff", &ModelConfig::d_ff,
+               "Hidden size of the feed-forward sublayers (of each expert in MoE)."),
       size_key("heads", &ModelConfig::heads, "Attention heads."),
       size_key("d_kv", &ModelConfig::d_kv, "Size of each attention head's keys and values."),
-      size_key("vocab", &ModelConfig::vocab, "Vocabulary size: the embedding and the softmax are [vocab, d_model]."),
+      size_key("vocab", &ModelConfig::vocab,
+               "Vocabulary size: the embedding and the softmax are [vocab, d_model]."),
       size_key("batch", &ModelConfig::batch, "Sequences per step on the whole pod (examples for the MLP)."),
       size_key("length", &ModelConfig::length, "Tokens per sequence."),
       size_key("experts", &ModelConfig::experts, "Experts of each mixture-of-experts layer."),
@@ -140,6 +150,7 @@ std::vector<ConfigKey> model_keys() {
                 "of the model has at most " +
                     fmt::format("{:.3g}", kMaxTensorElements) + " elements.")
           .required()
+          .needs({"mesh.shape"})  // for sizes given per mesh axis
           .reads_section(read_model_section, all_model_keys())
           .reports([](const RunConfig& c) { return to_string(c.model.kind); }),
   };

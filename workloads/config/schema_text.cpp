@@ -7,6 +7,7 @@
 #include "workloads/config/config_schema.hpp"
 #include "workloads/config/model_section.hpp"
 #include "workloads/models/model_kinds.hpp"
+#include "workloads/report/report_context.hpp"
 
 namespace tpusim::workloads {
 namespace {
@@ -87,7 +88,16 @@ void print_model_kinds(std::ostream& out) {
 void print_schema(std::ostream& out) {
   out << "tpusim run config schema: every key, its type, its default and what it means.\n"
          "A config is YAML with one map per section (hardware: {topology: tpu-v2-pod}); sweeps name keys by "
-         "their\ndotted names. A key left out takes its default; unknown keys and keys given twice are errors.\n";
+         "their\ndotted names. A key left out takes its default; unknown keys and keys given twice are "
+         "errors.\n"
+         "Configs that follow the pod they run on (tpusim sweep over topologies): mesh.shape may leave one "
+         "size to "
+         "the\ntopology (batch:*;model:32) or take every size from mesh.mapping (from_mapping); a model size "
+         "may be "
+         "given\nper processor of a mesh axis, {per: model, value: 8192} (weak scaling: 8192 x the axis's "
+         "size; per: "
+         "cores for\nevery core), where a plain number stays fixed (strong scaling). The resolved config in "
+         "summary.json holds\nthe sizes these give.\n";
   std::string section = "-";
   for (const auto& row : config_schema()) {
     if (row.section() != section) {
@@ -97,7 +107,8 @@ void print_schema(std::ostream& out) {
     std::vector<std::string> lines = {row.type};
     if (!row.subkeys.empty()) lines.push_back("keys: " + row.subkeys);
     if (!row.range.empty()) lines.push_back("range: " + row.range);
-    lines.push_back(row.absent == ConfigKey::Absent::required ? "required" : "default: " + row.default_text());
+    lines.push_back(row.absent == ConfigKey::Absent::required ? "required"
+                                                              : "default: " + row.default_text());
     lines.push_back(row.doc);
     print_entry(out, row.key, lines);
     if (row.whole_section) print_model_kinds(out);
@@ -142,10 +153,8 @@ nlohmann::json schema_json() {
                           {"doc", key.doc},
                           {"used_by", used_by}});
   }
-  return {{"context", {{"format", "tpusim.config_schema.v1"}, {"tpusim_version", TPUSIM_VERSION}}},
-          {"keys", keys},
-          {"model_kinds", kinds},
-          {"model_keys", model_keys}};
+  return with_report_context({{"keys", keys}, {"model_kinds", kinds}, {"model_keys", model_keys}},
+                             format::kConfigSchema, "run", {{"schema", true}});
 }
 
 }  // namespace tpusim::workloads

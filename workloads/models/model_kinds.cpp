@@ -46,12 +46,22 @@ std::string moe_check_layout(const ModelConfig&, const mtf::LayoutRules& layout)
 const std::vector<ModelKindInfo>& model_kinds() {
   const std::vector<std::string> transformer_dims = {"batch", "length", "d_model", "d_ff",
                                                      "heads", "d_kv",   "vocab"};
+  // The keys every Transformer kind takes after its layer counts, and before its own.
+  const std::vector<ModelKeyUse> transformer_keys = {{"d_model"}, {"d_ff"},  {"heads"}, {"d_kv"},
+                                                     {"vocab"},   {"batch"}, {"length"}};
+  const auto keys = [](std::vector<ModelKeyUse> first, const std::vector<ModelKeyUse>& middle,
+                       const std::vector<ModelKeyUse>& last) {
+    first.insert(first.end(), middle.begin(), middle.end());
+    first.insert(first.end(), last.begin(), last.end());
+    return first;
+  };
+  const ModelKeyUse activation_dtype = {"activation_dtype", "bf16"};
   static const std::vector<ModelKindInfo> rows = {
       {ModelKind::mlp,
        "mlp",
        "A multilayer perceptron, the paper's two-layer example repeated: layers blocks relu(x . in[d_model, "
        "d_ff]) . out[d_ff, d_model], trained to reproduce its input.",
-       {{"layers"}, {"d_model"}, {"d_ff"}, {"batch"}, {"activation_dtype", "bf16"}},
+       {{"layers"}, {"d_model"}, {"d_ff"}, {"batch"}, activation_dtype},
        {"batch", "d_model", "d_ff"},
        "batch:batch;d_ff:model",
        "tiny-mlp",
@@ -59,62 +69,23 @@ const std::vector<ModelKindInfo>& model_kinds() {
        kMlpFormulas,
        nullptr,
        mlp_summary},
-      {ModelKind::transformer_lm,
-       "transformer_lm",
+      {ModelKind::transformer_lm, "transformer_lm",
        "The paper's decoder-only language model: token embedding, layers blocks of causal self-attention "
        "and feed-forward, a separate softmax; trained on next-token prediction.",
-       {{"layers"},
-        {"d_model"},
-        {"d_ff"},
-        {"heads"},
-        {"d_kv"},
-        {"vocab"},
-        {"batch"},
-        {"length"},
-        {"activation_dtype", "bf16"}},
-       transformer_dims,
-       "batch:batch;vocab:model;d_ff:model;heads:model",
-       "tiny-lm",
-       build_transformer_lm,
-       kTransformerLmFormulas,
-       nullptr,
-       lm_summary},
-      {ModelKind::encoder_decoder,
-       "encoder_decoder",
+       keys({{"layers"}}, transformer_keys, {activation_dtype}), transformer_dims,
+       "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-lm", build_transformer_lm,
+       kTransformerLmFormulas, nullptr, lm_summary},
+      {ModelKind::encoder_decoder, "encoder_decoder",
        "The paper's encoder-decoder Transformer: one embedding shared by encoder_layers encoder blocks and "
        "decoder_layers decoder blocks (with attention over the encoder); trained on a synthetic copy task.",
-       {{"encoder_layers"},
-        {"decoder_layers"},
-        {"d_model"},
-        {"d_ff"},
-        {"heads"},
-        {"d_kv"},
-        {"vocab"},
-        {"batch"},
-        {"length"},
-        {"activation_dtype", "bf16"}},
-       transformer_dims,
-       "batch:batch;vocab:model;d_ff:model;heads:model",
-       "tiny-translation",
-       build_encoder_decoder,
-       kEncoderDecoderFormulas,
-       nullptr,
-       encoder_decoder_summary},
+       keys({{"encoder_layers"}, {"decoder_layers"}}, transformer_keys, {activation_dtype}), transformer_dims,
+       "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-translation", build_encoder_decoder,
+       kEncoderDecoderFormulas, nullptr, encoder_decoder_summary},
       {ModelKind::moe_transformer,
        "moe_transformer",
        "The language model with every feed-forward sublayer a mixture of experts (top-1 routing, at most "
        "ceil(capacity_factor * length / experts) tokens per sequence and expert).",
-       {{"layers"},
-        {"d_model"},
-        {"d_ff"},
-        {"heads"},
-        {"d_kv"},
-        {"vocab"},
-        {"batch"},
-        {"length"},
-        {"experts"},
-        {"capacity_factor", "2"},
-        {"activation_dtype", "bf16"}},
+       keys({{"layers"}}, transformer_keys, {{"experts"}, {"capacity_factor", "2"}, activation_dtype}),
        {"batch", "length", "d_model", "d_ff", "heads", "d_kv", "vocab", "experts"},
        // Mesh-TensorFlow's MoE layout: experts split like the batch, so dispatching tokens is one alltoall.
        "batch:batch;experts:batch;vocab:model;d_ff:model;heads:model",
@@ -156,5 +127,16 @@ mtf::LayoutRules default_layout(ModelKind kind, const mtf::MeshShape& mesh) {
 }
 
 std::string describe_model(const ModelConfig& model) { return model_kind(model.kind).summary(model); }
+
+bool trains_on_sequences(ModelKind kind) {
+  for (const auto& use : model_kind(kind).keys) {
+    if (use.key == "length") return true;
+  }
+  return false;
+}
+
+double tokens_per_step(const ModelConfig& model) {
+  return trains_on_sequences(model.kind) ? double(model.batch) * double(model.length) : double(model.batch);
+}
 
 }  // namespace tpusim::workloads

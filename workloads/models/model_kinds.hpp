@@ -29,8 +29,8 @@ struct ModelKeyUse {
 
 struct ModelKindInfo {
   ModelKind kind;
-  std::string name;         // as configs write it
-  std::string description;  // for tpusim run --schema
+  std::string name;                     // as configs write it
+  std::string description;              // for tpusim run --schema
   std::vector<ModelKeyUse> keys;        // in the order messages list them
   std::vector<std::string> dimensions;  // the tensor dimensions layout rules may name
   // The paper's layout rules; a mesh keeps those whose mesh axis it has.
@@ -50,5 +50,9 @@ const NameTable<ModelKind>& model_kind_names();  // parses model.kind with did-y
 // default_layout of the kind, kept to the axes the mesh has.
 mtf::LayoutRules default_layout(ModelKind kind, const mtf::MeshShape& mesh);
 std::string describe_model(const ModelConfig& model);  // the row's summary
+// Whether the kind trains on sequences (it takes model.length): its batch counts sequences of length tokens.
+// A kind without them (the MLP) counts examples, each one token.
+bool trains_on_sequences(ModelKind kind);
+double tokens_per_step(const ModelConfig& model);  // batch x length, or batch
 
 }  // namespace tpusim::workloads

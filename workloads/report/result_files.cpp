@@ -1,6 +1,7 @@
 #include "workloads/report/result_files.hpp"
 
 #include "topologies/support/atomic_file.hpp"
+#include "workloads/report/report_context.hpp"
 
 namespace tpusim::workloads {
 
@@ -16,21 +17,21 @@ std::unique_ptr<StagedFolder> stage_result_folder(const std::string& folder) {
 }
 
 ResultPaths write_result_files(StagedFolder& staged, const RunConfig& config, const RunReport& report,
-                               int trace_max_chips) {
+                               int trace_max_chips, const nlohmann::json& inputs) {
   const ResultPaths staged_paths = result_paths(staged.staged_path(""));
   write_file_atomically(staged_paths.collectives,
                         [&](std::ostream& out) { write_collectives_csv(out, report); });
   write_file_atomically(staged_paths.trace,
                         [&](std::ostream& out) { write_chrome_trace(out, config, report, trace_max_chips); });
-  write_file_atomically(staged_paths.summary, run_report_json(config, report).dump(2) + "\n");
+  write_file_atomically(staged_paths.summary, dump_report(run_report_json(config, report, inputs)) + "\n");
   staged.commit();
   return result_paths(staged.folder());
 }
 
 ResultPaths write_result_files(const std::string& folder, const RunConfig& config, const RunReport& report,
-                               int trace_max_chips) {
+                               int trace_max_chips, const nlohmann::json& inputs) {
   StagedFolder staged(folder, kRunResultFiles);
-  return write_result_files(staged, config, report, trace_max_chips);
+  return write_result_files(staged, config, report, trace_max_chips, inputs);
 }
 
 }  // namespace tpusim::workloads

@@ -2,8 +2,9 @@
 // What a run leaves in its output folder, the folder written as one unit
 // (topologies/support/atomic_folder.hpp: staged beside it and renamed into place, replacing an earlier run's
 // folder wholesale):
-//   summary.json     the resolved config, versions, step time breakdown, FLOPs and MFU, memory, collectives
-//   collectives.csv  one row per collective of the last step, columns kCollectivesCsvColumns
+//   summary.json     the context block (report_context.hpp), the resolved config, step time breakdown, FLOPs
+//                    and MFU, memory, collectives
+//   collectives.csv  one row per collective of the last step, columns kCollectivesCsvColumns (csv_writer.hpp)
 //   trace.json       Chrome trace format (opens in Perfetto / chrome://tracing): one process per chip, a
 //                    compute track and a collectives track each
 #include <memory>
@@ -18,7 +19,11 @@
 
 namespace tpusim::workloads {
 
-nlohmann::json run_report_json(const RunConfig& config, const RunReport& report);
+// The summary: the context block (report_context.hpp) with `inputs`, what `tpusim run` was given
+// ({"config": file or null, "preset": name or null, "steps": --steps or null}; {} for a run that did not come
+// from the command line), then the resolved config and the figures.
+nlohmann::json run_report_json(const RunConfig& config, const RunReport& report,
+                               nlohmann::json inputs = nlohmann::json::object());
 void print_run_report(std::ostream& out, const RunConfig& config, const RunReport& report);
 
 // index, op, tensor, reason, kind, reduce, mesh_axes, group_size, num_groups, elements_per_core,
@@ -42,9 +47,11 @@ extern const std::vector<std::string> kRunResultFiles;
 std::unique_ptr<StagedFolder> stage_result_folder(const std::string& folder);
 // Writes the three files into the staged folder and puts it in place: they appear together or not at all.
 ResultPaths write_result_files(StagedFolder& staged, const RunConfig& config, const RunReport& report,
-                               int trace_max_chips = 0);
+                               int trace_max_chips = 0,
+                               const nlohmann::json& inputs = nlohmann::json::object());
 // The same, staging `folder` first.
 ResultPaths write_result_files(const std::string& folder, const RunConfig& config, const RunReport& report,
-                               int trace_max_chips = 0);
+                               int trace_max_chips = 0,
+                               const nlohmann::json& inputs = nlohmann::json::object());
 
 }  // namespace tpusim::workloads

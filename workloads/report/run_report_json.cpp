@@ -1,12 +1,12 @@
-#include "sim/simulator.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "workloads/config/resolved_config.hpp"
 #include "workloads/model_formulas.hpp"
+#include "workloads/report/report_context.hpp"
 #include "workloads/report/result_files.hpp"
 
 namespace tpusim::workloads {
 
-nlohmann::json run_report_json(const RunConfig& config, const RunReport& r) {
+nlohmann::json run_report_json(const RunConfig& config, const RunReport& r, nlohmann::json inputs) {
   const auto& timeline = r.timeline;
   const double peak = config.hardware.device.peak_flops() * config.mesh.num_cores();
   nlohmann::json steps = nlohmann::json::array();
@@ -27,41 +27,44 @@ nlohmann::json run_report_json(const RunConfig& config, const RunReport& r) {
                            {"busbw_Bps", g.busbw_Bps}});
   }
   const auto& mem = r.memory;
-  return {{"context",
-           {{"tpusim_version", TPUSIM_VERSION},
-            {"simgrid_version", sim::simgrid_version()},
-            {"format", "tpusim.run_summary.v1"}}},
-          {"config", resolved_config(config)},
-          {"config_yaml", config.yaml_text},
-          {"mesh_mapping", r.mesh_mapping},
-          {"parameters", r.parameters},
-          {"paper_parameters", paper_parameter_count(config.model)},
-          {"step_time",
-           {{"step_time_s", timeline.step_time_s},
-            {"compute_s", timeline.compute_s},
-            {"communication_s", timeline.comm_s},
-            {"exposed_communication_s", timeline.exposed_comm_s},
-            {"idle_s", r.idle_s}}},
-          {"flops",
-           {{"model_flops_per_step", r.model_flops_per_step},
-            {"counted_flops_per_core", r.counted_flops_per_core},
-            {"counted_matmul_flops_per_core", r.counted.matmul_flops_per_core},
-            {"counted_other_flops_per_core", r.counted.other_flops_per_core},
-            {"achieved_flops_per_s", r.achieved_flops},
-            {"peak_flops_per_s", peak},
-            {"mfu", r.mfu}}},
-          {"memory_per_core",
-           {{"parameter_bytes", mem.parameter_bytes},
-            {"gradient_bytes", mem.gradient_bytes},
-            {"optimizer_state_bytes", mem.optimizer_state_bytes},
-            {"activation_bytes", mem.activation_bytes},
-            {"total_bytes", mem.total_bytes},
-            {"hbm_bytes", mem.hbm_bytes},
-            {"fits", mem.fits()}}},
-          {"steps", steps},
-          {"collectives", collectives},
-          {"collective_calls_per_step", r.collectives.size()},
-          {"wall_s", r.wall_s}};
+  nlohmann::json summary = {{"config", resolved_config(config)},
+                            {"config_yaml", config.yaml_text},
+                            {"mesh_mapping", r.mesh_mapping},
+                            {"parameters", r.parameters},
+                            {"paper_parameters", paper_parameter_count(config.model)},
+                            {"step_time",
+                             {{"step_time_s", timeline.step_time_s},
+                              {"compute_s", timeline.compute_s},
+                              {"communication_s", timeline.comm_s},
+                              {"exposed_communication_s", timeline.exposed_comm_s},
+                              {"idle_s", r.idle_s}}},
+                            {"flops",
+                             {{"model_flops_per_step", r.model_flops_per_step},
+                              {"counted_flops_per_core", r.counted_flops_per_core},
+                              {"counted_matmul_flops_per_core", r.counted.matmul_flops_per_core},
+                              {"counted_other_flops_per_core", r.counted.other_flops_per_core},
+                              {"achieved_flops_per_s", r.achieved_flops},
+                              {"flops_per_s_per_core", r.flops_per_s_per_core},
+                              {"peak_flops_per_s", peak},
+                              {"mfu", r.mfu}}},
+                            {"throughput",
+                             {{"tokens_per_step", r.tokens_per_step},
+                              {"tokens_per_s", r.tokens_per_s},
+                              {"examples_per_s", r.examples_per_s},
+                              {"example_unit", r.example_unit}}},
+                            {"memory_per_core",
+                             {{"parameter_bytes", mem.parameter_bytes},
+                              {"gradient_bytes", mem.gradient_bytes},
+                              {"optimizer_state_bytes", mem.optimizer_state_bytes},
+                              {"activation_bytes", mem.activation_bytes},
+                              {"total_bytes", mem.total_bytes},
+                              {"hbm_bytes", mem.hbm_bytes},
+                              {"fits", mem.fits()}}},
+                            {"steps", steps},
+                            {"collectives", collectives},
+                            {"collective_calls_per_step", r.collectives.size()},
+                            {"wall_s", r.wall_s}};
+  return with_report_context(std::move(summary), format::kRunSummary, "run", std::move(inputs));
 }
 
 }  // namespace tpusim::workloads

@@ -58,8 +58,16 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
   out << fmt::format("FLOPs per step          {:.4g} model (matmuls, closed form)\n", r.model_flops_per_step);
   out << fmt::format("  counted per core      {:.4g} matmul + {:.4g} other\n",
                      r.counted.matmul_flops_per_core, r.counted.other_flops_per_core);
-  out << fmt::format("achieved                {:.4g} TFLOP/s of {:.4g} TFLOP/s peak: MFU {:.1f}%\n\n",
+  out << fmt::format("achieved                {:.4g} TFLOP/s of {:.4g} TFLOP/s peak: MFU {:.1f}%\n",
                      r.achieved_flops / 1e12, device.peak_flops() * cores / 1e12, 100 * r.mfu);
+  out << fmt::format("  per core              {:.4g} TFLOP/s\n", r.flops_per_s_per_core / 1e12);
+  // Tokens per second compare weak and strong scaling; an MLP example is one token, so it says examples.
+  if (r.tokens_per_s == r.examples_per_s) {
+    out << fmt::format("throughput              {:.4g} {}/s\n\n", r.examples_per_s, r.example_unit);
+  } else {
+    out << fmt::format("throughput              {:.4g} tokens/s, {:.4g} {}/s\n\n", r.tokens_per_s,
+                       r.examples_per_s, r.example_unit);
+  }
 
   const auto& mem = r.memory;
   out << fmt::format("memory per core         {:>12}  of HBM {}\n", "", format_bytes(double(mem.hbm_bytes)));

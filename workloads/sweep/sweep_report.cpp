@@ -4,10 +4,11 @@
 
 #include <algorithm>
 
-#include "sim/simulator.hpp"
-#include "topologies/support/atomic_file.hpp"
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
+#include "workloads/report/csv_writer.hpp"
+#include "workloads/report/report_context.hpp"
+#include "workloads/sweep/sweep_summary.hpp"
 
 namespace tpusim::workloads {
 
@@ -51,16 +52,6 @@ std::string point_columns(const Sweep& sweep, const std::vector<std::string>& ce
   return text;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 }  // namespace
 
 std::string sweep_table_header(const Sweep& sweep) {
@@ -80,122 +71,99 @@ std::string sweep_table_row(const Sweep& sweep, const SweepPoint& point, const P
                              r.fits ? "yes" : "NO");
 }
 
-void write_sweep_csv(std::ostream& out, const Sweep& sweep, const std::vector<PointResult>& results) {
+std::vector<std::string> sweep_csv_header(const Sweep& sweep) {
   std::vector<std::string> header = {"point"};
-  for (const auto& axis : sweep.axes) header.push_back(csv_field(axis.key));
+  for (const auto& axis : sweep.axes) header.push_back(axis.key);
   header.insert(header.end(), kSweepCsvColumns.begin(), kSweepCsvColumns.end());
-  out << join(header, ",") << "\n";
-  for (std::size_t i = 0; i < sweep.points.size() && i < results.size(); ++i) {
-    const auto& point = sweep.points[i];
-    const auto& c = point.config;
-    const auto& r = results[i];
-    std::vector<std::string> row = {std::to_string(point.index)};
-    for (const auto& value : point.values) row.push_back(csv_field(value));
-    row.push_back(csv_field(c.hardware.topology.name()));
-    row.push_back(std::to_string(c.hardware.topology.num_cores()));
-    row.push_back(csv_field(c.mesh.shape_text()));
-    row.push_back(csv_field(c.mesh.layout_text()));
-    if (r.error.empty()) {
-      for (const std::string& cell :
-           {fmt::format("{}", r.parameters), fmt::format("{}", r.step_time_s), fmt::format("{}", r.compute_s),
-            fmt::format("{}", r.communication_s), fmt::format("{}", r.exposed_communication_s),
-            fmt::format("{}", r.exposed_communication_fraction()), fmt::format("{}", r.idle_s),
-            fmt::format("{}", r.model_flops_per_step), fmt::format("{}", r.mfu),
-            fmt::format("{}", r.memory_per_core_bytes), fmt::format("{}", r.hbm_per_core_bytes),
-            std::string(r.fits ? "true" : "false"), fmt::format("{}", r.collective_calls),
-            fmt::format("{}", r.wall_s), std::string()}) {
-        row.push_back(cell);
-      }
-    } else {
-      // Every measured column empty: all of kSweepCsvColumns after layout, but the error itself.
-      row.resize(header.size() - 1);
-      row.push_back(csv_field(r.error));
-    }
-    out << join(row, ",") << "\n";
-  }
+  return header;
 }
 
-nlohmann::json sweep_json(const Sweep& sweep, const std::vector<PointResult>& results, double wall_s) {
+nlohmann::json sweep_csv_cells(const SweepPoint& point, const PointResult& r) {
+  const auto& c = point.config;
+  nlohmann::json cells = nlohmann::json::array({point.index});
+  for (const auto& value : point.values) cells.push_back(value);
+  for (nlohmann::json cell :
+       {nlohmann::json(c.hardware.topology.name()), nlohmann::json(c.hardware.topology.num_cores()),
+        nlohmann::json(c.mesh.shape_text()), nlohmann::json(c.mesh.layout_text())})
+    cells.push_back(std::move(cell));
+  if (!r.error.empty()) {
+    // Every measured column empty, but the error itself.
+    for (std::size_t i = 0; i + 1 < kSweepCsvColumns.size() - 4; ++i) cells.push_back(nullptr);
+    cells.push_back(r.error);
+    return cells;
+  }
+  for (nlohmann::json cell :
+       {nlohmann::json(r.parameters), nlohmann::json(r.step_time_s), nlohmann::json(r.compute_s),
+        nlohmann::json(r.communication_s), nlohmann::json(r.exposed_communication_s),
+        nlohmann::json(r.exposed_communication_fraction()), nlohmann::json(r.idle_s),
+        nlohmann::json(r.model_flops_per_step), nlohmann::json(r.mfu),
+        nlohmann::json(r.memory_per_core_bytes), nlohmann::json(r.hbm_per_core_bytes), nlohmann::json(r.fits),
+        nlohmann::json(r.collective_calls), nlohmann::json(r.wall_s), nlohmann::json(nullptr)})
+    cells.push_back(std::move(cell));
+  return cells;
+}
+
+nlohmann::json sweep_run_json(const Sweep& sweep, const SweepPoint& point, const PointResult& r) {
+  const auto& c = point.config;
+  nlohmann::json values = nlohmann::json::array();
+  for (std::size_t a = 0; a < sweep.axes.size() && a < point.values.size(); ++a)
+    values.push_back({{"key", sweep.axes[a].key}, {"value", point.values[a]}});
+  nlohmann::json run = {{"point", point.index},
+                        {"values", values},
+                        {"config",
+                         {{"topology", c.hardware.topology.name()},
+                          {"cores", c.hardware.topology.num_cores()},
+                          {"device", c.hardware.device.name()},
+                          {"mesh_shape", c.mesh.shape_text()},
+                          {"mapping", c.mesh.mapping.to_string()},
+                          {"layout", c.mesh.layout_text()},
+                          {"model_kind", to_string(c.model.kind)},
+                          {"numerics", to_string(c.training.numerics)},
+                          {"steps", c.training.steps}}}};
+  if (!r.error.empty()) {
+    run["error"] = r.error;
+    run["input_error"] = r.input_error;
+    return run;
+  }
+  run["mesh_mapping"] = r.mesh_mapping;
+  run["parameters"] = r.parameters;
+  run["step_time"] = {{"step_time_s", r.step_time_s},
+                      {"compute_s", r.compute_s},
+                      {"communication_s", r.communication_s},
+                      {"exposed_communication_s", r.exposed_communication_s},
+                      {"exposed_communication_fraction", r.exposed_communication_fraction()},
+                      {"idle_s", r.idle_s}};
+  run["model_flops_per_step"] = r.model_flops_per_step;
+  run["mfu"] = r.mfu;
+  run["memory_per_core"] = {
+      {"total_bytes", r.memory_per_core_bytes}, {"hbm_bytes", r.hbm_per_core_bytes}, {"fits", r.fits}};
+  run["collective_calls_per_step"] = r.collective_calls;
+  run["wall_s"] = r.wall_s;
+  run["peak_rss_mib"] = r.peak_rss_mib;
+  return run;
+}
+
+nlohmann::json sweep_description(const Sweep& sweep) {
   nlohmann::json vary = nlohmann::json::array();
   for (const auto& axis : sweep.axes) vary.push_back({{"key", axis.key}, {"values", axis.values}});
+  return {{"name", sweep.name},     {"kind", "training"},     {"description", sweep.description},
+          {"source", sweep.source}, {"base", sweep.base},     {"base_source", sweep.base_source},
+          {"vary", vary},           {"order", sweep.order()}, {"points", sweep.points.size()}};
+}
+
+void write_sweep_csv(std::ostream& out, const Sweep& sweep, const std::vector<PointResult>& results) {
+  CsvWriter csv(out, sweep_csv_header(sweep));
+  for (std::size_t i = 0; i < sweep.points.size() && i < results.size(); ++i)
+    write_csv_cells(csv, sweep_csv_cells(sweep.points[i], results[i]));
+}
+
+nlohmann::json sweep_json(const Sweep& sweep, const std::vector<PointResult>& results, double wall_s,
+                          nlohmann::json inputs) {
   nlohmann::json runs = nlohmann::json::array();
-  for (std::size_t i = 0; i < sweep.points.size() && i < results.size(); ++i) {
-    const auto& point = sweep.points[i];
-    const auto& c = point.config;
-    const auto& r = results[i];
-    nlohmann::json values = nlohmann::json::array();
-    for (std::size_t a = 0; a < sweep.axes.size(); ++a)
-      values.push_back({{"key", sweep.axes[a].key}, {"value", point.values[a]}});
-    nlohmann::json run = {{"point", point.index},
-                          {"values", values},
-                          {"config",
-                           {{"topology", c.hardware.topology.name()},
-                            {"cores", c.hardware.topology.num_cores()},
-                            {"device", c.hardware.device.name()},
-                            {"mesh_shape", c.mesh.shape_text()},
-                            {"mapping", c.mesh.mapping.to_string()},
-                            {"layout", c.mesh.layout_text()},
-                            {"model_kind", to_string(c.model.kind)},
-                            {"numerics", to_string(c.training.numerics)},
-                            {"steps", c.training.steps}}}};
-    if (!r.error.empty()) {
-      run["error"] = r.error;
-      run["input_error"] = r.input_error;
-    } else {
-      run["mesh_mapping"] = r.mesh_mapping;
-      run["parameters"] = r.parameters;
-      run["step_time"] = {{"step_time_s", r.step_time_s},
-                          {"compute_s", r.compute_s},
-                          {"communication_s", r.communication_s},
-                          {"exposed_communication_s", r.exposed_communication_s},
-                          {"exposed_communication_fraction", r.exposed_communication_fraction()},
-                          {"idle_s", r.idle_s}};
-      run["model_flops_per_step"] = r.model_flops_per_step;
-      run["mfu"] = r.mfu;
-      run["memory_per_core"] = {
-          {"total_bytes", r.memory_per_core_bytes}, {"hbm_bytes", r.hbm_per_core_bytes}, {"fits", r.fits}};
-      run["collective_calls_per_step"] = r.collective_calls;
-      run["wall_s"] = r.wall_s;
-      run["peak_rss_mib"] = r.peak_rss_mib;
-    }
-    runs.push_back(run);
-  }
-  return {{"context",
-           {{"tpusim_version", TPUSIM_VERSION},
-            {"simgrid_version", sim::simgrid_version()},
-            {"format", "tpusim.sweep.v1"},
-            {"name", sweep.name},
-            {"description", sweep.description},
-            {"source", sweep.source},
-            {"base", sweep.base},
-            {"base_source", sweep.base_source},
-            {"vary", vary},
-            {"order", "cartesian product, the first key varying slowest"},
-            {"points", sweep.points.size()}}},
-          {"runs", runs},
-          {"wall_s", wall_s}};
-}
-
-const std::vector<std::string> kSweepResultFiles = {"sweep.csv", "sweep.json"};
-
-std::unique_ptr<StagedFolder> stage_sweep_folder(const std::string& folder) {
-  return std::make_unique<StagedFolder>(folder, kSweepResultFiles);
-}
-
-SweepPaths write_sweep_files(StagedFolder& staged, const Sweep& sweep,
-                             const std::vector<PointResult>& results, double wall_s) {
-  write_file_atomically(staged.staged_path("sweep.csv"),
-                        [&](std::ostream& out) { write_sweep_csv(out, sweep, results); });
-  write_file_atomically(staged.staged_path("sweep.json"), sweep_json(sweep, results, wall_s).dump(2) + "\n");
-  staged.commit();
-  const std::string& folder = staged.folder();
-  return SweepPaths{folder, folder + "/sweep.csv", folder + "/sweep.json"};
-}
-
-SweepPaths write_sweep_files(const std::string& folder, const Sweep& sweep,
-                             const std::vector<PointResult>& results, double wall_s) {
-  StagedFolder staged(folder, kSweepResultFiles);
-  return write_sweep_files(staged, sweep, results, wall_s);
+  for (std::size_t i = 0; i < sweep.points.size() && i < results.size(); ++i)
+    runs.push_back(sweep_run_json(sweep, sweep.points[i], results[i]));
+  return with_report_context({{"sweep", sweep_description(sweep)}, {"runs", runs}, {"wall_s", wall_s}},
+                             format::kSweep, "sweep", std::move(inputs));
 }
 
 }  // namespace tpusim::workloads

@@ -1,16 +1,15 @@
 #pragma once
-// What a sweep reports: a table on the terminal (one row per point, printed as the point finishes) and its
-// output folder, written as one unit like a run's (topologies/support/atomic_folder.hpp):
+// The rows of a training sweep (sweep_spec.hpp): a table on the terminal, one row per point, and the rows of
+// sweep.csv and sweep.json in its output folder (assembled from the points' records, study_runner.hpp):
 //   sweep.csv   one row per point, columns: point, one column per varied key (named by the key, in vary
 //               order), then kSweepCsvColumns
-//   sweep.json  {context: {tpusim version, the sweep, its base and vary spec}, runs: [one object per point]}
-#include <memory>
+//   sweep.json  {context: report/report_context.hpp, sweep: {the sweep, its base and vary spec},
+//               runs: [one object per point], wall_s}
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
 
-#include "topologies/support/atomic_folder.hpp"
 #include "workloads/sweep/sweep_run.hpp"
 #include "workloads/sweep/sweep_spec.hpp"
 
@@ -24,22 +23,19 @@ extern const std::vector<std::string> kSweepCsvColumns;
 std::string sweep_table_header(const Sweep& sweep);
 std::string sweep_table_row(const Sweep& sweep, const SweepPoint& point, const PointResult& result);
 
+// "point", the varied keys, then kSweepCsvColumns.
+std::vector<std::string> sweep_csv_header(const Sweep& sweep);
+// A row of sweep.csv as typed cells (sweep_summary.hpp's write_csv_cells writes them).
+nlohmann::json sweep_csv_cells(const SweepPoint& point, const PointResult& result);
+// A run of sweep.json's "runs", and its "sweep" block.
+nlohmann::json sweep_run_json(const Sweep& sweep, const SweepPoint& point, const PointResult& result);
+nlohmann::json sweep_description(const Sweep& sweep);
+
+// Whole documents of points run in memory (run_sweep): the same rows.
 void write_sweep_csv(std::ostream& out, const Sweep& sweep, const std::vector<PointResult>& results);
-nlohmann::json sweep_json(const Sweep& sweep, const std::vector<PointResult>& results, double wall_s);
-
-struct SweepPaths {
-  std::string folder, csv, json;
-};
-// The names of the files in a sweep's folder: an existing folder holding only these may be replaced.
-extern const std::vector<std::string> kSweepResultFiles;
-
-// Stages the sweep's folder before any point runs (see stage_result_folder in report/result_files.hpp).
-std::unique_ptr<StagedFolder> stage_sweep_folder(const std::string& folder);
-// Writes sweep.csv and sweep.json into the staged folder and puts it in place.
-SweepPaths write_sweep_files(StagedFolder& staged, const Sweep& sweep,
-                             const std::vector<PointResult>& results, double wall_s);
-// The same, staging `folder` first.
-SweepPaths write_sweep_files(const std::string& folder, const Sweep& sweep,
-                             const std::vector<PointResult>& results, double wall_s);
+// `inputs`: what `tpusim sweep` was given ({"sweep": file or null, "preset": name or null}), for the context
+// block; {} when the sweep did not come from the command line.
+nlohmann::json sweep_json(const Sweep& sweep, const std::vector<PointResult>& results, double wall_s,
+                          nlohmann::json inputs = nlohmann::json::object());
 
 }  // namespace tpusim::workloads

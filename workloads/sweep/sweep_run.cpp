@@ -1,6 +1,5 @@
 #include "workloads/sweep/sweep_run.hpp"
 
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "topologies/support/child_process.hpp"
@@ -27,7 +26,10 @@ std::string point_summary_json(const RunReport& report) {
 }
 
 PointResult parse_point_summary(const std::string& json_text) {
-  const auto json = nlohmann::json::parse(json_text);
+  return parse_point_summary(nlohmann::json::parse(json_text));
+}
+
+PointResult parse_point_summary(const nlohmann::json& json) {
   PointResult result;
   result.step_time_s = json.at("step_time_s").get<double>();
   result.compute_s = json.at("compute_s").get<double>();

@@ -1,9 +1,11 @@
 #pragma once
-// Runs a sweep's points, each in its own child process (topologies/support/child_process.hpp: SimGrid allows one simulation
-// per process). The child runs the point exactly as `tpusim run` would (run_training) and sends back a
-// compact JSON summary; a point that does not fit its HBM is a result (fits = false), not a failure.
+// A training sweep's point as its child runs it (SimGrid allows one simulation per process): exactly as
+// `tpusim run` would (run_training), sending back a compact JSON summary; a point that does not fit its HBM
+// is a result (fits = false), not a failure. `tpusim sweep` runs points N at a time with records
+// (study_runner.hpp); run_sweep here is the plain loop, one point after another, for tests and libraries.
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,7 @@ struct PointResult {
 // The child's side: the compact JSON of a run, and back.
 std::string point_summary_json(const RunReport& report);
 PointResult parse_point_summary(const std::string& json_text);
+PointResult parse_point_summary(const nlohmann::json& json);
 
 // Runs one config in a child process. InputError and other failures of the child propagate.
 PointResult run_point(const RunConfig& config);

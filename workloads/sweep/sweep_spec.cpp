@@ -3,35 +3,22 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include "topologies/support/did_you_mean.hpp"
+#include <algorithm>
+#include <cctype>
+#include <map>
+
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 #include "topologies/support/text_file.hpp"
 #include "workloads/config/config_node.hpp"
-#include "workloads/config/config_parser.hpp"
-#include "workloads/config/config_schema.hpp"
-#include "workloads/config/preset_catalog.hpp"
+#include "workloads/sweep/sweep_point_builder.hpp"
+#include "workloads/sweep/sweep_sections.hpp"
 
 namespace tpusim::workloads {
 namespace {
 
-const std::vector<std::string> kSweepKeys = {"name", "description", "base", "vary", "output"};
-
-// A vary entry with its YAML values, kept for substitution into the base config.
-struct VaryEntry {
-  std::string key;
-  std::vector<std::string> parts;  // key split at '.'
-  std::vector<YAML::Node> values;
-  std::vector<std::string> texts;
-};
-
-std::string value_text(const YAML::Node& node) {
-  if (node.IsScalar()) return node.Scalar();
-  YAML::Emitter out;
-  out.SetMapFormat(YAML::Flow);
-  out.SetSeqFormat(YAML::Flow);
-  out << node;
-  return out.c_str();
-}
+const std::vector<std::string> kSweepKeys = {"name", "description", "base",    "set",   "vary",
+                                             "zip",  "points",      "exclude", "output"};
 
 std::string stem(const std::string& path) {
   const auto slash = path.find_last_of('/');
@@ -40,172 +27,147 @@ std::string stem(const std::string& path) {
   return dot == std::string::npos ? name : name.substr(0, dot);
 }
 
-bool looks_like_path(const std::string& base) {
-  const auto ends_with = [&](const std::string& suffix) {
-    return base.size() >= suffix.size() &&
-           base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return base.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
-}
-
-struct BaseConfig {
-  std::string text;
-  std::string source;
+// A point before it is resolved: the values it gives and its cell of every axis.
+struct Candidate {
+  std::vector<const SweepValue*> own;  // in vary order, or as the listed point writes them
+  std::vector<std::string> cells;      // per axis: its own value's text, else the base's as written
+  std::string label;                   // "" for a point of the product, "points[P]" for a listed one
+  int line = 0;                        // of a listed point
 };
 
-BaseConfig read_base(const ConfigNode& node, const std::string& sweep_file) {
-  const std::string base = node.scalar();
-  if (base.empty()) node.fail("must name a preset or a config file");
-  try {
-    if (!looks_like_path(base)) return {preset_text(base), preset_source(base)};
-    const auto slash = sweep_file.find_last_of('/');
-    const std::string path =
-        base[0] == '/' || slash == std::string::npos ? base : sweep_file.substr(0, slash + 1) + base;
-    BaseConfig config{read_input_file(path, "config file"), path};
-    ConfigNode::parse(config.text, config.source);  // YAML syntax errors, located in the base
-    return config;
-  } catch (const InputError& error) {
-    node.fail(error.what());
-  }
-}
-
-std::vector<VaryEntry> read_vary(const ConfigNode& vary, const std::string& file) {
-  if (!vary.yaml().IsMap() || vary.yaml().size() == 0)
-    vary.fail("expected a map from config keys (such as mesh.shape) to lists of values");
-  std::vector<VaryEntry> entries;
-  const auto keys = config_keys();
-  for (const auto& key : vary.keys()) {
-    const ConfigNode list = vary.child(key);
-    if (!is_config_key(key)) {
-      list.fail(
-          fmt::format("'{}' is not a config key{}; valid keys are {}{}", key, did_you_mean(key, keys),
-                      join(keys), config_subkeys_text()));
-    }
-    for (const auto& earlier : entries) {
-      const bool nested = key.rfind(earlier.key + ".", 0) == 0 || earlier.key.rfind(key + ".", 0) == 0;
-      if (nested)
-        list.fail(fmt::format("overlaps vary.{}: vary a section or keys inside it, not both", earlier.key));
-    }
-    if (!list.yaml().IsSequence()) list.fail("expected a list of values, such as [a, b]");
-    if (list.yaml().size() == 0) list.fail("the list of values is empty");
-    VaryEntry entry;
-    entry.key = key;
-    entry.parts = split(key, '.');
-    for (std::size_t i = 0; i < list.yaml().size(); ++i) {
-      const YAML::Node value = list.yaml()[i];
-      const std::string text = value_text(value);
-      for (std::size_t j = 0; j < entry.texts.size(); ++j) {
-        if (entry.texts[j] == text) {
-          throw InputError(fmt::format("{}:{}: vary.{}[{}]: {} repeats vary.{}[{}]", file,
-                                       value.Mark().line + 1, key, i, text, key, j));
-        }
-      }
-      entry.values.push_back(value);
-      entry.texts.push_back(text);
-    }
-    entries.push_back(entry);
-  }
-  return entries;
-}
-
-// Puts a copy of `value` at the dotted key of `root`, making missing sections. A copy, because assigning the
-// sweep file's own node would merge yaml-cpp's node pools of the sweep and of every point's tree, which made
-// checking a sweep quadratic in its points. The parser reads the original (NodeOrigin::value), with its
-// lines in the sweep file.
-void substitute(YAML::Node root, const VaryEntry& entry, const YAML::Node& value,
-                const std::string& base_source) {
-  YAML::Node node;
-  node.reset(root);
-  std::string path;
-  for (std::size_t i = 0; i + 1 < entry.parts.size(); ++i) {
-    path += (path.empty() ? "" : ".") + entry.parts[i];
-    const YAML::Node& as_const = node;
-    const YAML::Node existing = as_const[entry.parts[i]];
-    if (existing && !existing.IsMap() && !existing.IsNull()) {
-      throw InputError(fmt::format("{}:{}: {}: expected a map, which vary.{} sets a key of", base_source,
-                                   existing.Mark().line + 1, path, entry.key));
-    }
-    YAML::Node next = node[entry.parts[i]];
-    node.reset(next);
-  }
-  node[entry.parts.back()] = YAML::Clone(value);
-}
-
-class PointBuilder {
+class PointLister {
  public:
-  PointBuilder(const std::vector<VaryEntry>& entries, const BaseConfig& base, std::string sweep_file)
-      : entries_(entries), base_(base), sweep_file_(std::move(sweep_file)) {}
-
-  // The base with the chosen value of each listed entry (index per entry, -1 = keep the base's).
-  RunConfig build(const std::vector<int>& choice) const {
-    YAML::Node root = YAML::Load(base_.text);
-    if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
-    if (!root.IsMap())
-      throw InputError(fmt::format("{}:1: expected a config (a map of sections)", base_.source));
-    NodeOrigins origins;
-    for (std::size_t a = 0; a < entries_.size(); ++a) {
-      if (choice[a] < 0) continue;
-      substitute(root, entries_[a], entries_[a].values[choice[a]], base_.source);
-      origins[entries_[a].key] = {sweep_file_, fmt::format("vary.{}[{}]", entries_[a].key, choice[a]),
-                                  entries_[a].values[choice[a]]};
-    }
-    return parse_run_config(ConfigNode(root, base_.source, origins), YAML::Dump(root) + "\n");
+  PointLister(const SweepSections& sections, const SweepPointBuilder& builder, std::string file)
+      : s_(sections), file_(std::move(file)) {
+    for (const auto& key : s_.varied_keys) fillers_.push_back(builder.base_text(split(key, '.')));
   }
 
-  // A point's problem, located at the value that causes it (see sweep_spec.hpp).
-  [[noreturn]] void fail(const std::vector<int>& choice, const InputError& error,
-                         const std::string& point) const {
-    const std::string message = error.what();
-    if (message.rfind(sweep_file_ + ":", 0) == 0) throw error;
-    // The first value that is wrong with the base alone is the culprit; otherwise the combination is, and
-    // the last value of the point stands for it.
-    std::size_t culprit = entries_.size() - 1;
-    std::string problem = message;
-    bool alone = false;
-    for (std::size_t a = 0; a < entries_.size() && !alone; ++a) {
-      std::vector<int> single(entries_.size(), -1);
-      single[a] = choice[a];
-      try {
-        build(single);
-      } catch (const InputError& solo) {
-        culprit = a;
-        problem = solo.what();
-        alone = true;
-        if (problem.rfind(sweep_file_ + ":", 0) == 0) throw solo;
+  // The product of vary's factors, then the listed points; a listed point equal to an earlier one is an
+  // error.
+  std::vector<Candidate> list(int& product_points) {
+    std::size_t count = s_.vary.empty() ? 0 : 1;
+    for (const auto& factor : s_.factors) {
+      count *= s_.vary[factor.front()].values.size();
+      if (count > static_cast<std::size_t>(kMaxSweepPoints)) {
+        s_.vary_node->fail(
+            fmt::format("the product of the value lists has more than {} points", kMaxSweepPoints));
       }
     }
-    const auto& entry = entries_[culprit];
-    const int line = entry.values[choice[culprit]].Mark().line + 1;
-    const std::string context = alone || entries_.size() == 1 ? "" : fmt::format("in point {}: ", point);
-    throw InputError(fmt::format("{}:{}: vary.{}[{}]: {}{}", sweep_file_, line, entry.key, choice[culprit],
-                                 context, problem));
+    product_points = static_cast<int>(count);
+    if (count + s_.listed.size() > static_cast<std::size_t>(kMaxSweepPoints))
+      s_.points_node->fail(fmt::format("the sweep has more than {} points", kMaxSweepPoints));
+    std::vector<Candidate> points;
+    std::vector<std::size_t> choice(s_.factors.size(), 0);
+    std::vector<std::size_t> factor_of(s_.vary.size());
+    for (std::size_t f = 0; f < s_.factors.size(); ++f) {
+      for (const std::size_t v : s_.factors[f]) factor_of[v] = f;
+    }
+    for (std::size_t index = 0; index < count; ++index) {
+      Candidate point;
+      for (std::size_t v = 0; v < s_.vary.size(); ++v)
+        point.own.push_back(&s_.vary[v].values[choice[factor_of[v]]]);
+      add(std::move(point), points);
+      // Odometer: the last factor turns fastest.
+      for (std::size_t f = s_.factors.size(); f-- > 0;) {
+        if (++choice[f] < s_.vary[s_.factors[f].front()].values.size()) break;
+        choice[f] = 0;
+      }
+    }
+    for (std::size_t p = 0; p < s_.listed.size(); ++p) {
+      Candidate point;
+      for (const auto& value : s_.listed[p]) point.own.push_back(&value);
+      point.label = fmt::format("points[{}]", p);
+      point.line = s_.listed_lines[p];
+      add(std::move(point), points);
+    }
+    return points;
+  }
+
+  // The points no filter matches; a filter that matches none, or filters that leave no point, are errors.
+  std::vector<Candidate> filter(std::vector<Candidate> points) const {
+    if (s_.exclude.empty()) return points;
+    std::vector<int> matches(s_.exclude.size(), 0);
+    std::vector<Candidate> kept;
+    for (auto& point : points) {
+      bool excluded = false;
+      for (std::size_t f = 0; f < s_.exclude.size(); ++f) {
+        bool all = true;
+        for (const auto& [key, text] : s_.exclude[f].values) all = all && point.cells[axis_of(key)] == text;
+        if (all) matches[f] += 1;
+        excluded = excluded || all;
+      }
+      if (!excluded) kept.push_back(std::move(point));
+    }
+    for (std::size_t f = 0; f < s_.exclude.size(); ++f) {
+      if (matches[f] > 0) continue;
+      std::vector<std::string> values;
+      for (const auto& [key, text] : s_.exclude[f].values) values.push_back(key + "=" + text);
+      throw InputError(fmt::format("{}:{}: {}: matches no point ({}); values are compared as written", file_,
+                                   s_.exclude[f].line, s_.exclude[f].label, join(values)));
+    }
+    if (kept.empty()) {
+      s_.exclude_node->fail(
+          fmt::format("excludes every point ({} of {}): nothing would run", points.size(), points.size()));
+    }
+    return kept;
+  }
+
+  std::size_t axis_of(const std::string& key) const {
+    for (std::size_t a = 0; a < s_.varied_keys.size(); ++a) {
+      if (s_.varied_keys[a] == key) return a;
+    }
+    return s_.varied_keys.size();  // every key a point or filter names is a varied key
+  }
+
+  std::string describe(const std::vector<std::string>& cells) const {
+    std::vector<std::string> parts;
+    for (std::size_t a = 0; a < cells.size(); ++a) {
+      if (!cells[a].empty()) parts.push_back(s_.varied_keys[a] + "=" + cells[a]);
+    }
+    return join(parts);
   }
 
  private:
-  const std::vector<VaryEntry>& entries_;
-  const BaseConfig& base_;
-  std::string sweep_file_;
+  void add(Candidate point, std::vector<Candidate>& points) {
+    point.cells = fillers_;
+    for (const SweepValue* value : point.own) point.cells[axis_of(value->key)] = value->text;
+    const auto [earlier, inserted] = seen_.emplace(point.cells, points.size());
+    if (!inserted) {
+      // Points of the product differ (vary's values and zip's positions do); a listed one may repeat any.
+      const Candidate& first = points[earlier->second];
+      throw InputError(fmt::format("{}:{}: {}: the same point as {} ({})", file_, point.line, point.label,
+                                   first.label.empty() ? "one of vary's" : first.label,
+                                   describe(point.cells)));
+    }
+    points.push_back(std::move(point));
+  }
+
+  const SweepSections& s_;
+  std::string file_;
+  std::vector<std::string> fillers_;
+  std::map<std::vector<std::string>, std::size_t> seen_;
 };
 
-}  // namespace
-
-std::string SweepPoint::describe(const std::vector<SweepAxis>& axes) const {
-  return describe_values(axes, values);
+// vary's values, then the other values the points take.
+std::vector<SweepAxis> axes_of(const SweepSections& s, const std::vector<Candidate>& points) {
+  std::vector<SweepAxis> axes;
+  for (std::size_t a = 0; a < s.varied_keys.size(); ++a) {
+    SweepAxis axis{s.varied_keys[a], {}};
+    if (a < s.vary.size()) {
+      for (const auto& value : s.vary[a].values) axis.values.push_back(value.text);
+    }
+    for (const auto& point : points) {
+      const std::string& cell = point.cells[a];
+      if (std::find(axis.values.begin(), axis.values.end(), cell) == axis.values.end())
+        axis.values.push_back(cell);
+    }
+    axes.push_back(std::move(axis));
+  }
+  return axes;
 }
 
-std::string describe_values(const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
-  std::vector<std::string> parts;
-  for (std::size_t a = 0; a < axes.size() && a < values.size(); ++a)
-    parts.push_back(axes[a].key + "=" + values[a]);
-  return join(parts);
-}
-
-Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
-  const ConfigNode root = ConfigNode::parse(yaml_text, file);
-  root.expect_map(kSweepKeys);
-  Sweep sweep;
-  sweep.source = file;
-  sweep.name = stem(file);
+void read_header(const ConfigNode& root, Sweep& sweep) {
+  sweep.name = stem(sweep.source);
   if (auto n = root.optional_child("name")) {
     sweep.name = n->scalar();
     for (char c : sweep.name) {
@@ -221,40 +183,63 @@ Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
     sweep.output_dir = n->scalar();
     if (sweep.output_dir.empty()) n->fail("must not be empty");
   }
-  const ConfigNode base_node = root.child("base");
-  const BaseConfig base = read_base(base_node, file);
-  sweep.base = base_node.scalar();
-  sweep.base_source = base.source;
-  const std::vector<VaryEntry> entries = read_vary(root.child("vary"), file);
+}
 
-  std::size_t count = 1;
-  for (const auto& entry : entries) {
-    sweep.axes.push_back({entry.key, entry.texts});
-    count *= entry.values.size();
-    if (count > static_cast<std::size_t>(kMaxSweepPoints)) {
-      root.child("vary").fail(
-          fmt::format("the product of the value lists has more than {} points", kMaxSweepPoints));
-    }
+}  // namespace
+
+std::string SweepPoint::describe(const std::vector<SweepAxis>& axes) const {
+  return describe_values(axes, values);
+}
+
+std::string describe_values(const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
+  std::vector<std::string> parts;
+  for (std::size_t a = 0; a < axes.size() && a < values.size(); ++a) {
+    if (!values[a].empty()) parts.push_back(axes[a].key + "=" + values[a]);
   }
+  return join(parts);
+}
 
-  const PointBuilder builder(entries, base, file);
-  std::vector<int> choice(entries.size(), 0);
-  for (std::size_t index = 0; index < count; ++index) {
-    std::vector<std::string> values;
-    for (std::size_t a = 0; a < entries.size(); ++a) values.push_back(entries[a].texts[choice[a]]);
+std::string Sweep::order() const {
+  std::string text = product_points > 0 ? "cartesian product, the first key varying slowest" : "";
+  for (const auto& group : zip_groups) text += fmt::format("; zipped, advancing together: {}", join(group));
+  if (listed_points > 0)
+    text += fmt::format("{}{} listed points", text.empty() ? "" : "; then ", listed_points);
+  if (excluded_points > 0) text += fmt::format("; {} points excluded", excluded_points);
+  return text;
+}
+
+Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
+  const ConfigNode root = ConfigNode::parse(yaml_text, file);
+  root.expect_map(kSweepKeys);
+  Sweep sweep;
+  sweep.source = file;
+  read_header(root, sweep);
+  const ConfigNode base_node = root.child("base");
+  BaseConfig base = read_base(base_node, file);
+  const SweepSections sections = read_sweep_sections(root);
+  const SweepPointBuilder builder(std::move(base), sections.settings, file);
+  sweep.base = base_node.scalar();
+  sweep.base_source = builder.base().source;
+  for (const auto& setting : sections.settings) sweep.settings.push_back({setting.key, setting.text});
+  sweep.zip_groups = sections.zip_groups;
+
+  PointLister lister(sections, builder, file);
+  const std::vector<Candidate> all = lister.list(sweep.product_points);
+  sweep.listed_points = static_cast<int>(sections.listed.size());
+  const std::vector<Candidate> kept = lister.filter(all);
+  sweep.excluded_points = static_cast<int>(all.size() - kept.size());
+  sweep.axes = axes_of(sections, kept);
+  for (const auto& point : kept) {
     auto config = [&] {
       try {
-        return builder.build(choice);
+        return builder.build(point.own);
       } catch (const InputError& error) {
-        builder.fail(choice, error, describe_values(sweep.axes, values));
+        std::vector<std::string> own;
+        for (const SweepValue* value : point.own) own.push_back(value->key + "=" + value->text);
+        builder.fail(point.own, error, join(own));
       }
     };
-    sweep.points.push_back(SweepPoint{static_cast<int>(index), values, config()});
-    // Odometer: the last key turns fastest.
-    for (std::size_t a = entries.size(); a-- > 0;) {
-      if (++choice[a] < static_cast<int>(entries[a].values.size())) break;
-      choice[a] = 0;
-    }
+    sweep.points.push_back(SweepPoint{static_cast<int>(sweep.points.size()), point.cells, config()});
   }
   return sweep;
 }

@@ -67,6 +67,8 @@ CliRun Scratch::run(const std::vector<std::string>& args) const {
   return spawn(words);
 }
 
+CliRun Scratch::run_program(const std::vector<std::string>& words) const { return spawn(words); }
+
 CliRun Scratch::run_unprivileged(const std::vector<std::string>& args) const {
   if (::geteuid() != 0) return run(args);
   std::vector<std::string> words = {

@@ -29,6 +29,8 @@ class Scratch {
 
   const std::filesystem::path& work() const { return work_; }
   CliRun run(const std::vector<std::string>& args) const;
+  // Any program, in the same way: words[0] is its path.
+  CliRun run_program(const std::vector<std::string>& words) const;
   // The same as a user without privileges: when the tests run as root (who may write anywhere, whatever the
   // permissions), tpusim runs as nobody through setpriv, so that read-only folders are read-only to it.
   CliRun run_unprivileged(const std::vector<std::string>& args) const;

@@ -121,6 +121,17 @@ std::vector<Row> table() {
        {{"c.yaml", replaced("batch:4;model:2", "a:4294967304")}},
        2,
        {"c.yaml:5: mesh.shape: mesh 'a:4294967304': mesh a:4294967304 has 4294967304 processors"}},
+      {"two mesh sizes left to the topology",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("batch:4;model:2", "batch:*;model:*")}},
+       2,
+       {"c.yaml:5: mesh.shape: mesh 'batch:*;model:*': only one size may be '*' (the cores the other sizes "
+        "leave); 2 are"}},
+      {"a size per mesh axis that overflows",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("d_ff: 64", "d_ff: {per: model, value: 9223372036854775807}")}},
+       2,
+       {"c.yaml:10: model.d_ff.value: 9223372036854775807 per unit x 2 units is too large"}},
       // Hangs: limits that the command line bypassed, or work that cannot finish.
       {"--steps past the config's limit",
        {"run", "c.yaml", "--no-files", "--steps", "1000000"},

@@ -1,9 +1,20 @@
 // tpusim sweep end to end: a bad sweep is one line and exit status 2 with nothing written; a tiny sweep
-// prints a row per point and writes sweep.csv and sweep.json.
+// prints a row per point and writes its records, sweep.csv and sweep.json; a sweep killed with kill -9 loses
+// nothing and resumes; bad -j, --shard and merge arguments are one line each.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "cli_runner.hpp"
 
@@ -22,6 +33,71 @@ std::vector<std::string> lines_of(const std::filesystem::path& path) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
 }
+
+// A sweep.csv without its wall_s column (measured, not simulated). The tiny sweeps here quote no field.
+std::vector<std::string> without_wall(const std::filesystem::path& path) {
+  std::vector<std::string> rows;
+  std::size_t wall = 0;
+  for (const auto& line : lines_of(path)) {
+    std::vector<std::string> cells(1);
+    for (const char c : line) {
+      if (c == ',') {
+        cells.emplace_back();
+      } else {
+        cells.back() += c;
+      }
+    }
+    if (rows.empty()) wall = std::find(cells.begin(), cells.end(), "wall_s") - cells.begin();
+    std::string kept;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (c != wall) kept += (c == 0 ? "" : ",") + cells[c];
+    }
+    rows.push_back(kept);
+  }
+  return rows;
+}
+
+// The record files of an output folder (not the manifest, not temporaries).
+std::vector<std::string> records_in(const std::filesystem::path& folder) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(folder / "points", error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name != "manifest.json" && name.find(".tmp.") == std::string::npos) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// tpusim started in `work` without waiting for it, its output thrown away.
+pid_t start_tpusim(const std::filesystem::path& work, const std::vector<std::string>& args) {
+  std::vector<std::string> words = {TPUSIM_BINARY};
+  words.insert(words.end(), args.begin(), args.end());
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::chdir(work.c_str()) != 0) ::_exit(127);
+    const int null = ::open("/dev/null", O_RDWR);
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    std::vector<char*> argv;
+    for (auto& word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+// Twelve points of the tiny language model, a few tenths of a second each.
+const std::string kTwelvePoints =
+    "name: twelve\n"
+    "base: tiny-lm\n"
+    "vary:\n"
+    "  training.numerics: [timing]\n"
+    "  training.seed: [1, 2, 3, 4, 5, 6]\n"
+    "  mesh.shape: [batch:2;model:4, batch:4;model:2]\n";
 
 }  // namespace
 
@@ -52,10 +128,12 @@ TEST_CASE("cli: sweep: a tiny sweep prints a row per point and writes the CSV an
         "vary:\n"
         "  mesh.shape: [batch:4;model:2, batch:8;model:1]\n"
         "  training.numerics: [timing]\n");
-  const auto run = scratch.run({"sweep", "tiny.yaml"});
+  const auto run = scratch.run({"sweep", "tiny.yaml", "-j", "2"});
   INFO(run.describe());
   REQUIRE(run.exit_status == 0);
-  CHECK(run.err.empty());
+  // stderr is not a terminal: the progress is plain lines.
+  for (const auto& line : run.err_lines()) CHECK_THAT(line, Catch::StartsWith("tiny: "));
+  CHECK_THAT(run.err, Catch::Contains("tiny: 2/2 done  0 failed"));
   CHECK_THAT(run.out, Catch::Contains("tpusim sweep tiny: 2 points, base tiny-mlp"));
   CHECK_THAT(run.out, Catch::Contains("results in results/tiny/ (sweep.csv, sweep.json)"));
   const auto csv = lines_of(scratch.work() / "results/tiny/sweep.csv");
@@ -65,12 +143,211 @@ TEST_CASE("cli: sweep: a tiny sweep prints a row per point and writes the CSV an
   CHECK(csv[2].rfind("1,batch:8;model:1,timing,ring-8,8,", 0) == 0);
   std::ifstream json_file(scratch.work() / "results/tiny/sweep.json");
   const auto json = nlohmann::json::parse(json_file);
-  CHECK(json["context"]["name"] == "tiny");
+  CHECK(json["context"]["format"] == "tpusim.sweep.v1");
+  CHECK(json["sweep"]["name"] == "tiny");
   REQUIRE(json["runs"].size() == 2);
   CHECK(json["runs"][0]["step_time"]["step_time_s"].get<double>() > 0);
   CHECK(json["runs"][1]["memory_per_core"]["fits"] == true);
-  CHECK(scratch.entries() == std::vector<std::string>{"results/", "results/tiny/", "results/tiny/sweep.csv",
-                                                      "results/tiny/sweep.json", "tiny.yaml"});
+  const auto records = records_in(scratch.work() / "results/tiny");
+  REQUIRE(records.size() == 2);
+  std::vector<std::string> expected = {"results/", "results/tiny/", "results/tiny/points/"};
+  for (const auto& record : records) expected.push_back("results/tiny/points/" + record);
+  expected.insert(expected.end(), {"results/tiny/points/manifest.json", "results/tiny/sweep.csv",
+                                   "results/tiny/sweep.json", "tiny.yaml"});
+  std::sort(expected.begin(), expected.end());
+  // What the folder holds besides (plots drawn from sweep.json) is not this test's.
+  auto entries = scratch.entries();
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [](const std::string& entry) {
+                                 return entry.rfind("results/tiny/plots", 0) == 0 ||
+                                        entry == "results/tiny/report.md";
+                               }),
+                entries.end());
+  CHECK(entries == expected);
+  const auto record =
+      nlohmann::json::parse(std::ifstream(scratch.work() / "results/tiny/points" / records[1]));
+  CHECK(record["point"] == 1);
+  CHECK(record["status"] == "ok");
+  CHECK(record["values"] == nlohmann::json{"batch:8;model:1", "timing"});
+
+  // Run again: nothing runs, the same rows.
+  const auto again = scratch.run({"sweep", "tiny.yaml", "--progress", "none"});
+  INFO(again.describe());
+  CHECK(again.exit_status == 0);
+  CHECK(again.err.find("tiny:") == std::string::npos);  // --progress none
+  CHECK_THAT(again.out,
+             Catch::Contains("2 of 2 points done earlier (records in results/tiny/points/); running "
+                             "the other 0"));
+  CHECK(lines_of(scratch.work() / "results/tiny/sweep.csv") == csv);
+
+  // A changed vary value: that point's record is discarded, and that point alone runs.
+  write(scratch.work() / "tiny.yaml",
+        "name: tiny\n"
+        "base: tiny-mlp\n"
+        "vary:\n"
+        "  mesh.shape: [batch:4;model:2, batch:2;model:4]\n"
+        "  training.numerics: [timing]\n");
+  const auto changed = scratch.run({"sweep", "tiny.yaml", "--progress", "none"});
+  INFO(changed.describe());
+  CHECK(changed.exit_status == 0);
+  CHECK_THAT(changed.out,
+             Catch::Contains("1 record of an earlier version of this sweep is discarded: the base "
+                             "config or vary block changed\n"));
+  CHECK_THAT(changed.out, Catch::Contains("1 of 2 points done earlier"));
+  const auto changed_csv = lines_of(scratch.work() / "results/tiny/sweep.csv");
+  REQUIRE(changed_csv.size() == 3);
+  CHECK(changed_csv[1] == csv[1]);
+  CHECK(changed_csv[2].rfind("1,batch:2;model:4,timing,ring-8,8,", 0) == 0);
+  CHECK(records_in(scratch.work() / "results/tiny").size() == 2);
+}
+
+TEST_CASE("cli: sweep: killed with kill -9 mid-run, the next run finishes it with every point once") {
+  const Scratch scratch;
+  write(scratch.work() / "twelve.yaml", kTwelvePoints);
+  const auto folder = scratch.work() / "results/twelve";
+  const pid_t pid = start_tpusim(scratch.work(), {"sweep", "twelve.yaml", "-j", "1"});
+  REQUIRE(pid > 0);
+  // Killed once two points have their records, while the others run.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (records_in(folder).size() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  const auto kept = records_in(folder);
+  INFO(kept.size() << " records when killed");
+  REQUIRE(kept.size() >= 2);
+  REQUIRE(kept.size() < 12);
+  // Every record there is whole.
+  for (const auto& name : kept) {
+    const auto record = nlohmann::json::parse(std::ifstream(folder / "points" / name), nullptr, false);
+    CHECK(record.is_object());
+  }
+
+  const auto resumed = scratch.run({"sweep", "twelve.yaml", "-j", "2"});
+  INFO(resumed.describe());
+  REQUIRE(resumed.exit_status == 0);
+  CHECK_THAT(resumed.out, Catch::Contains(std::to_string(kept.size()) + " of 12 points done earlier"));
+  // One record per point, no temporaries left, and the rows of a run never interrupted.
+  const auto records = records_in(folder);
+  REQUIRE(records.size() == 12);
+  std::set<int> points;
+  for (const auto& name : records) points.insert(std::stoi(name.substr(0, name.find('-'))));
+  CHECK(points.size() == 12);
+  std::error_code error;
+  for (std::filesystem::directory_iterator it(folder / "points", error), end; !error && it != end;
+       it.increment(error))
+    CHECK(it->path().filename().string().find(".tmp.") == std::string::npos);
+  const auto fresh = scratch.run({"sweep", "twelve.yaml", "-j", "2", "--output", "results/fresh"});
+  REQUIRE(fresh.exit_status == 0);
+  const auto rows = without_wall(folder / "sweep.csv");
+  CHECK(rows.size() == 13);
+  CHECK(rows == without_wall(scratch.work() / "results/fresh/sweep.csv"));
+}
+
+TEST_CASE("cli: sweep: shards run their points into their own folders and merge into the whole sweep") {
+  const Scratch scratch;
+  write(scratch.work() / "tiny.yaml",
+        "name: tiny\n"
+        "base: tiny-mlp\n"
+        "vary:\n"
+        "  mesh.shape: [batch:4;model:2, batch:8;model:1, batch:2;model:4]\n"
+        "  training.numerics: [timing]\n");
+  const auto one = scratch.run({"sweep", "tiny.yaml", "--shard", "1/2"});
+  INFO(one.describe());
+  REQUIRE(one.exit_status == 0);
+  CHECK_THAT(one.out, Catch::Contains("shard 1/2: the 2 of 3 points whose index % 2 is 0"));
+  CHECK_THAT(one.out, Catch::Contains("results in results/tiny-shard-1-of-2/"));
+  REQUIRE(scratch.run({"sweep", "tiny.yaml", "--shard", "2/2", "--output", "two"}).exit_status == 0);
+  REQUIRE(scratch.run({"sweep", "tiny.yaml", "-j", "1"}).exit_status == 0);
+  const auto merged = scratch.run({"sweep", "merge", "merged", "results/tiny-shard-1-of-2", "two"});
+  INFO(merged.describe());
+  REQUIRE(merged.exit_status == 0);
+  CHECK(merged.out ==
+        "merged 2 folders of sweep tiny: 3 points (3 ok); results in merged/ (sweep.csv, sweep.json)\n");
+  CHECK(without_wall(scratch.work() / "merged/sweep.csv") ==
+        without_wall(scratch.work() / "results/tiny/sweep.csv"));
+
+  const auto missing = scratch.run({"sweep", "merge", "out", "two"});
+  CHECK(missing.exit_status == 2);
+  CHECK(missing.out.empty());
+  REQUIRE(missing.err_lines().size() == 1);
+  CHECK(missing.err_lines()[0] ==
+        "tpusim: error: sweep merge: 2 of the 3 points of sweep tiny are in none of the folders (the first: "
+        "point 0); run its shard (--shard 1/2) again, or give its folder");
+  CHECK_FALSE(std::filesystem::exists(scratch.work() / "out"));
+}
+
+TEST_CASE("cli: sweep: bad -j, --shard, --progress and merge arguments are one line, exit status 2") {
+  const Scratch scratch;
+  write(scratch.work() / "tiny.yaml", "base: tiny-mlp\nvary:\n  training.numerics: [timing]\n");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"sweep", "tiny.yaml", "--shard", "3/2"},
+       "tpusim: error: --shard 3/2: K must be 1 to 2 (shards are numbered from 1, as Slurm's "
+       "SLURM_ARRAY_TASK_ID with --array=1-2)"},
+      {{"sweep", "tiny.yaml", "--shard", "0/2"},
+       "tpusim: error: --shard 0/2: K must be 1 to 2 (shards are numbered from 1, as Slurm's "
+       "SLURM_ARRAY_TASK_ID with --array=1-2)"},
+      {{"sweep", "tiny.yaml", "--shard", "two"},
+       "tpusim: error: --shard: 'two' is not K/N: give the shard's number K (1 to N) and the number of "
+       "shards "
+       "N, e.g. 2/4"},
+      {{"sweep", "tiny.yaml", "-j", "0"},
+       "tpusim: error: --jobs: 0 is out of range: expected 1 to 1024 (see 'tpusim sweep --help')"},
+      {{"sweep", "tiny.yaml", "--progress", "fancy"},
+       "tpusim: error: --progress: 'fancy' is not a progress mode; valid modes are bar (a line redrawn in "
+       "place), plain (lines, for logs) and none"},
+      {{"sweep", "merge", "out"},
+       "tpusim: error: sweep merge: give the output folder, then the shard folders to join (tpusim sweep "
+       "merge OUT DIR1 DIR2 ...)"},
+      {{"sweep", "merge", "out", "tiny.yaml"},
+       "tpusim: error: 'tiny.yaml' is not a folder (expected a sweep's output folder)"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto run = scratch.run(args);
+    INFO(run.describe());
+    CHECK(run.exit_status == 2);
+    CHECK(run.out.empty());
+    REQUIRE(run.err_lines().size() == 1);
+    CHECK(run.err_lines()[0] == message);
+  }
+  CHECK(scratch.entries() == std::vector<std::string>{"tiny.yaml"});
+}
+
+TEST_CASE("cli: sweep: a collective study runs, and a misspelled combination is an error at its line") {
+  const Scratch scratch;
+  write(scratch.work() / "c.yaml",
+        "kind: collectives\n"
+        "vary:\n"
+        "  collective.algorithm: [ring, bucket2d]\n"
+        "  collective.bytes: [4KiB, 1MiB]\n"
+        "  hardware.topology: [torus:4x4]\n"
+        "  collective.group_axes: [all]\n");
+  const auto run = scratch.run({"sweep", "c.yaml", "--progress", "none"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK_THAT(run.out,
+             Catch::Contains("tpusim sweep c: 4 collective points, 2 skipped where the algorithm does "
+                             "not fit"));
+  CHECK_THAT(run.out, Catch::Contains("skipped: bucket2d"));
+  const auto csv = lines_of(scratch.work() / "results/c/sweep.csv");
+  REQUIRE(csv.size() == 5);
+  CHECK(csv[1].rfind("0,ring,4KiB,torus:4x4,all,", 0) == 0);
+  CHECK_THAT(csv[3], Catch::Contains(",skipped,"));
+
+  write(scratch.work() / "bad.yaml",
+        "kind: collectives\n"
+        "vary:\n"
+        "  collective.op: [broadcast]\n"
+        "  collective.algorithm: [binomial, ring]\n");
+  const auto bad = scratch.run({"sweep", "bad.yaml"});
+  CHECK(bad.exit_status == 2);
+  REQUIRE(bad.err_lines().size() == 1);
+  CHECK(
+      bad.err_lines()[0] ==
+      "tpusim: error: bad.yaml:4: vary.collective.algorithm[1]: in point collective.op=broadcast, "
+      "collective.algorithm=ring: broadcast has no algorithm 'ring'; its algorithms are binomial, pipeline");
 }
 
 TEST_CASE("cli: sweep: the shipped sweeps are listed and check without running") {

@@ -77,5 +77,8 @@ TEST_CASE(
   std::ifstream json_file(scratch.work() / "results/validate/validate.json");
   const auto document = nlohmann::json::parse(json_file);
   CHECK(document.at("runs").size() == lines.size() - 1);
-  CHECK(document.at("context").at("failures") == 0);
+  CHECK(document.at("totals").at("failures") == 0);
+  CHECK(document.at("totals").at("rows") == lines.size() - 1);
+  CHECK(document.at("context").at("format") == "tpusim.validate.v1");
+  CHECK(document.at("context").at("command") == "validate");
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/algorithm_registry.hpp"
+#include "tests/topologies/support/input_error_of.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/collectives/measurement.hpp"
@@ -13,15 +14,6 @@ using namespace tpusim;
 using namespace tpusim::workloads;
 
 namespace {
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const InputError& error) {
-    return error.what();
-  }
-  return "no error";
-}
 
 CollectiveSpec spec_of(const char* op, const char* algorithms, const char* bytes = "64MiB",
                        const char* axes = "") {
@@ -35,7 +27,7 @@ CollectiveSpec spec_of(const char* op, const char* algorithms, const char* bytes
 
 std::string build_error(const char* topology_spec, const CollectiveSpec& spec) {
   const auto topology = topo::topology_from_spec(topology_spec);
-  return error_of([&] { build_request(topology, spec); });
+  return tpusim::test_support::input_error_of([&] { build_request(topology, spec); });
 }
 
 }  // namespace
@@ -83,5 +75,7 @@ TEST_CASE("checking data counts the input copy all-to-all keeps when sizing its 
   const auto topology = topo::topology_from_spec("torus:32x32");
   const auto built = build_request(topology, spec_of("alltoall", "pairwise", "1310720"));
   sim::Simulator simulator(topology);
-  CHECK(error_of([&] { measure(simulator, built, true); }).find("--check-data would need 5 GiB") == 0);
+  CHECK(tpusim::test_support::input_error_of([&] {
+          measure(simulator, built, true);
+        }).find("--check-data would need 5 GiB") == 0);
 }

@@ -1,0 +1,139 @@
+// Every JSON document tpusim prints or writes opens with the same context block (report/report_context.hpp):
+// tpusim_version, simgrid_version, format, command, inputs, in that order, and nothing else in it.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+using tpusim::cli_test::Scratch;
+
+namespace {
+
+const std::vector<std::string> kContextFields = {"tpusim_version", "simgrid_version", "format", "command",
+                                                 "inputs"};
+
+// Checks the block's shape and order in the text itself (ordered_json keeps the order it reads) and returns
+// the block.
+nlohmann::json context_of(const std::string& text) {
+  const auto document = nlohmann::ordered_json::parse(text);
+  REQUIRE(document.is_object());
+  REQUIRE(!document.empty());
+  CHECK(document.begin().key() == "context");
+  const auto& context = document.at("context");
+  std::vector<std::string> fields;
+  for (const auto& [key, value] : context.items()) fields.push_back(key);
+  CHECK(fields == kContextFields);
+  CHECK(context.at("tpusim_version") == TPUSIM_VERSION);
+  CHECK(context.at("simgrid_version").get<std::string>().rfind("3.", 0) == 0);
+  CHECK(context.at("inputs").is_object());
+  return nlohmann::json::parse(context.dump());
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Case {
+  std::vector<std::string> args;
+  const char* format;
+  const char* command;
+  nlohmann::json inputs;
+};
+
+}  // namespace
+
+TEST_CASE("cli: every --json output opens with the same context block") {
+  const std::vector<Case> cases = {
+      {{"topo", "describe", "ring-8", "--json"},
+       "tpusim.topology.v1",
+       "topo describe",
+       {{"topology", "ring-8"}}},
+      {{"collective", "--topology", "ring-8", "--bytes", "4KiB", "--json"},
+       "tpusim.collective.v1",
+       "collective",
+       {{"topology", "ring-8"},
+        {"op", "allreduce"},
+        {"algo", nullptr},
+        {"bytes", "4KiB"},
+        {"group_axes", nullptr},
+        {"reduce", "sum"},
+        {"network", "ideal"},
+        {"check_data", false},
+        {"no_fold", false}}},
+      {{"collective", "--list-algorithms", "--json"},
+       "tpusim.algorithms.v1",
+       "collective",
+       {{"list_algorithms", true}}},
+      {{"run", "--schema", "--json"}, "tpusim.config_schema.v1", "run", {{"schema", true}}},
+      {{"run", "--preset", "tiny-mlp", "--no-files", "--steps", "2", "--json"},
+       "tpusim.run_summary.v1",
+       "run",
+       {{"config", nullptr}, {"preset", "tiny-mlp"}, {"steps", 2}}},
+      {{"bench", "step", "--only", "v2", "--json"}, "tpusim.bench_step.v1", "bench step", {{"only", "v2"}}},
+      {{"bench",         "engine",      "--json",  "--batch",  "32",         "--io",         "32",
+        "--hidden",      "32",          "--steps", "1",        "--topology", "ring-8",       "--mesh",
+        "rows:2;cols:4", "--pod-batch", "32",      "--pod-io", "32",         "--pod-hidden", "32"},
+       "tpusim.bench_engine.v1",
+       "bench engine",
+       {{"batch", 32},
+        {"io", 32},
+        {"hidden", 32},
+        {"cores", 1},
+        {"steps", 1},
+        {"topology", "ring-8"},
+        {"mesh", "rows:2;cols:4"},
+        {"layout", "batch:rows;hidden:cols"},
+        {"pod_batch", 32},
+        {"pod_io", 32},
+        {"pod_hidden", 32}}},
+      {{"bench", "collectives", "--json"}, "tpusim.bench_collectives.v1", "bench collectives", {}},
+  };
+  const Scratch scratch;
+  for (const auto& c : cases) {
+    const auto run = scratch.run(c.args);
+    std::string command;
+    for (const auto& word : c.args) command += " " + word;
+    INFO("tpusim" << command << "\n" << run.describe());
+    REQUIRE(run.exit_status == 0);
+    const auto context = context_of(run.out);
+    CHECK(context.at("format") == c.format);
+    CHECK(context.at("command") == c.command);
+    CHECK(context.at("inputs") == (c.inputs.is_null() ? nlohmann::json::object() : c.inputs));
+  }
+  CHECK(scratch.entries().empty());
+}
+
+TEST_CASE("cli: the files in a result folder carry the context block of the command that wrote them") {
+  const Scratch scratch;
+  const auto run = scratch.run({"run", "--preset", "tiny-mlp", "--json", "--output", "out"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  const auto printed = context_of(run.out);
+  const auto written = context_of(read_text(scratch.work() / "out" / "summary.json"));
+  CHECK(written == printed);
+  CHECK(written.at("inputs") ==
+        nlohmann::json{{"config", nullptr}, {"preset", "tiny-mlp"}, {"steps", nullptr}});
+
+  std::ofstream(scratch.work() / "tiny.yaml") << "name: tiny\n"
+                                                 "base: tiny-mlp\n"
+                                                 "vary:\n"
+                                                 "  mesh.shape: [batch:4;model:2, batch:8;model:1]\n"
+                                                 "  training.numerics: [timing]\n";
+  const auto sweep = scratch.run({"sweep", "tiny.yaml", "--json"});
+  INFO(sweep.describe());
+  REQUIRE(sweep.exit_status == 0);
+  const auto sweep_printed = context_of(sweep.out);
+  const auto sweep_written = context_of(read_text(scratch.work() / "results" / "tiny" / "sweep.json"));
+  CHECK(sweep_written == sweep_printed);
+  CHECK(sweep_written.at("format") == "tpusim.sweep.v1");
+  CHECK(sweep_written.at("command") == "sweep");
+  CHECK(sweep_written.at("inputs") == nlohmann::json{{"sweep", "tiny.yaml"}, {"preset", nullptr}});
+  // The sweep itself sits beside the context, as the resolved config does in summary.json.
+  const auto document = nlohmann::json::parse(sweep.out);
+  CHECK(document.at("sweep").at("name") == "tiny");
+  CHECK(document.at("sweep").at("vary").at(0).at("key") == "mesh.shape");
+}

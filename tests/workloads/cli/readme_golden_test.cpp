@@ -1,0 +1,221 @@
+// README.md shows what the programs print; these tests run the shown commands with the built binaries and
+// compare, so that a change of output without a change of the README fails here.
+//   Output blocks (readme_examples.hpp says how they and their commands are found): every line the README
+//   shows must appear in what the command prints (stdout, then stderr), in the README's order; the output may
+//   have more lines, since a block may be an excerpt, and a README line "..." only marks lines left out.
+//   Trailing spaces do not count. The command must exit with status 0.
+//   Host-dependent figures are masked: in a line holding the word "wall", "took" or "peak" (wall-clock time,
+//   peak memory), every number is replaced by # on both sides before comparing.
+//   Figures quoted in prose (the tour's comments, sentences) are checked through kProseClaims below: each
+//   names the README sentence, the command, and where each figure is in the command's output. A figure is
+//   right when the output's, rounded to the README's decimals, reads the same, with the same unit ("36.2 ms"
+//   for 36.19 ms). Wall times and benchmark figures in prose are host-dependent and not claimed.
+// The README read is the source tree's (TPUSIM_README), or the file the environment variable TPUSIM_README
+// names, to try the test on an edited copy.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "cli_runner.hpp"
+#include "readme_examples.hpp"
+
+using tpusim::cli_test::CliRun;
+using tpusim::cli_test::parse_readme;
+using tpusim::cli_test::Readme;
+using tpusim::cli_test::ReadmeOutput;
+using tpusim::cli_test::Scratch;
+
+namespace {
+
+struct ProseClaim {
+  const char* what;
+  // A regex over the README with every run of white space folded to one space; one group per figure.
+  const char* readme;
+  std::vector<std::string> args;  // of tpusim
+  // One per group of `readme`: a regex over the command's output whose group 1 is the same figure.
+  std::vector<const char*> figures;
+};
+
+const std::vector<ProseClaim> kProseClaims = {
+    {"the tour's comment on topo describe",
+     R"(\$T topo describe tpu-v2-pod # diameter (\d+) hops, bisection (\d+) links, average ([0-9.]+) hops)",
+     {"topo", "describe", "tpu-v2-pod"},
+     {R"(\ndiameter +(\d+) hops)", R"(\nbisection +(\d+) links)", R"(\naverage hops +([0-9.]+))"}},
+    {"the tour's comment on validate",
+     R"(\$T validate # [^$]*?(\d+) rows)",
+     {"validate"},
+     {R"(\n(\d+) rows \()"}},
+    {"the default run's figures",
+     R"(The default run \(`tpusim run`\) reports (\S+ \S+) per step on the 512-core pod: (\S+ \S+) of compute, )"
+     R"((\S+ \S+) of communication, of which (\S+ \S+) is not hidden behind compute\. That is (\S+) MFU, and )"
+     R"((\S+ \S+) of the 8 GiB HBM per core is used)",
+     {"run", "--no-files"},
+     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(\n  compute +(\S+ \S+))",
+      R"(\n  communication \(busy\) +(\S+ \S+))", R"(\n  exposed communication +(\S+ \S+))",
+      R"(MFU ([0-9.]+%))", R"(\n  total +(\S+ \S+))"}},
+};
+
+std::string readme_path() {
+  const char* override_path = std::getenv("TPUSIM_README");
+  return override_path != nullptr && *override_path != '\0' ? override_path : TPUSIM_README;
+}
+
+Readme load_readme() {
+  std::ifstream in(readme_path(), std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_readme(text.str());
+}
+
+std::string right_trimmed(std::string line) {
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
+  return line;
+}
+
+std::string masked(const std::string& line) {
+  static const std::regex host_dependent(R"(\b(wall|took|peak)\b)", std::regex::icase);
+  static const std::regex number(R"([0-9]+(\.[0-9]+)?)");
+  const std::string trimmed = right_trimmed(line);
+  return std::regex_search(trimmed, host_dependent) ? std::regex_replace(trimmed, number, "#") : trimmed;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(masked(line));
+  return lines;
+}
+
+// The program of a README command: tpusim, or a path under the build folder.
+std::vector<std::string> resolved(std::vector<std::string> command) {
+  if (command.front() == "tpusim") {
+    command.front() = TPUSIM_BINARY;
+  } else if (command.front().rfind("build/", 0) == 0) {
+    command.front() = std::string(TPUSIM_BUILD_DIR) + command.front().substr(5);
+  }
+  return command;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+// The README lines of the block not found in the output in order, as "README.md:LINE: text".
+std::vector<std::string> missing_lines(const ReadmeOutput& block, const std::string& output) {
+  const auto printed = lines_of(output);
+  std::vector<std::string> missing;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < block.lines.size(); ++i) {
+    const std::string shown = masked(block.lines[i]);
+    if (shown == "...") continue;
+    std::size_t at = next;
+    while (at < printed.size() && printed[at] != shown) ++at;
+    if (at == printed.size()) {
+      missing.push_back("README.md:" + std::to_string(block.line + 1 + static_cast<int>(i)) + ": " + shown);
+    } else {
+      next = at + 1;
+    }
+  }
+  return missing;
+}
+
+// "36.2 ms" shown for "36.19 ms" printed: the same unit, and the printed number rounded to the shown
+// decimals.
+bool same_figure(const std::string& shown, const std::string& printed) {
+  static const std::regex figure(R"(^(-?[0-9]+)(\.([0-9]+))?(.*)$)");
+  std::smatch s, p;
+  if (!std::regex_match(shown, s, figure) || !std::regex_match(printed, p, figure)) return shown == printed;
+  if (s[4].str() != p[4].str()) return false;
+  const int decimals = static_cast<int>(s[3].length());
+  std::ostringstream rounded;
+  rounded.setf(std::ios::fixed);
+  rounded.precision(decimals);
+  rounded << std::stod(p[1].str() + p[2].str());
+  return rounded.str() == s[1].str() + s[2].str();
+}
+
+std::string folded(const std::string& text) {
+  static const std::regex space(R"(\s+)");
+  return std::regex_replace(text, space, " ");
+}
+
+}  // namespace
+
+TEST_CASE("readme: every output block names the command that prints it") {
+  const Readme readme = load_readme();
+  INFO("README: " << readme_path());
+  CHECK(readme.outputs.size() >= 3);  // the tour's collective, the sweep table, the two-layer example
+  for (const auto& block : readme.outputs) {
+    INFO("README.md:" << block.line << ": output block of `" << block.command_text << "`");
+    CHECK(block.problem.empty());
+    CHECK_FALSE(block.lines.empty());
+  }
+}
+
+TEST_CASE("readme: each output block is what its command prints") {
+  const Readme readme = load_readme();
+  for (const auto& block : readme.outputs) {
+    if (!block.problem.empty()) continue;  // the test above reports it
+    const Scratch scratch;
+    const auto command = resolved(block.command);
+    const CliRun run = scratch.run_program(command);
+    INFO("README.md:" << block.line << ": the block shown for `" << block.command_text << "`, run as "
+                      << joined(command) << "\n"
+                      << run.describe());
+    CHECK(run.exit_status == 0);
+    const auto missing = missing_lines(block, run.out + run.err);
+    std::string report;
+    for (const auto& line : missing) report += line + "\n";
+    INFO("README lines not printed, in order (the output follows; README: " << readme_path() << "):\n"
+                                                                            << report << "--- output\n"
+                                                                            << run.out);
+    CHECK(missing.empty());
+  }
+}
+
+TEST_CASE("readme: the figures quoted in prose are what the commands print") {
+  const Readme readme = load_readme();
+  const std::string text = folded(readme.text);
+  for (const auto& claim : kProseClaims) {
+    INFO("README: " << readme_path() << "\nclaim: " << claim.what << "\nREADME pattern: " << claim.readme);
+    const std::regex pattern(claim.readme);
+    std::smatch shown;
+    // A reworded sentence is reported here: update the claim with the README.
+    const bool stated = std::regex_search(text, shown, pattern);
+    CHECK(stated);
+    if (!stated) continue;
+    REQUIRE(shown.size() == claim.figures.size() + 1);
+    const Scratch scratch;
+    const CliRun run = scratch.run(claim.args);
+    INFO(run.describe());
+    CHECK(run.exit_status == 0);
+    for (std::size_t i = 0; i < claim.figures.size(); ++i) {
+      std::smatch printed;
+      INFO("figure " << i + 1 << ": output pattern " << claim.figures[i]);
+      const bool found = std::regex_search(run.out, printed, std::regex(claim.figures[i]));
+      CHECK(found);
+      if (!found) continue;
+      INFO("README shows '" << shown[i + 1].str() << "', the command prints '" << printed[1].str() << "'");
+      CHECK(same_figure(shown[i + 1].str(), printed[1].str()));
+    }
+  }
+}
+
+TEST_CASE("readme: figures compare at the README's precision, with the same unit") {
+  CHECK(same_figure("36.2 ms", "36.19 ms"));
+  CHECK(same_figure("10.1 ms", "10.08 ms"));
+  CHECK(same_figure("66.7%", "66.7%"));
+  CHECK(same_figure("8.03", "8.0314"));
+  CHECK(same_figure("524", "524"));
+  CHECK_FALSE(same_figure("260.3 ms", "253.4 ms"));
+  CHECK_FALSE(same_figure("36.2 ms", "36.19 us"));
+  CHECK_FALSE(same_figure("113", "524"));
+  CHECK(masked("wall time 0.24 s (building)") == masked("wall time 12.5 s (building)"));
+  CHECK(masked("simulated time   1.204 ms") != masked("simulated time   1.205 ms"));
+}

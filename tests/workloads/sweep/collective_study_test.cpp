@@ -1,0 +1,152 @@
+// Collective studies: parsed and checked point by point before anything runs (errors at the value's line,
+// misfits as skipped points), each point's row the same figures `tpusim collective` reports.
+#include "workloads/sweep/collective_study.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "fake_study.hpp"
+#include "sim/algorithm_registry.hpp"
+#include "topologies/support/input_error.hpp"
+#include "workloads/sweep/study.hpp"
+#include "workloads/sweep/study_runner.hpp"
+#include "workloads/sweep/sweep_catalog.hpp"
+
+using namespace tpusim::workloads;
+
+namespace {
+
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_study(yaml, "c.yaml");
+  } catch (const tpusim::InputError& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+const std::string kHead = "kind: collectives\nvary:\n";
+
+}  // namespace
+
+TEST_CASE("collective study: the points are the product of vary, the first key slowest") {
+  const auto study = parse_study(kHead +
+                                     "  hardware.topology: [torus:4x4, ring:8]\n"
+                                     "  collective.algorithm: [ring, bidir_ring, bucket2d]\n"
+                                     "  collective.bytes: [4KiB, 1MiB]\n"
+                                     "  collective.group_axes: [all]\n",
+                                 "sweeps/c.yaml");
+  REQUIRE(study->kind() == "collectives");
+  REQUIRE(study->size() == 12);
+  CHECK(study->name() == "c");
+  CHECK(study->values(0) == std::vector<std::string>{"torus:4x4", "ring", "4KiB", "all"});
+  CHECK(study->values(11) == std::vector<std::string>{"ring:8", "bucket2d", "1MiB", "all"});
+  // bucket2d needs a group of two dimensions; "all" flattens the torus into one: skipped, not an error.
+  CHECK(study->skip_reason(0).empty());
+  CHECK_THAT(study->skip_reason(4), Catch::Contains("bucket2d"));
+  CHECK(study->point_hash(0) != study->point_hash(1));
+  CHECK(study->csv_header() == std::vector<std::string>{"point",
+                                                        "hardware.topology",
+                                                        "collective.algorithm",
+                                                        "collective.bytes",
+                                                        "collective.group_axes",
+                                                        "topology",
+                                                        "cores",
+                                                        "op",
+                                                        "algorithms",
+                                                        "group_axes",
+                                                        "groups",
+                                                        "group_size",
+                                                        "bytes",
+                                                        "network",
+                                                        "simulated_s",
+                                                        "prediction_s",
+                                                        "contention_free",
+                                                        "closed_form_s",
+                                                        "lower_bound_s",
+                                                        "lower_bound_term",
+                                                        "ratio_to_prediction",
+                                                        "ratio_to_lower_bound",
+                                                        "algbw_Bps",
+                                                        "busbw_Bps",
+                                                        "messages",
+                                                        "simulated_messages",
+                                                        "wall_s",
+                                                        "status",
+                                                        "error"});
+}
+
+TEST_CASE("collective study: a value wrong by itself or in its point is an error at its line") {
+  CHECK(error_of(kHead +
+                 "  collective.op: [allreduce, alltoall]\n  collective.algorithm: [ring, bucket2d]\n") ==
+        "c.yaml:4: vary.collective.algorithm[0]: in point collective.op=alltoall, collective.algorithm=ring: "
+        "alltoall has no algorithm 'ring'; its algorithms are pairwise, direct");
+  CHECK(
+      error_of(kHead + "  collective.bytes: [4KiB, 1001]\n") ==
+      "c.yaml:3: vary.collective.bytes[1]: '1001' is 1001 bytes, not a whole number of 4-byte fp32 elements");
+  CHECK(error_of(kHead + "  collective.op: [allreduce, alreduce]\n") ==
+        "c.yaml:3: vary.collective.op[1]: unknown collective 'alreduce' (did you mean 'allreduce'?); valid "
+        "collectives are allreduce, reduce_scatter, allgather, alltoall, broadcast, permute");
+  CHECK_THAT(error_of(kHead + "  collective.algoritm: [ring]\n"),
+             Catch::StartsWith("c.yaml:3: vary.collective.algoritm: unknown key (did you mean "
+                               "'collective.algorithm'?)"));
+  CHECK_THAT(error_of(kHead + "  hardware.topology: [torus:4x4, torus:4x4x]\n"),
+             Catch::StartsWith("c.yaml:3: vary.hardware.topology[1]: "));
+  CHECK_THAT(error_of(kHead + "  hardware.topology: [ring:8]\n  collective.group_axes: [x, y]\n"),
+             Catch::StartsWith("c.yaml:4: vary.collective.group_axes[1]: in point hardware.topology=ring:8, "
+                               "collective.group_axes=y: on ring:8: "));
+  CHECK(error_of(kHead + "  collective.bytes: [4KiB, 4KiB]\n") ==
+        "c.yaml:3: vary.collective.bytes[1]: 4KiB is given twice in this list");
+  CHECK(
+      error_of("kind: colectives\n") ==
+      "c.yaml:1: kind: 'colectives' is not a kind of sweep; the kinds are training (a base config and config "
+      "keys to vary; the default) and collectives");
+}
+
+TEST_CASE("collective study: the shipped allreduce-torus runs every allreduce algorithm on 4x4 to 32x32") {
+  const auto study = load_study_preset("allreduce-torus");
+  const auto& spec = dynamic_cast<const CollectiveStudy&>(*study).spec();
+  const auto at = std::find(spec.keys.begin(), spec.keys.end(), "collective.algorithm") - spec.keys.begin();
+  auto algorithms = spec.values[at];
+  auto registry = tpusim::sim::algorithm_names(tpusim::sim::CollectiveKind::allreduce);
+  std::sort(algorithms.begin(), algorithms.end());
+  std::sort(registry.begin(), registry.end());
+  CHECK(algorithms == registry);
+  std::vector<int> cores;
+  for (const auto& topology : spec.topologies) cores.push_back(topology.num_cores());
+  CHECK(cores == std::vector<int>{16, 64, 256, 1024});
+  for (std::size_t p = 0; p < study->size(); ++p) CHECK(study->skip_reason(p).empty());
+}
+
+TEST_CASE("collective study: every shipped sweep loads, of either kind") {
+  for (const auto& name : sweep_preset_names()) {
+    INFO(name);
+    const auto study = load_study_preset(name);
+    CHECK(study->name() == name);
+    CHECK(study->size() > 0);
+  }
+}
+
+TEST_CASE("collective study: a point's row holds the simulated time, busbw and the ratios") {
+  const tpusim::workloads::test::TempFolder temp;
+  auto study = parse_study(kHead +
+                               "  collective.algorithm: [ring, bucket2d]\n"
+                               "  collective.bytes: [1MiB]\n"
+                               "  hardware.topology: [torus:4x4]\n"
+                               "  collective.group_axes: [all]\n",
+                           "c.yaml");
+  study->set_output_dir(temp.path("out"));
+  StudyRunOptions options;
+  const auto totals = run_study(*study, options);
+  CHECK(totals.ok == 1);
+  CHECK(totals.skipped == 1);
+  const auto json = nlohmann::json::parse(tpusim::workloads::test::read_text(temp.path("out/sweep.json")));
+  CHECK(json["context"]["format"] == "tpusim.collective_sweep.v1");
+  CHECK(json["sweep"]["kind"] == "collectives");
+  const auto& ring = json["runs"][0];
+  CHECK(ring["status"] == "ok");
+  CHECK(ring["group_size"] == 16);
+  CHECK(ring["simulated_s"].get<double>() > 0);
+  CHECK(ring["ratio_to_lower_bound"].get<double>() >= 1.0);
+  CHECK(ring["busbw_Bps"].get<double>() > 0);
+  CHECK(json["runs"][1]["status"] == "skipped");
+}

@@ -1,0 +1,155 @@
+// The plots of a training sweep (sweep_charts.hpp).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "workloads/report/plot_layout.hpp"
+#include "workloads/report/sweep_charts.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+// What the throughput chart shows, by what the rows hold: tokens when a run counts them, else the model's
+// FLOP rate (which is MFU times the peak, without needing the peak), else steps.
+struct Throughput {
+  const char* y_label;
+  double (*per_core)(const SweepRow& row);
+};
+
+double tokens_per_core(const SweepRow& row) { return row.number({"tokens_per_s"}) / row.number({"cores"}); }
+double model_tflops_per_core(const SweepRow& row) {
+  return row.number({"model_flops_per_step"}) / row.number({"step_time_s"}) / row.number({"cores"}) / 1e12;
+}
+double steps_per_core(const SweepRow& row) { return 1 / row.number({"step_time_s"}) / row.number({"cores"}); }
+
+Throughput throughput_for(const std::vector<const SweepRow*>& rows) {
+  auto all = [&](double (*f)(const SweepRow&)) {
+    return std::all_of(rows.begin(), rows.end(), [&](const SweepRow* row) { return std::isfinite(f(*row)); });
+  };
+  if (all(tokens_per_core)) return {"tokens/s per core", tokens_per_core};
+  if (all(model_tflops_per_core)) return {"model TFLOP/s per core", model_tflops_per_core};
+  return {"training steps/s per core", steps_per_core};
+}
+
+// One chart of the layout's series, y from `value` for each row.
+Chart series_chart(const PlotLayout& layout, const std::vector<const SweepRow*>& rows, Chart chart,
+                   const std::function<double(const SweepRow&)>& value) {
+  chart.x_label = layout.by_cores ? "cores (log2 scale)" : layout.x_label;
+  chart.log2_x = layout.by_cores;
+  chart.x_tics = layout.x_tics;
+  chart.legend_title = layout.legend_title;
+  for (const auto& title : layout.series_titles) chart.series.push_back(ChartSeries{title, {}});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double y = value(*rows[i]);
+    if (std::isfinite(y)) chart.series[layout.series_of[i]].points.emplace_back(layout.x_of[i], y);
+  }
+  for (auto& series : chart.series) std::stable_sort(series.points.begin(), series.points.end());
+  chart.series.erase(std::remove_if(chart.series.begin(), chart.series.end(),
+                                    [](const ChartSeries& s) { return s.points.empty(); }),
+                     chart.series.end());
+  return chart;
+}
+
+Chart breakdown_chart(const SweepDocument& document, const std::vector<const SweepRow*>& rows) {
+  double largest = 0;
+  for (const SweepRow* row : rows) largest = std::max(largest, row->number({"step_time_s"}));
+  const TimeUnit unit = time_unit_for(largest);
+  Chart chart;
+  chart.name = "breakdown";
+  chart.title = fmt::format("Where the step time goes, per point: {}", document.name);
+  chart.x_label = "point (# and varied values)";
+  chart.y_label = fmt::format("time per step ({})", unit.name);
+  chart.style = Chart::Style::stacked_bars;
+  chart.legend_title = "part of the step";
+  const std::pair<const char*, const char*> parts[] = {
+      {"compute", "compute_s"}, {"exposed communication", "exposed_communication_s"}, {"idle", "idle_s"}};
+  for (const auto& [title, field] : parts) {
+    ChartSeries series{title, {}};
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const double y = rows[i]->number({field});
+      series.points.emplace_back(double(i), std::isfinite(y) ? y * unit.per_second : NAN);
+    }
+    // A part no row reports (an older sweep.json) is left out rather than drawn as nothing.
+    if (std::any_of(series.points.begin(), series.points.end(),
+                    [](const auto& point) { return std::isfinite(point.second); }))
+      chart.series.push_back(series);
+  }
+  for (const SweepRow* row : rows) chart.bar_labels.push_back(row->label);
+  // Labels beyond this run into each other and off the image: then the bars carry the point's number and
+  // report.md's table gives its values.
+  constexpr std::size_t kLongestLabel = 30;
+  if (std::any_of(chart.bar_labels.begin(), chart.bar_labels.end(),
+                  [](const std::string& label) { return label.size() > kLongestLabel; })) {
+    for (auto& label : chart.bar_labels) label = label.substr(0, label.find(' '));
+    chart.x_label = "point (# as in the table of report.md)";
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) chart.bar_labels[i] += rows[i]->fits() ? "" : " (no fit)";
+  return chart;
+}
+
+}  // namespace
+
+SweepCharts training_charts(const SweepDocument& document) {
+  SweepCharts out;
+  std::vector<const SweepRow*> ran, drawn;
+  for (const auto& row : document.rows) {
+    if (!row.error.empty() || !std::isfinite(row.number({"step_time_s"}))) continue;
+    ran.push_back(&row);
+    // A point over its HBM could not train: its step time would mislead next to those that can.
+    if (row.fits() && std::isfinite(row.number({"cores"}))) drawn.push_back(&row);
+  }
+  const std::size_t failed = document.rows.size() - ran.size();
+  if (failed > 0)
+    out.notes.push_back(
+        fmt::format("{} of {} points did not run and are in no plot.", failed, document.rows.size()));
+  if (ran.size() > drawn.size())
+    out.notes.push_back(fmt::format(
+        "{} points do not fit their HBM: they are left out of the step time, throughput and MFU plots and "
+        "marked \"(no fit)\" in the breakdown.",
+        ran.size() - drawn.size()));
+  if (ran.empty()) {
+    out.notes.push_back("No point ran, so there is nothing to plot.");
+    return out;
+  }
+  if (!drawn.empty()) {
+    const PlotLayout layout = plot_layout(document, drawn);
+    double largest = 0;
+    for (const SweepRow* row : drawn) largest = std::max(largest, row->number({"step_time_s"}));
+    const TimeUnit unit = time_unit_for(largest);
+    const std::string against = layout.by_cores ? "cores" : layout.x_label;
+    Chart step;
+    step.name = "step_time";
+    step.title = fmt::format("Step time against {}: {}", against, document.name);
+    step.y_label = fmt::format("step time ({})", unit.name);
+    out.charts.push_back(series_chart(layout, drawn, step, [&](const SweepRow& row) {
+      return row.number({"step_time_s"}) * unit.per_second;
+    }));
+    const Throughput throughput = throughput_for(drawn);
+    Chart rate;
+    rate.name = "throughput";
+    rate.title = fmt::format("Throughput per core against {}: {}", against, document.name);
+    rate.y_label = throughput.y_label;
+    out.charts.push_back(series_chart(layout, drawn, rate, throughput.per_core));
+    Chart mfu;
+    mfu.name = "mfu";
+    mfu.title = fmt::format("Model FLOPs utilisation against {}: {}", against, document.name);
+    mfu.y_label = "MFU (% of peak FLOP/s)";
+    out.charts.push_back(
+        series_chart(layout, drawn, mfu, [](const SweepRow& row) { return 100 * row.number({"mfu"}); }));
+  }
+  out.charts.push_back(breakdown_chart(document, ran));
+  std::vector<Chart> charts;
+  for (auto& chart : out.charts) {
+    if (chart.empty()) {
+      out.notes.push_back(fmt::format("No {} plot: the rows hold no data for it.", chart.name));
+    } else {
+      charts.push_back(std::move(chart));
+    }
+  }
+  out.charts = std::move(charts);
+  return out;
+}
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,168 @@
+#include "workloads/sweep/child_pool.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+#include <vector>
+
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+// The first byte of a child's message says how it ended (as in topologies/support/child_process.cpp).
+constexpr char kOk = 'O';
+constexpr char kInputError = 'E';
+constexpr char kFailure = 'F';
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+[[noreturn]] void run_child(int fd, pid_t parent, const std::function<std::string()>& work) {
+  // The parent may have died between fork and prctl; then nobody reads the result.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
+  std::string message;
+  try {
+    message = kOk + work();
+  } catch (const InputError& error) {
+    message = std::string(1, kInputError) + error.what();
+  } catch (const std::exception& error) {
+    message = std::string(1, kFailure) + error.what();
+  } catch (...) {
+    message = std::string(1, kFailure) + "unknown exception";
+  }
+  write_all(fd, message);
+  ::close(fd);
+  ::_exit(0);  // skip atexit handlers (SimGrid's) and the parent's buffered output
+}
+
+}  // namespace
+
+int online_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? static_cast<int>(online) : 1;
+}
+
+ChildPool::ChildPool(int jobs) : jobs_(jobs < 1 ? 1 : jobs) {}
+
+ChildPool::~ChildPool() {
+  for (auto& [fd, child] : children_) {
+    ::kill(child.pid, SIGKILL);
+    ::close(fd);
+    int status = 0;
+    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+void ChildPool::start(std::size_t tag, const std::function<std::string()>& work) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const double started = now_s();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int error = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(fmt::format("fork: {}", std::strerror(error)));
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    // The read ends of the other children's pipes are inherited too: close them, so that this child holds
+    // nothing of theirs.
+    for (const auto& [fd, child] : children_) ::close(fd);
+    run_child(fds[1], parent, work);
+  }
+  ::close(fds[1]);
+  children_[fds[0]] = Child{pid, tag, {}, started};
+}
+
+std::optional<ChildOutcome> ChildPool::wait(double timeout_s) {
+  if (children_.empty()) return std::nullopt;
+  const double deadline = now_s() + timeout_s;
+  std::vector<pollfd> fds;
+  while (true) {
+    fds.clear();
+    for (const auto& [fd, child] : children_) fds.push_back(pollfd{fd, POLLIN, 0});
+    const double left = deadline - now_s();
+    const int ready = ::poll(fds.data(), fds.size(), left <= 0 ? 0 : static_cast<int>(left * 1000) + 1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) throw std::runtime_error(fmt::format("poll: {}", std::strerror(errno)));
+    for (const auto& p : fds) {
+      if (p.revents == 0) continue;
+      auto it = children_.find(p.fd);
+      char buffer[65536];
+      const ssize_t n = ::read(p.fd, buffer, sizeof buffer);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n > 0) {
+        it->second.message.append(buffer, static_cast<std::size_t>(n));
+        continue;
+      }
+      // End of file: the child has written everything and is exiting (or died).
+      Child child = std::move(it->second);
+      children_.erase(it);
+      return reap(p.fd, std::move(child));
+    }
+    if (ready == 0 && now_s() >= deadline) return std::nullopt;
+  }
+}
+
+ChildOutcome ChildPool::reap(int fd, Child child) {
+  ::close(fd);
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(child.pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) throw std::runtime_error(fmt::format("wait4: {}", std::strerror(errno)));
+  }
+  ChildOutcome outcome;
+  outcome.tag = child.tag;
+  outcome.wall_s = now_s() - child.started_s;
+  outcome.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+  std::string& message = child.message;
+  if (WIFSIGNALED(status)) {
+    outcome.error = fmt::format("child process killed by signal {} ({})", WTERMSIG(status),
+                                ::strsignal(WTERMSIG(status)));
+  } else if (message.empty()) {
+    outcome.error = fmt::format("child process exited with status {} and no result", WEXITSTATUS(status));
+  } else if (message.front() == kOk) {
+    outcome.output = message.substr(1);
+  } else {
+    outcome.error = message.substr(1);
+    outcome.input_error = message.front() == kInputError;
+  }
+  return outcome;
+}
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,226 @@
+#include "workloads/sweep/collective_study.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/simulator.hpp"
+#include "topologies/support/text.hpp"
+#include "topologies/support/units.hpp"
+#include "workloads/collectives/measurement.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+// Indices into CollectiveStudySpec::point_spec, in collective_study_keys() order.
+enum Key { kOp, kAlgorithm, kBytes, kGroupAxes, kReduce, kTopology, kNetwork };
+
+// The figures a point's child sends back, in the order of the CSV columns they fill.
+const std::vector<const char*> kFigures = {
+    "simulated_s",      "prediction_s",        "contention_free",      "closed_form_s", "lower_bound_s",
+    "lower_bound_term", "ratio_to_prediction", "ratio_to_lower_bound", "algbw_Bps",     "busbw_Bps",
+    "messages",         "simulated_messages"};
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+CollectiveSpec request_of(const std::vector<std::string>& spec) {
+  CollectiveSpec request;
+  request.op = spec[kOp];
+  request.algorithms = spec[kAlgorithm] == "default" ? "" : spec[kAlgorithm];
+  request.bytes = spec[kBytes];
+  request.group_axes = spec[kGroupAxes] == "default" ? "" : spec[kGroupAxes];
+  request.reduce = spec[kReduce];
+  return request;
+}
+
+}  // namespace
+
+const std::vector<std::string> kCollectiveStudyCsvColumns = {"topology",
+                                                             "cores",
+                                                             "op",
+                                                             "algorithms",
+                                                             "group_axes",
+                                                             "groups",
+                                                             "group_size",
+                                                             "bytes",
+                                                             "network",
+                                                             "simulated_s",
+                                                             "prediction_s",
+                                                             "contention_free",
+                                                             "closed_form_s",
+                                                             "lower_bound_s",
+                                                             "lower_bound_term",
+                                                             "ratio_to_prediction",
+                                                             "ratio_to_lower_bound",
+                                                             "algbw_Bps",
+                                                             "busbw_Bps",
+                                                             "messages",
+                                                             "simulated_messages",
+                                                             "wall_s",
+                                                             "status",
+                                                             "error"};
+
+CollectiveStudy::CollectiveStudy(CollectiveStudySpec spec) : spec_(std::move(spec)) {}
+
+std::string CollectiveStudy::run_point(std::size_t point) const {
+  const auto spec = spec_.point_spec(point);
+  const topo::Topology& topology = spec_.topologies[spec_.facts[point].topology];
+  sim::SimOptions options;
+  options.network = spec[kNetwork] == "lv08" ? sim::NetworkModel::lv08 : sim::NetworkModel::ideal;
+  const BuiltRequest built = build_request(topology, request_of(spec));
+  sim::Simulator simulator(topology, options);
+  const Measurement m = measure(simulator, built, false);
+  const auto& r = m.result;
+  return nlohmann::json{
+      {"algorithms", join(built.algorithms, ",")},
+      {"group_axes", built.group_axes},
+      {"groups", built.request.groups.size()},
+      {"group_size", r.group_size},
+      {"bytes", r.bytes_per_member},
+      {"simulated_s", r.time_s},
+      {"prediction_s", m.prediction.time_s},
+      {"contention_free", m.prediction.contention_free},
+      {"closed_form_s",
+       m.prediction.closed_form_s >= 0 ? nlohmann::json(m.prediction.closed_form_s) : nlohmann::json()},
+      {"lower_bound_s", m.bound.time_s},
+      {"lower_bound_term", m.bound.binding},
+      {"ratio_to_prediction", ratio(r.time_s, m.prediction.time_s)},
+      {"ratio_to_lower_bound", ratio(r.time_s, m.bound.time_s)},
+      {"algbw_Bps", r.algbw_Bps},
+      {"busbw_Bps", r.busbw_Bps},
+      {"messages", r.messages},
+      {"simulated_messages", r.simulated_messages}}
+      .dump();
+}
+
+std::vector<std::string> CollectiveStudy::csv_header() const {
+  std::vector<std::string> header = {"point"};
+  header.insert(header.end(), spec_.keys.begin(), spec_.keys.end());
+  header.insert(header.end(), kCollectiveStudyCsvColumns.begin(), kCollectiveStudyCsvColumns.end());
+  return header;
+}
+
+nlohmann::json CollectiveStudy::csv_cells(std::size_t point, const PointOutcome& outcome) const {
+  const auto spec = spec_.point_spec(point);
+  const topo::Topology& topology = spec_.topologies[spec_.facts[point].topology];
+  const nlohmann::json& r = outcome.result;
+  const bool ok = outcome.ok();
+  nlohmann::json cells = nlohmann::json::array({point});
+  for (const auto& value : spec_.point_values(point)) cells.push_back(value);
+  cells.push_back(topology.name());
+  cells.push_back(topology.num_cores());
+  cells.push_back(spec[kOp]);
+  cells.push_back(ok ? r.at("algorithms") : nlohmann::json(spec[kAlgorithm]));
+  cells.push_back(ok ? r.at("group_axes") : nlohmann::json(spec[kGroupAxes]));
+  cells.push_back(ok ? r.at("groups") : nlohmann::json());
+  cells.push_back(ok ? r.at("group_size") : nlohmann::json());
+  cells.push_back(ok ? r.at("bytes") : nlohmann::json(spec[kBytes]));
+  cells.push_back(spec[kNetwork]);
+  for (const char* figure : kFigures) cells.push_back(ok ? r.at(figure) : nlohmann::json());
+  cells.push_back(outcome.status == "skipped" ? nlohmann::json() : nlohmann::json(outcome.wall_s));
+  cells.push_back(outcome.status);
+  cells.push_back(outcome.error.empty() ? nlohmann::json() : nlohmann::json(outcome.error));
+  return cells;
+}
+
+nlohmann::json CollectiveStudy::run_json(std::size_t point, const PointOutcome& outcome) const {
+  const auto spec = spec_.point_spec(point);
+  const topo::Topology& topology = spec_.topologies[spec_.facts[point].topology];
+  nlohmann::json values = nlohmann::json::array();
+  const auto own = spec_.point_values(point);
+  for (std::size_t k = 0; k < spec_.keys.size(); ++k)
+    values.push_back({{"key", spec_.keys[k]}, {"value", own[k]}});
+  nlohmann::json run = {{"point", point},
+                        {"values", values},
+                        {"topology", topology.name()},
+                        {"cores", topology.num_cores()},
+                        {"op", spec[kOp]},
+                        {"network", spec[kNetwork]},
+                        {"reduce", spec[kReduce]},
+                        {"status", outcome.status}};
+  if (outcome.ok()) {
+    for (const auto& [key, value] : outcome.result.items()) run[key] = value;
+    run["wall_s"] = outcome.wall_s;
+    run["peak_rss_mib"] = outcome.peak_rss_mib;
+  } else {
+    run["algorithms"] = spec[kAlgorithm];
+    run["group_axes"] = spec[kGroupAxes];
+    run["bytes"] = spec[kBytes];
+    run[outcome.status == "skipped" ? "reason" : "error"] = outcome.error;
+  }
+  return run;
+}
+
+nlohmann::json CollectiveStudy::description() const {
+  nlohmann::json vary = nlohmann::json::array(), set = nlohmann::json::array();
+  for (std::size_t k = 0; k < spec_.keys.size(); ++k)
+    vary.push_back({{"key", spec_.keys[k]}, {"values", spec_.values[k]}});
+  for (const auto& [key, value] : spec_.settings) set.push_back({{"key", key}, {"value", value}});
+  return {{"name", spec_.name},
+          {"description", spec_.description},
+          {"source", spec_.source},
+          {"kind", "collectives"},
+          {"vary", vary},
+          {"set", set},
+          {"order", "cartesian product, the first key varying slowest"},
+          {"points", spec_.points}};
+}
+
+std::string CollectiveStudy::banner() const {
+  std::size_t skipped = 0;
+  for (const auto& facts : spec_.facts) skipped += facts.skip_reason.empty() ? 0 : 1;
+  return fmt::format(
+      "tpusim sweep {}: {} collective points{}{}\n", spec_.name, spec_.points,
+      skipped == 0 ? "" : fmt::format(", {} skipped where the algorithm does not fit", skipped),
+      spec_.description.empty() ? "" : " (" + spec_.description + ")");
+}
+
+std::vector<std::size_t> CollectiveStudy::widths() const {
+  std::vector<std::size_t> widths;
+  for (std::size_t k = 0; k < spec_.keys.size(); ++k) {
+    std::size_t width = spec_.keys[k].size();
+    for (const auto& value : spec_.values[k]) width = std::max(width, value.size());
+    widths.push_back(width);
+  }
+  return widths;
+}
+
+std::string CollectiveStudy::table_header() const {
+  const auto w = widths();
+  std::string text = fmt::format("{:>5}", "#");
+  for (std::size_t k = 0; k < spec_.keys.size(); ++k) text += fmt::format("  {:<{}}", spec_.keys[k], w[k]);
+  return text +
+         fmt::format("  {:>10}  {:>11}  {:>8}  {:>9}\n", "simulated", "busbw", "sim/pred", "sim/bound");
+}
+
+std::string CollectiveStudy::table_row(std::size_t point, const PointOutcome& outcome) const {
+  const auto w = widths();
+  const auto values = spec_.point_values(point);
+  std::string text = fmt::format("{:>5}", point);
+  for (std::size_t k = 0; k < values.size(); ++k) text += fmt::format("  {:<{}}", values[k], w[k]);
+  if (outcome.status == "skipped") return text + "  skipped: " + outcome.error + "\n";
+  if (!outcome.ok())
+    return text + (outcome.status == "input_error" ? "  error: " : "  failed: ") + outcome.error + "\n";
+  const auto& r = outcome.result;
+  return text + fmt::format("  {:>10}  {:>11}  {:>8.3f}  {:>9.3f}\n",
+                            format_duration(r.at("simulated_s").get<double>()),
+                            format_bandwidth(r.at("busbw_Bps").get<double>()),
+                            r.at("ratio_to_prediction").get<double>(),
+                            r.at("ratio_to_lower_bound").get<double>());
+}
+
+std::string CollectiveStudy::listing() const {
+  std::string text = fmt::format("sweep {}: {} collective points of {}, all valid\n", spec_.name,
+                                 spec_.points, spec_.source);
+  for (std::size_t p = 0; p < spec_.points; ++p) {
+    const auto spec = spec_.point_spec(p);
+    const auto& facts = spec_.facts[p];
+    text += fmt::format("{:>5}  {} {} {} on {} ({} cores), group axes {}{}\n", p, spec[kOp], spec[kAlgorithm],
+                        spec[kBytes], spec_.topologies[facts.topology].name(),
+                        spec_.topologies[facts.topology].num_cores(), spec[kGroupAxes],
+                        facts.skip_reason.empty() ? "" : "  (skipped: " + facts.skip_reason + ")");
+  }
+  return text;
+}
+
+}  // namespace tpusim::workloads

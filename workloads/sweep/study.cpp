@@ -1,0 +1,49 @@
+#include "workloads/sweep/study.hpp"
+
+#include <fmt/format.h>
+
+#include "topologies/support/text.hpp"
+#include "topologies/support/text_file.hpp"
+#include "workloads/config/config_node.hpp"
+#include "workloads/sweep/collective_study.hpp"
+#include "workloads/sweep/content_hash.hpp"
+#include "workloads/sweep/sweep_catalog.hpp"
+#include "workloads/sweep/training_study.hpp"
+
+namespace tpusim::workloads {
+
+std::string study_hash(const Study& study) {
+  ContentHash hash;
+  hash.add("tpusim study").add(study.kind()).add(join(study.keys(), "\n"));
+  for (std::size_t i = 0; i < study.size(); ++i)
+    hash.add(join(study.values(i), "\n")).add(study.point_hash(i));
+  return hash.hex();
+}
+
+std::unique_ptr<Study> parse_study(const std::string& yaml_text, const std::string& file) {
+  // The kind decides the grammar of the rest, so it is read first; a file without one is a training sweep,
+  // read by parse_sweep as it always was.
+  const ConfigNode root = ConfigNode::parse(yaml_text, file);
+  if (root.yaml().IsMap() && root.has("kind")) {
+    const ConfigNode kind = root.child("kind");
+    if (kind.scalar() == "collectives")
+      return std::make_unique<CollectiveStudy>(parse_collective_study_spec(yaml_text, file));
+    if (kind.scalar() != "training") {
+      kind.fail(
+          fmt::format("'{}' is not a kind of sweep; the kinds are training (a base config and config "
+                      "keys to vary; the default) and collectives",
+                      kind.scalar()));
+    }
+  }
+  return std::make_unique<TrainingStudy>(parse_sweep(yaml_text, file));
+}
+
+std::unique_ptr<Study> load_study_file(const std::string& path) {
+  return parse_study(read_input_file(path, "sweep file"), path);
+}
+
+std::unique_ptr<Study> load_study_preset(const std::string& name) {
+  return parse_study(sweep_preset_text(name), sweep_preset_source(name));
+}
+
+}  // namespace tpusim::workloads

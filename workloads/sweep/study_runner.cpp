@@ -1,0 +1,287 @@
+#include "workloads/sweep/study_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "workloads/sweep/child_pool.hpp"
+#include "workloads/sweep/record_folder.hpp"
+#include "workloads/sweep/sweep_record.hpp"
+#include "workloads/sweep/sweep_summary.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+PointOutcome outcome_of_child(const ChildOutcome& child) {
+  PointOutcome outcome;
+  outcome.wall_s = child.wall_s;
+  outcome.peak_rss_mib = child.peak_rss_mib;
+  if (child.ok()) {
+    outcome.result = nlohmann::json::parse(child.output, nullptr, /*allow_exceptions=*/false);
+    if (!outcome.result.is_discarded()) {
+      outcome.status = "ok";
+      return outcome;
+    }
+    outcome.result = nullptr;
+    outcome.error = "the point's child process sent a result that is not JSON";
+  } else {
+    outcome.error = child.error;
+  }
+  outcome.status = child.input_error ? "input_error" : "failed";
+  return outcome;
+}
+
+std::string discard_note(std::size_t discarded) {
+  return fmt::format(
+      "{} record{} of an earlier version of this sweep {} discarded: the base config or vary block changed\n",
+      discarded, discarded == 1 ? "" : "s", discarded == 1 ? "is" : "are");
+}
+
+class Runner {
+ public:
+  Runner(const Study& study, const StudyRunOptions& options)
+      : study_(study), options_(options), sweep_hash_(study_hash(study)), started_(Clock::now()) {
+    if (options_.files)
+      folder_.emplace(study.output_dir());
+    else
+      memory_.resize(study.size());
+  }
+
+  StudyRunTotals run() {
+    std::vector<std::size_t> todo = plan();
+    if (folder_)
+      folder_->write_manifest(study_manifest(study_, sweep_hash_, options_.shard, options_.inputs));
+    announce(todo);
+    execute(todo);
+    assemble();
+    return totals_;
+  }
+
+ private:
+  // Which points run now: the shard's points without a valid record, or whose record is of a failure.
+  std::vector<std::size_t> plan() {
+    std::unordered_map<std::string, std::vector<std::size_t>> points_of_hash;
+    for (std::size_t i = 0; i < study_.size(); ++i) points_of_hash[study_.point_hash(i)].push_back(i);
+    std::vector<std::string> status(study_.size());
+    if (folder_) {
+      folder_->scan([&](const RecordFile& file) {
+        const auto points = points_of_hash.find(file.hash);
+        if (points == points_of_hash.end()) {
+          folder_->remove(file);
+          ++totals_.discarded;
+          return;
+        }
+        const auto record = folder_->read(file);
+        if (!record) return;  // not a record after all: treated as missing, replaced when its point runs
+        const std::string record_status = record->value("status", "");
+        // A record is valid for every point with its hash; the one at the point's own index is preferred.
+        for (const std::size_t p : points->second) {
+          if (status[p].empty() || p == file.point) status[p] = record_status;
+        }
+      });
+    }
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < study_.size(); ++i) {
+      if (!options_.shard.has(static_cast<int>(i))) continue;
+      ++totals_.selected;
+      if (status[i].empty() || status[i] == "failed") {
+        todo.push_back(i);
+      } else {
+        ++totals_.done_before;
+      }
+    }
+    return todo;
+  }
+
+  void announce(const std::vector<std::size_t>& todo) {
+    if (!options_.table) {
+      // The JSON on stdout is the whole answer; a note about what was thrown away still goes to stderr.
+      if (totals_.discarded > 0)
+        std::cerr << fmt::format("tpusim: note: {}", discard_note(totals_.discarded)) << std::flush;
+      return;
+    }
+    std::string text = study_.banner();
+    if (!options_.shard.whole()) {
+      text += fmt::format("shard {}: the {} of {} points whose index % {} is {}\n", options_.shard.text(),
+                          totals_.selected, study_.size(), options_.shard.n, options_.shard.k - 1);
+    }
+    if (totals_.discarded > 0) text += discard_note(totals_.discarded);
+    if (totals_.done_before > 0) {
+      text += fmt::format("{} of {} points done earlier (records in {}/points/); running the other {}\n",
+                          totals_.done_before, totals_.selected, folder_->folder(), todo.size());
+    }
+    std::cout << text << study_.table_header() << std::flush;
+  }
+
+  void execute(const std::vector<std::size_t>& todo) {
+    SweepProgress progress(options_.progress, study_.name(), static_cast<int>(totals_.selected),
+                           static_cast<int>(totals_.done_before));
+    std::map<std::size_t, std::string> rows;  // finished, waiting for the rows before them to print
+    std::size_t next_row = 0;
+    auto finish = [&](std::size_t point, const PointOutcome& outcome) {
+      keep(make_record(study_, point, outcome, sweep_hash_));
+      ++totals_.ran;
+      if (options_.on_point) options_.on_point(point);
+      progress.point_done(outcome.status == "failed" || outcome.status == "input_error");
+      if (!options_.table) return;
+      rows[point] = study_.table_row(point, outcome);
+      std::string text;
+      for (; next_row < todo.size() && rows.count(todo[next_row]) > 0; ++next_row) {
+        text += rows[todo[next_row]];
+        rows.erase(todo[next_row]);
+      }
+      if (!text.empty()) progress.print_above(text);
+    };
+    ChildPool pool(options_.jobs);
+    std::size_t next = 0;
+    while (next < todo.size() || pool.running() > 0) {
+      while (!pool.full() && next < todo.size()) {
+        const std::size_t point = todo[next++];
+        const std::string reason = study_.skip_reason(point);
+        if (!reason.empty()) {
+          PointOutcome skipped;
+          skipped.status = "skipped";
+          skipped.error = reason;
+          finish(point, skipped);
+          continue;
+        }
+        const Study& study = study_;
+        pool.start(point, [&study, point] { return study.run_point(point); });
+      }
+      if (pool.running() == 0) continue;
+      const auto child = pool.wait(0.5);
+      if (!child) {
+        progress.tick();
+        continue;
+      }
+      finish(child->tag, outcome_of_child(*child));
+    }
+    progress.finish();
+  }
+
+  void keep(const nlohmann::json& record) {
+    if (folder_) {
+      folder_->write(record);
+    } else {
+      memory_[record.at("point").get<std::size_t>()] = record;
+    }
+  }
+
+  // The summary, from every record that matches a point, in point order. A record found under another
+  // point's index (the sweep's points moved) or made for an earlier version of the study is made again
+  // from its result and written under the point's own name.
+  void assemble() {
+    std::unique_ptr<SummaryFiles> files;
+    std::unique_ptr<SweepJsonWriter> printed;
+    const SummaryHeader header{study_.csv_header(), study_.description(), study_.document_format(),
+                               options_.inputs};
+    if (folder_) {
+      files = std::make_unique<SummaryFiles>(folder_->folder(), header);
+    } else if (options_.json_out != nullptr) {
+      printed = std::make_unique<SweepJsonWriter>(
+          *options_.json_out, nlohmann::json{{"sweep", header.description}}, header.format, header.inputs);
+    }
+    // Records under an index whose point has another hash (the points moved): normally none, so that
+    // assembling keeps nothing per point.
+    std::vector<RecordFile> misplaced;
+    std::unordered_map<std::string, std::size_t> moved;  // hash -> into misplaced
+    if (folder_) {
+      folder_->scan([&](RecordFile file) {
+        if (file.point < study_.size() && study_.point_hash(file.point) == file.hash) return;
+        moved.emplace(file.hash, misplaced.size());
+        misplaced.push_back(std::move(file));
+      });
+    }
+    for (std::size_t i = 0; i < study_.size(); ++i) {
+      const std::string hash = study_.point_hash(i);
+      std::optional<nlohmann::json> record;
+      if (folder_) {
+        record = folder_->read(folder_->record_file(i, hash));
+        if (const auto at = moved.find(hash); !record && at != moved.end())
+          record = folder_->read(misplaced[at->second]);
+      } else {
+        record = memory_[i];
+      }
+      if (!record) continue;
+      if (record->value("sweep_hash", "") != sweep_hash_ || record->value("point", nlohmann::json()) != i) {
+        record = make_record(study_, i, outcome_of_record(*record), sweep_hash_);
+        keep(*record);
+      }
+      count(*record);
+      if (files) files->add(record->at("csv"), record->at("run"));
+      if (printed) printed->add(record->at("run"));
+    }
+    // The moved records are under their points' names now.
+    for (const auto& file : misplaced) folder_->remove(file);
+    totals_.wall_s = seconds_since(started_);
+    if (printed) printed->finish(totals_.wall_s);
+    if (!files) return;
+    files->commit(totals_.wall_s);
+    if (options_.json_out != nullptr) {
+      std::ifstream json(files->json_path(), std::ios::binary);
+      *options_.json_out << json.rdbuf();
+    }
+  }
+
+  void count(const nlohmann::json& record) {
+    ++totals_.rows;
+    const std::string status = record.value("status", "");
+    const std::string error = record.value("error", "");
+    if (status == "ok") {
+      ++totals_.ok;
+    } else if (status == "skipped") {
+      ++totals_.skipped;
+    } else if (status == "input_error") {
+      if (totals_.input_errors++ == 0) totals_.first_input_error = error;
+    } else {
+      if (totals_.failed++ == 0) totals_.first_failure = error;
+    }
+  }
+
+  const Study& study_;
+  const StudyRunOptions& options_;
+  const std::string sweep_hash_;
+  const Clock::time_point started_;
+  std::optional<RecordFolder> folder_;
+  std::vector<std::optional<nlohmann::json>> memory_;
+  StudyRunTotals totals_;
+};
+
+}  // namespace
+
+nlohmann::json study_manifest(const Study& study, const std::string& sweep_hash, const SweepShard& shard,
+                              const nlohmann::json& inputs) {
+  std::vector<std::string> hashes;
+  hashes.reserve(study.size());
+  for (std::size_t i = 0; i < study.size(); ++i) hashes.push_back(study.point_hash(i));
+  return {{"format", kManifestFormat},
+          {"tpusim_version", TPUSIM_VERSION},
+          {"kind", study.kind()},
+          {"sweep", study.name()},
+          {"sweep_hash", sweep_hash},
+          {"points", study.size()},
+          {"point_hashes", hashes},
+          {"shard", shard.whole() ? nlohmann::json(nullptr) : nlohmann::json(shard.text())},
+          {"csv_header", study.csv_header()},
+          {"description", study.description()},
+          {"document_format", study.document_format()},
+          {"inputs", inputs}};
+}
+
+StudyRunTotals run_study(const Study& study, const StudyRunOptions& options) {
+  return Runner(study, options).run();
+}
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,53 @@
+#pragma once
+// Runs a study's points N at a time (child_pool.hpp), each result kept as a record in the output folder as
+// soon as it arrives (record_folder.hpp), and assembles sweep.csv and sweep.json from all the records at the
+// end. Running it again runs only the points without a valid record: a point whose record is missing, was
+// made for another config or tpusim version (its hash differs), or failed at run time. Records that no
+// point of the study matches any more are removed, and counted. With a shard, only that shard's points run;
+// the summary holds every point that has a record.
+//
+// On the terminal (when `table`): the study's banner and table, one row per point run now, printed in point
+// order as the points finish, with the progress on stderr (sweep_progress.hpp).
+#include <cstddef>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "workloads/sweep/study.hpp"
+#include "workloads/sweep/sweep_progress.hpp"
+#include "workloads/sweep/sweep_shard.hpp"
+
+namespace tpusim::workloads {
+
+struct StudyRunOptions {
+  int jobs = 1;  // children at once
+  SweepShard shard;
+  ProgressMode progress = ProgressMode::none;
+  bool table = false;  // the banner, table and notes on stdout
+  bool files = true;   // records and summary in study.output_dir(); else nothing is written
+  nlohmann::json inputs = nlohmann::json::object();  // sweep.json's context inputs
+  std::ostream* json_out = nullptr;                  // sweep.json printed here too
+  std::function<void(std::size_t point)> on_point;   // after each point run now has its record (benchmarks)
+};
+
+struct StudyRunTotals {
+  std::size_t selected = 0;     // points of this shard (all, unsharded)
+  std::size_t done_before = 0;  // of those, with a valid record from an earlier run
+  std::size_t ran = 0;          // run now (skipped points included)
+  std::size_t discarded = 0;    // records of an earlier version of the study, removed
+  // The summary's rows, by status.
+  std::size_t rows = 0, ok = 0, failed = 0, input_errors = 0, skipped = 0;
+  std::string first_failure, first_input_error;
+  double wall_s = 0;
+};
+
+// EnvironmentError (before any point runs) if the output folder cannot be written; InputError if it holds
+// files that are not a sweep's.
+StudyRunTotals run_study(const Study& study, const StudyRunOptions& options);
+
+// The summary's header for a study (sweep_summary.hpp), and the manifest of its output folder.
+nlohmann::json study_manifest(const Study& study, const std::string& sweep_hash, const SweepShard& shard,
+                              const nlohmann::json& inputs);
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,68 @@
+#include "workloads/sweep/sweep_record.hpp"
+
+#include <fmt/format.h>
+
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::workloads {
+
+nlohmann::json make_record(const Study& study, std::size_t point, const PointOutcome& outcome,
+                           const std::string& sweep_hash) {
+  return {{"format", kRecordFormat},
+          {"tpusim_version", TPUSIM_VERSION},
+          {"sweep", study.name()},
+          {"sweep_hash", sweep_hash},
+          {"point", point},
+          {"hash", study.point_hash(point)},
+          {"values", study.values(point)},
+          {"status", outcome.status},
+          {"result", outcome.result},
+          {"error", outcome.error},
+          {"wall_s", outcome.wall_s},
+          {"peak_rss_mib", outcome.peak_rss_mib},
+          {"csv", study.csv_cells(point, outcome)},
+          {"run", study.run_json(point, outcome)}};
+}
+
+PointOutcome outcome_of_record(const nlohmann::json& record) {
+  try {
+    PointOutcome outcome;
+    outcome.status = record.at("status").get<std::string>();
+    outcome.result = record.at("result");
+    outcome.error = record.at("error").get<std::string>();
+    outcome.wall_s = record.at("wall_s").get<double>();
+    outcome.peak_rss_mib = record.at("peak_rss_mib").get<double>();
+    return outcome;
+  } catch (const nlohmann::json::exception& error) {
+    throw InputError(fmt::format("not a sweep record: {}", error.what()));
+  }
+}
+
+bool same_result(const nlohmann::json& a, const nlohmann::json& b) {
+  for (const char* key : {"status", "result", "error"}) {
+    if (a.value(key, nlohmann::json()) != b.value(key, nlohmann::json())) return false;
+  }
+  return true;
+}
+
+std::string record_file_name(std::size_t point, const std::string& hash) {
+  return fmt::format("{}-{}.json", point, hash);
+}
+
+std::optional<RecordName> parse_record_file_name(const std::string& name) {
+  const auto dash = name.find('-');
+  constexpr std::size_t kHashDigits = 16;
+  if (dash == std::string::npos || dash == 0 || dash > 9 || name.size() != dash + 1 + kHashDigits + 5 ||
+      name.compare(name.size() - 5, 5, ".json") != 0)
+    return std::nullopt;
+  RecordName parsed;
+  for (std::size_t i = 0; i < dash; ++i) {
+    if (name[i] < '0' || name[i] > '9') return std::nullopt;
+    parsed.point = parsed.point * 10 + static_cast<std::size_t>(name[i] - '0');
+  }
+  parsed.hash = name.substr(dash + 1, kHashDigits);
+  if (parsed.hash.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+  return parsed;
+}
+
+}  // namespace tpusim::workloads
