@@ -35,6 +35,48 @@ void write_all(int fd, const std::string& text) {
 
 }  // namespace
 
+void finish_child(int fd, const std::function<std::string()>& work) {
+  std::string message;
+  try {
+    message = kOk + work();
+  } catch (const InputError& error) {
+    message = std::string(1, kInputError) + error.what();
+  } catch (const EnvironmentError& error) {
+    message = std::string(1, kEnvironmentError) + error.what();
+  } catch (const std::exception& error) {
+    message = std::string(1, kFailure) + error.what();
+  } catch (...) {
+    message = std::string(1, kFailure) + "unknown exception";
+  }
+  write_all(fd, message);
+  ::close(fd);
+  std::fflush(stdout);
+  ::_exit(0);
+}
+
+ChildEnding decode_child(const std::string& message, int wait_status) {
+  using Kind = ChildEnding::Kind;
+  if (WIFSIGNALED(wait_status)) {
+    return {Kind::failure, fmt::format("child process killed by signal {} ({})", WTERMSIG(wait_status),
+                                       ::strsignal(WTERMSIG(wait_status)))};
+  }
+  if (message.empty()) {
+    return {Kind::failure,
+            fmt::format("child process exited with status {} and no result", WEXITSTATUS(wait_status))};
+  }
+  const std::string text = message.substr(1);
+  switch (message.front()) {
+    case kOk:
+      return {Kind::ok, text};
+    case kInputError:
+      return {Kind::input_error, text};
+    case kEnvironmentError:
+      return {Kind::environment_error, text};
+    default:
+      return {Kind::failure, text};
+  }
+}
+
 ChildResult run_in_child(const std::function<std::string()>& work) {
   int fds[2];
   if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
@@ -50,22 +92,7 @@ ChildResult run_in_child(const std::function<std::string()>& work) {
   }
   if (pid == 0) {
     ::close(fds[0]);
-    std::string message;
-    try {
-      message = kOk + work();
-    } catch (const InputError& error) {
-      message = std::string(1, kInputError) + error.what();
-    } catch (const EnvironmentError& error) {
-      message = std::string(1, kEnvironmentError) + error.what();
-    } catch (const std::exception& error) {
-      message = std::string(1, kFailure) + error.what();
-    } catch (...) {
-      message = std::string(1, kFailure) + "unknown exception";
-    }
-    write_all(fds[1], message);
-    ::close(fds[1]);
-    std::fflush(stdout);
-    ::_exit(0);  // skip atexit handlers (SimGrid's) and the parent's buffered output
+    finish_child(fds[1], work);
   }
   ::close(fds[1]);
   std::string message;
@@ -85,18 +112,19 @@ ChildResult run_in_child(const std::function<std::string()>& work) {
   ChildResult result;
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   result.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
-  if (WIFSIGNALED(status))
-    throw std::runtime_error(fmt::format("child process killed by signal {}", WTERMSIG(status)));
-  if (message.empty())
-    throw std::runtime_error(
-        fmt::format("child process exited with status {} and no result", WEXITSTATUS(status)));
-  const char kind = message.front();
-  message.erase(message.begin());
-  if (kind == kInputError) throw InputError(message);
-  if (kind == kEnvironmentError) throw EnvironmentError(message);
-  if (kind == kFailure) throw std::runtime_error(message);
-  result.output = std::move(message);
-  return result;
+  ChildEnding ending = decode_child(message, status);
+  switch (ending.kind) {
+    case ChildEnding::Kind::ok:
+      result.output = std::move(ending.text);
+      return result;
+    case ChildEnding::Kind::input_error:
+      throw InputError(ending.text);
+    case ChildEnding::Kind::environment_error:
+      throw EnvironmentError(ending.text);
+    case ChildEnding::Kind::failure:
+      break;
+  }
+  throw std::runtime_error(ending.text);
 }
 
 }  // namespace tpusim

@@ -2,6 +2,9 @@
 // Runs a function in a fork()ed child and returns its string result. SimGrid allows one engine per process,
 // so sweeps and benchmarks run every simulation in its own child. An InputError or EnvironmentError in the
 // child comes back as the same type; any other failure (exception, crash, signal) as std::runtime_error.
+//
+// The two halves of the protocol (finish_child, decode_child) are public so that a pool running several
+// children at once (workloads/sweep/child_pool.hpp) speaks the same protocol as run_in_child.
 #include <functional>
 #include <string>
 
@@ -14,5 +17,17 @@ struct ChildResult {
 };
 
 ChildResult run_in_child(const std::function<std::string()>& work);
+
+// In the child: runs `work`, writes its result, or the kind and message of what it threw, to `fd`, and exits
+// without atexit handlers (SimGrid's) or flushing the parent's buffered output.
+[[noreturn]] void finish_child(int fd, const std::function<std::string()>& work);
+
+// In the parent: how a child ended, from what it wrote and its wait status.
+struct ChildEnding {
+  enum class Kind { ok, input_error, environment_error, failure };
+  Kind kind = Kind::failure;
+  std::string text;  // the work's result (ok), else the error message (a crash or a signal named)
+};
+ChildEnding decode_child(const std::string& message, int wait_status);
 
 }  // namespace tpusim

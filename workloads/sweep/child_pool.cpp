@@ -18,47 +18,20 @@
 #include <stdexcept>
 #include <vector>
 
-#include "topologies/support/input_error.hpp"
+#include "topologies/support/child_process.hpp"
 
 namespace tpusim::workloads {
 namespace {
 
-// The first byte of a child's message says how it ended (as in topologies/support/child_process.cpp).
-constexpr char kOk = 'O';
-constexpr char kInputError = 'E';
-constexpr char kFailure = 'F';
-
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-void write_all(int fd, const std::string& text) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
 }
 
 [[noreturn]] void run_child(int fd, pid_t parent, const std::function<std::string()>& work) {
   // The parent may have died between fork and prctl; then nobody reads the result.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
-  std::string message;
-  try {
-    message = kOk + work();
-  } catch (const InputError& error) {
-    message = std::string(1, kInputError) + error.what();
-  } catch (const std::exception& error) {
-    message = std::string(1, kFailure) + error.what();
-  } catch (...) {
-    message = std::string(1, kFailure) + "unknown exception";
-  }
-  write_all(fd, message);
-  ::close(fd);
-  ::_exit(0);  // skip atexit handlers (SimGrid's) and the parent's buffered output
+  finish_child(fd, work);
 }
 
 }  // namespace
@@ -150,17 +123,12 @@ ChildOutcome ChildPool::reap(int fd, Child child) {
   outcome.tag = child.tag;
   outcome.wall_s = now_s() - child.started_s;
   outcome.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
-  std::string& message = child.message;
-  if (WIFSIGNALED(status)) {
-    outcome.error = fmt::format("child process killed by signal {} ({})", WTERMSIG(status),
-                                ::strsignal(WTERMSIG(status)));
-  } else if (message.empty()) {
-    outcome.error = fmt::format("child process exited with status {} and no result", WEXITSTATUS(status));
-  } else if (message.front() == kOk) {
-    outcome.output = message.substr(1);
+  const ChildEnding ending = decode_child(child.message, status);
+  if (ending.kind == ChildEnding::Kind::ok) {
+    outcome.output = ending.text;
   } else {
-    outcome.error = message.substr(1);
-    outcome.input_error = message.front() == kInputError;
+    outcome.error = ending.text;
+    outcome.input_error = ending.kind == ChildEnding::Kind::input_error;
   }
   return outcome;
 }
