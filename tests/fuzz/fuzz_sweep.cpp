@@ -1,7 +1,7 @@
-// Fuzz target: a sweep file (workloads/sweep/sweep_spec.hpp), every point resolved as `tpusim sweep` does
-// before running anything.
+// Fuzz target: a sweep file of either kind (workloads/sweep/study.hpp), every point resolved as `tpusim sweep`
+// does before running anything.
 #include "fuzz_input.hpp"
-#include "workloads/sweep/sweep_spec.hpp"
+#include "workloads/sweep/study.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text = tpusim::fuzz::text_of(data, size);
@@ -9,6 +9,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // file of this machine. Reading files is tested on its own (text_file_test); here bases are presets or
   // relative paths that do not exist. YAML escapes ("\x2f") could spell a '/', so backslashes go too.
   if (text.find('/') != std::string::npos || text.find('\\') != std::string::npos) return 0;
-  tpusim::fuzz::expect_only_input_errors([&] { tpusim::workloads::parse_sweep(text, "fuzz-sweep.yaml"); });
+  tpusim::fuzz::expect_only_input_errors([&] { tpusim::workloads::parse_study(text, "fuzz-sweep.yaml"); });
   return 0;
 }

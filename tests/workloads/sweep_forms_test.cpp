@@ -178,9 +178,8 @@ TEST_CASE("sweep forms: exclude drops the points that have all of a filter's val
 
 TEST_CASE("sweep forms: each problem of the new sections is one line at its place") {
   CHECK(error_of("base: tiny-mlp\nvary: {training.steps: [1]}\nzipp: []\n") ==
-        "sweeps/f.yaml:3: zipp: unknown key (did you mean 'zip'?); valid keys are name, description, base, "
-        "set, "
-        "vary, zip, points, exclude, output");
+        "sweeps/f.yaml:3: zipp: unknown key (did you mean 'zip'?); valid keys are name, description, kind, "
+        "base, set, vary, zip, points, exclude, output");
   CHECK(error_of("base: tiny-mlp\n") ==
         "sweeps/f.yaml:1: a sweep needs vary (config keys and their lists of values, crossed) or points (a "
         "list "

@@ -7,10 +7,12 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/cli/number_option.hpp"
 #include "workloads/report/report_context.hpp"
+#include "workloads/report/sweep_plots.hpp"
 #include "workloads/sweep/child_pool.hpp"
 #include "workloads/sweep/study.hpp"
 #include "workloads/sweep/study_runner.hpp"
@@ -62,6 +64,20 @@ void raise_for(const std::string& name, std::size_t rows, std::size_t failed,
   }
 }
 
+// The sweep's results are written before its plots: gnuplot failing on them is one warning line, not a lost
+// or failed sweep (`tpusim plot DIR` draws them again); without gnuplot the report says so and one line too.
+void draw_plots(const std::string& folder) {
+  try {
+    workloads::draw_sweep_outputs(folder, std::cerr);
+  } catch (const InputError&) {
+    throw;
+  } catch (const EnvironmentError&) {
+    throw;
+  } catch (const std::runtime_error& error) {
+    std::cerr << fmt::format("tpusim: warning: plots not drawn: {}\n", error.what());
+  }
+}
+
 void run(const SweepArgs& args) {
   if (args.list) return list_sweeps();
   if (args.sweep_path.empty() == args.preset.empty()) {
@@ -98,9 +114,11 @@ void run(const SweepArgs& args) {
                     {"preset", workloads::input_or_null(args.preset)}};
   if (args.json) options.json_out = &std::cout;
   const auto totals = workloads::run_study(*study, options);
+  if (options.files) draw_plots(study->output_dir());
   if (!args.json) {
     if (options.files)
-      std::cout << fmt::format("results in {}/ (sweep.csv, sweep.json)\n", study->output_dir());
+      std::cout << fmt::format("results in {}/ (sweep.csv, sweep.json, report.md, plots/)\n",
+                               study->output_dir());
     std::cout << fmt::format("wall time {:.2f} s\n", totals.wall_s);
   }
   std::cout << std::flush;
@@ -116,8 +134,10 @@ void merge(const MergeArgs& args) {
   }
   const std::vector<std::string> shards(args.folders.begin() + 1, args.folders.end());
   const auto totals = workloads::merge_sweep_folders(args.folders.front(), shards);
+  draw_plots(args.folders.front());
   std::cout << fmt::format(
-      "merged {} folders of sweep {}: {} points ({} ok{}{}{}); results in {}/ (sweep.csv, sweep.json)\n",
+      "merged {} folders of sweep {}: {} points ({} ok{}{}{}); results in {}/ (sweep.csv, sweep.json, "
+      "report.md, plots/)\n",
       shards.size(), totals.sweep, totals.points, totals.ok,
       totals.skipped > 0 ? fmt::format(", {} skipped", totals.skipped) : "",
       totals.failed > 0 ? fmt::format(", {} failed", totals.failed) : "",

@@ -17,8 +17,9 @@
 namespace tpusim::workloads {
 namespace {
 
-const std::vector<std::string> kSweepKeys = {"name", "description", "base",    "set",   "vary",
-                                             "zip",  "points",      "exclude", "output"};
+// `kind` is read by parse_study, which sends only training sweeps here; it may still be spelled out.
+const std::vector<std::string> kSweepKeys = {"name", "description", "kind",   "base",    "set",
+                                             "vary", "zip",         "points", "exclude", "output"};
 
 std::string stem(const std::string& path) {
   const auto slash = path.find_last_of('/');
@@ -211,6 +212,8 @@ std::string Sweep::order() const {
 Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
   const ConfigNode root = ConfigNode::parse(yaml_text, file);
   root.expect_map(kSweepKeys);
+  if (const auto kind = root.optional_child("kind"); kind && kind->scalar() != "training")
+    kind->fail(fmt::format("a training sweep has kind 'training', not '{}'", kind->scalar()));
   Sweep sweep;
   sweep.source = file;
   read_header(root, sweep);

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "cli_runner.hpp"
+#include "../report/image_checks.hpp"
 
 using tpusim::cli_test::Scratch;
 
@@ -135,7 +136,14 @@ TEST_CASE("cli: sweep: a tiny sweep prints a row per point and writes the CSV an
   for (const auto& line : run.err_lines()) CHECK_THAT(line, Catch::StartsWith("tiny: "));
   CHECK_THAT(run.err, Catch::Contains("tiny: 2/2 done  0 failed"));
   CHECK_THAT(run.out, Catch::Contains("tpusim sweep tiny: 2 points, base tiny-mlp"));
-  CHECK_THAT(run.out, Catch::Contains("results in results/tiny/ (sweep.csv, sweep.json)"));
+  CHECK_THAT(run.out, Catch::Contains("results in results/tiny/ (sweep.csv, sweep.json, report.md, plots/)"));
+  // The sweep draws its plots itself (what `tpusim plot` draws again); without gnuplot only the images miss.
+  CHECK(std::filesystem::is_regular_file(scratch.work() / "results/tiny/report.md"));
+  CHECK(std::filesystem::is_regular_file(scratch.work() / "results/tiny/plots/step_time.gp"));
+  if (tpusim::test::have_gnuplot()) {
+    CHECK(std::filesystem::file_size(scratch.work() / "results/tiny/plots/step_time.png") > 0);
+    CHECK(std::filesystem::file_size(scratch.work() / "results/tiny/plots/step_time.svg") > 0);
+  }
   const auto csv = lines_of(scratch.work() / "results/tiny/sweep.csv");
   REQUIRE(csv.size() == 3);
   CHECK(csv[0].rfind("point,mesh.shape,training.numerics,topology,cores,", 0) == 0);
@@ -155,7 +163,7 @@ TEST_CASE("cli: sweep: a tiny sweep prints a row per point and writes the CSV an
   expected.insert(expected.end(), {"results/tiny/points/manifest.json", "results/tiny/sweep.csv",
                                    "results/tiny/sweep.json", "tiny.yaml"});
   std::sort(expected.begin(), expected.end());
-  // What the folder holds besides (plots drawn from sweep.json) is not this test's.
+  // The plots' own files are sweep_plots_test's.
   auto entries = scratch.entries();
   entries.erase(std::remove_if(entries.begin(), entries.end(),
                                [](const std::string& entry) {
@@ -265,7 +273,9 @@ TEST_CASE("cli: sweep: shards run their points into their own folders and merge 
   INFO(merged.describe());
   REQUIRE(merged.exit_status == 0);
   CHECK(merged.out ==
-        "merged 2 folders of sweep tiny: 3 points (3 ok); results in merged/ (sweep.csv, sweep.json)\n");
+        "merged 2 folders of sweep tiny: 3 points (3 ok); results in merged/ (sweep.csv, sweep.json, report.md, "
+        "plots/)\n");
+  CHECK(std::filesystem::is_regular_file(scratch.work() / "merged/report.md"));
   CHECK(without_wall(scratch.work() / "merged/sweep.csv") ==
         without_wall(scratch.work() / "results/tiny/sweep.csv"));
 
