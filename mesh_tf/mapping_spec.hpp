@@ -1,9 +1,10 @@
 #pragma once
 // Which physical cores the logical mesh processors run on, as chosen by the user (mesh_mapping.hpp applies
 // it to a mesh and a topology):
-//   rings                 the default: each mesh dimension on physically connected rings where sizes allow,
-//                         as Mesh-TensorFlow did on TPU pods (batch:16;model:32 on tpu-v2-pod gives
-//                         model = core+x, batch = y)
+//   rings                 the default: each mesh dimension on physically connected rings, as Mesh-TensorFlow
+//                         did on TPU pods: on whole physical axes where the sizes allow (batch:16;model:32 on
+//                         tpu-v2-pod gives model = core+x, batch = y), else on Mesh-TensorFlow's tiles of a
+//                         2D pod (tpu_tiling.hpp), else linear
 //   linear                processor i is rank i (topologies/rank_mapping.hpp order), whatever the axes.
 //                         The last mesh dim varies fastest and ranks vary core then x fastest, so on
 //                         tpu-v2-pod batch:16;model:32 walks model over core then x and batch over y (the

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "mesh_tf/tpu_tiling.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -129,6 +130,16 @@ MeshMapping::MeshMapping(const MeshShape& mesh, const topo::Topology& topology, 
       break;
   }
   if (!factored_) axes_.clear();
+  if (!factored_ && spec.kind() == MappingSpec::Kind::rings) {
+    if (auto tiling = tpu_tiling(mesh, topology)) {
+      tiling_note_ = std::move(tiling->note);
+      for (int p = 0; p < mesh.size(); ++p) {
+        ranks_[p] = tiling->ranks[p];
+        processors_[ranks_[p]] = p;
+      }
+      return;
+    }
+  }
   std::vector<std::vector<std::vector<int>>> walks(mesh.rank());
   if (factored_) {
     for (int m = 0; m < mesh.rank(); ++m) {
@@ -158,6 +169,7 @@ std::string MeshMapping::note() const {
   if (spec_.kind() == MappingSpec::Kind::linear) {
     return "linear: processor i is rank i, so mesh dimensions are not physical rings";
   }
+  if (!tiling_note_.empty()) return tiling_note_;
   if (!factored_) {
     return fmt::format(
         "linear assignment: mesh {} does not factor onto the axes of {}; processor i is rank i, so mesh "

@@ -3,9 +3,10 @@
 // (the default) gives each mesh dimension a set of physical axes (topologies/group.hpp AxisSet), walked in
 // snake order, so that every mesh dimension is a physically connected ring, as Mesh-TensorFlow did on TPU
 // pods: mesh "batch:16;model:32" on tpu-v2-pod (core:2, x:16, y:16) gives model = core+x and batch = y. When
-// the sizes do not factor onto whole axes, processors are assigned linearly (rank = logical processor index)
-// and note() says so. linear always assigns so; an explicit assignment names the axes of every mesh
-// dimension.
+// the sizes do not factor onto whole axes, the pod is cut into tiles as Mesh-TensorFlow does (tpu_tiling.hpp:
+// batch:64;model:8 puts model on 2x2-chip tiles and batch on the ring of 8x8 tiles); where that does not
+// apply either, processors are assigned linearly (rank = logical processor index) and note() says so. linear
+// always assigns so; an explicit assignment names the axes of every mesh dimension.
 #include <string>
 #include <vector>
 
@@ -30,7 +31,9 @@ class MeshMapping {
   bool factored() const { return factored_; }
   // Per mesh dim the physical axes it spans (empty when linear or without a topology).
   const std::vector<topo::AxisSet>& axes() const { return axes_; }
-  std::string note() const;  // "model = core+x, batch = y", "linear: ..." or "linear assignment: ..."
+  // "model = core+x, batch = y", "tiled as Mesh-TensorFlow does: ...", "linear: ..." or "linear assignment:
+  // ..."
+  std::string note() const;
 
   topo::Rank rank_of(int processor) const { return ranks_[processor]; }
   int processor_of(topo::Rank rank) const { return processors_[rank]; }
@@ -45,6 +48,7 @@ class MeshMapping {
   MappingSpec spec_;
   bool factored_ = false;
   std::string topology_name_;
+  std::string tiling_note_;  // set when the processors are placed by tpu_tiling
   std::vector<std::string> axis_names_;
   std::vector<topo::AxisSet> axes_;
   std::vector<topo::Rank> ranks_;

@@ -4,8 +4,6 @@
 
 namespace tpusim::cli {
 
-void add_bench_sweep(CLI::App& bench);  // bench_sweep.cpp
-
 void add_bench_command(CLI::App& app) {
   auto* bench =
       app.add_subcommand("bench", "Benchmarks: wall time and peak memory of the simulator and engine");

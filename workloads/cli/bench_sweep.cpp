@@ -238,7 +238,7 @@ void add_bench_sweep(CLI::App& bench) {
     }
     if (json) {
       std::cout << workloads::dump_report(workloads::with_report_context(
-                       {{"cases", runs}}, "tpusim.bench_sweep.v1", "bench sweep",
+                       {{"cases", runs}}, workloads::format::kBenchSweep, "bench sweep",
                        {{"only", workloads::input_or_null(only)}, {"jobs", jobs}}))
                 << "\n";
     }

@@ -11,10 +11,11 @@ void add_validate_command(CLI::App& app);    // validate_command.cpp
 void add_run_command(CLI::App& app);         // run_command.cpp
 void add_sweep_command(CLI::App& app);       // sweep_command.cpp
 void add_plot_command(CLI::App& app);        // plot_command.cpp
-void add_bench_command(CLI::App& app);       // bench_command.cpp: the parent of the three below
+void add_bench_command(CLI::App& app);       // bench_command.cpp: the parent of the four below
 
 void add_bench_collectives(CLI::App& bench);  // bench_collectives.cpp
 void add_bench_engine(CLI::App& bench);       // bench_engine.cpp
 void add_bench_step(CLI::App& bench);         // bench_step.cpp
+void add_bench_sweep(CLI::App& bench);        // bench_sweep.cpp
 
 }  // namespace tpusim::cli

@@ -38,8 +38,8 @@ std::vector<std::pair<std::string, std::string>> series_parts(const SweepRow& ro
   }
   // Varied keys beyond those columns (a link bandwidth, say), but not the size on the x axis or the op.
   for (const auto& [key, value] : row.values) {
-    const bool shown =
-        std::any_of(parts.begin(), parts.end(), [&](const auto& p) { return p.second == value; });
+    const bool shown = std::any_of(parts.begin(), parts.end(),
+                                   [&value = value](const auto& p) { return p.second == value; });
     const bool size = key.find("bytes") != std::string::npos || key.find("size") != std::string::npos;
     if (!shown && !size && value != first_text(row, kOpFields)) parts.emplace_back(key, value);
   }

@@ -20,6 +20,7 @@ namespace tpusim::workloads {
 namespace format {
 inline constexpr const char* kRunSummary = "tpusim.run_summary.v1";      // tpusim run, summary.json
 inline constexpr const char* kSweep = "tpusim.sweep.v1";                 // tpusim sweep, sweep.json
+inline constexpr const char* kCollectiveSweep = "tpusim.collective_sweep.v1";  // a collective study's sweep.json
 inline constexpr const char* kConfigSchema = "tpusim.config_schema.v1";  // tpusim run --schema
 inline constexpr const char* kTopology = "tpusim.topology.v1";           // tpusim topo describe
 inline constexpr const char* kCollective = "tpusim.collective.v1";       // tpusim collective
@@ -28,6 +29,7 @@ inline constexpr const char* kValidate = "tpusim.validate.v1";           // tpus
 inline constexpr const char* kBenchCollectives = "tpusim.bench_collectives.v1";  // tpusim bench collectives
 inline constexpr const char* kBenchStep = "tpusim.bench_step.v1";                // tpusim bench step
 inline constexpr const char* kBenchEngine = "tpusim.bench_engine.v1";            // tpusim bench engine
+inline constexpr const char* kBenchSweep = "tpusim.bench_sweep.v1";              // tpusim bench sweep
 }  // namespace format
 
 // The names of the context block's fields, in the order above.

@@ -7,12 +7,11 @@
 //               "skipped" and the reason in error, its figures empty
 //   sweep.json  {context (format tpusim.collective_sweep.v1), sweep: {name, description, source, kind,
 //               vary, set, order, points}, runs: [...], wall_s}
+#include "workloads/report/report_context.hpp"
 #include "workloads/sweep/collective_study_spec.hpp"
 #include "workloads/sweep/study.hpp"
 
 namespace tpusim::workloads {
-
-inline constexpr const char* kCollectiveSweepFormat = "tpusim.collective_sweep.v1";
 
 // topology, cores, op, algorithms, group_axes, groups, group_size, bytes, network, simulated_s,
 // prediction_s, contention_free, closed_form_s, lower_bound_s, lower_bound_term, ratio_to_prediction,
@@ -40,7 +39,7 @@ class CollectiveStudy : public Study {
   nlohmann::json csv_cells(std::size_t point, const PointOutcome& outcome) const override;
   nlohmann::json run_json(std::size_t point, const PointOutcome& outcome) const override;
   nlohmann::json description() const override;
-  const char* document_format() const override { return kCollectiveSweepFormat; }
+  const char* document_format() const override { return format::kCollectiveSweep; }
   std::string banner() const override;
   std::string table_header() const override;
   std::string table_row(std::size_t point, const PointOutcome& outcome) const override;

@@ -16,8 +16,8 @@
 #include <sstream>
 #include <thread>
 
-#include "cli_runner.hpp"
 #include "../report/image_checks.hpp"
+#include "cli_runner.hpp"
 
 using tpusim::cli_test::Scratch;
 
@@ -273,7 +273,8 @@ TEST_CASE("cli: sweep: shards run their points into their own folders and merge 
   INFO(merged.describe());
   REQUIRE(merged.exit_status == 0);
   CHECK(merged.out ==
-        "merged 2 folders of sweep tiny: 3 points (3 ok); results in merged/ (sweep.csv, sweep.json, report.md, "
+        "merged 2 folders of sweep tiny: 3 points (3 ok); results in merged/ (sweep.csv, sweep.json, "
+        "report.md, "
         "plots/)\n");
   CHECK(std::filesystem::is_regular_file(scratch.work() / "merged/report.md"));
   CHECK(without_wall(scratch.work() / "merged/sweep.csv") ==
