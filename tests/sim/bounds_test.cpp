@@ -112,9 +112,52 @@ TEST_CASE("lower bounds follow bounds.md") {
   const double s = 8.0 * 1024 * 1024, b = topology.inter_chip().bandwidth_Bps();
   // Injection on a 1D torus of single-core chips: two links.
   CHECK(injection_bandwidth_Bps(topology) == Approx(2 * b));
-  CHECK(allreduce.bandwidth_s == Approx(2 * 7.0 / 8 * s / (2 * b)));
+  CHECK(allreduce.core_injection_s == Approx(2 * 7.0 / 8 * s / (2 * b)));
+  // One core per chip: the chip term counts the same bytes over the same two links.
+  CHECK(allreduce.chip_injection_s == Approx(2 * 7.0 * s / (8 * 2 * b)));
   CHECK(allreduce.latency_s == Approx(3 * topology.inter_chip().latency_s()));
   const auto broadcast =
       lower_bound(topology, testing::request_along(topology, "broadcast", "binomial", "8MiB"));
   CHECK(broadcast.latency_s == Approx(4 * topology.inter_chip().latency_s()));  // diameter of an 8-ring
+}
+
+TEST_CASE("the chip injection bound counts a chip's cores together, whatever the on-chip link") {
+  // The pod's 64 MiB allreduce over all 512 cores: 256 chips must each send 2 * 255/256 * 64 MiB over their
+  // four links (0.539 ms at 62 GB/s), and a faster on-chip link cannot lower that.
+  const double s = 64.0 * 1024 * 1024;
+  for (const std::string spec : {"tpu-v2-pod", "torus:16x16,cores=2,bw=62GBps,intra_bw=1e15"}) {
+    const auto topology = topo::topology_from_spec(spec);
+    INFO(spec);
+    const double b = topology.inter_chip().bandwidth_Bps();
+    const auto bound =
+        lower_bound(topology, testing::request_along(topology, "allreduce", "bucket2d", "64MiB", "core+x,y"));
+    CHECK(bound.chip_injection_s == Approx(2 * 255.0 / 256 * s / (4 * b)).epsilon(1e-12));
+    CHECK(bound.binding == "chip_injection");
+    CHECK(bound.time_s == bound.chip_injection_s);
+  }
+  const auto pod = topo::preset("tpu-v2-pod");
+  CHECK(lower_bound(pod, testing::request_along(pod, "allreduce", "bucket2d", "64MiB", "core+x,y")).time_s ==
+        Approx(0.539e-3).epsilon(1e-3));
+  // Groups along core+x (16 chips each, 16 groups): 2 * 15 S per group over 256 chips of four links.
+  const auto along_x = lower_bound(pod, testing::request_along(pod, "allreduce", "ring", "64MiB", "core+x"));
+  CHECK(along_x.chip_injection_s ==
+        Approx(16 * 2 * 15.0 * s / (256 * 4 * pod.inter_chip().bandwidth_Bps())).epsilon(1e-12));
+  // Groups on one chip (the two cores): nothing crosses chips; the core's own injection binds.
+  const auto on_chip = lower_bound(pod, testing::request_along(pod, "allreduce", "ring", "64MiB", "core"));
+  CHECK(on_chip.chip_injection_s == 0);
+  CHECK(on_chip.binding == "core_injection");
+}
+
+TEST_CASE("chip injection: all-to-all, allgather, broadcast and permute count what crosses chips") {
+  // A 2x2 torus of 2-core chips, one group of all 8 cores: 4 chips with 2 members each, 4 links per chip.
+  const auto topology = topo::topology_from_spec("torus:2x2,cores=2");
+  const double s = 1024.0 * 1024, b = topology.inter_chip().bandwidth_Bps(), capacity = 4 * 4 * b;
+  auto bound_of = [&](const char* op, const char* algorithm) {
+    return lower_bound(topology, testing::request_along(topology, op, algorithm, "1MiB", "all"));
+  };
+  CHECK(bound_of("allgather", "ring").chip_injection_s == Approx(3 * s / capacity));
+  CHECK(bound_of("reduce_scatter", "ring").chip_injection_s == Approx(3 * s / capacity));
+  // Each member sends S/8 to each of the 6 members on other chips.
+  CHECK(bound_of("alltoall", "pairwise").chip_injection_s == Approx(8 * 6 * s / 8 / capacity));
+  CHECK(bound_of("broadcast", "binomial").chip_injection_s == Approx(3 * s / capacity));
 }

@@ -2,6 +2,7 @@
 // of bounds.md; --list-algorithms prints the algorithm registry.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -130,8 +131,10 @@ void print_text(const CollectiveOptions& options, const topo::Topology& topology
     std::cout
         << "closed form      none (hops of different kinds or lengths, or no formula for this algorithm)\n";
   }
+  std::string term = m.bound.binding;  // "chip_injection" reads as "chip injection"
+  std::replace(term.begin(), term.end(), '_', ' ');
   std::cout << fmt::format("lower bound      {} ({} term), simulated / bound = {:.3f}\n",
-                           format_duration(m.bound.time_s), m.bound.binding, ratio(r.time_s, m.bound.time_s));
+                           format_duration(m.bound.time_s), term, ratio(r.time_s, m.bound.time_s));
   std::cout << fmt::format("messages         {} ({} simulated, {} repeated rounds folded)\n", r.messages,
                            r.simulated_messages, r.folded_rounds);
   if (!m.links.empty()) {
