@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/text.hpp"
