@@ -92,6 +92,14 @@ ChipTraffic chip_traffic(const topo::Topology& topology, const CollectiveRequest
   return traffic;
 }
 
+bool same_pattern(const std::vector<Transfer>& a, const std::vector<Transfer>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].src != b[i].src || a[i].dst != b[i].dst || a[i].count != b[i].count) return false;
+  }
+  return true;
+}
+
 int inter_chip_links_per_chip(const topo::Topology& topology) {
   int out_links = 0;
   for (const int size : topology.chip_dims()) {
@@ -107,7 +115,8 @@ double injection_bandwidth_Bps(const topo::Topology& topology) {
          inter_chip_links_per_chip(topology) * topology.inter_chip().bandwidth_Bps();
 }
 
-AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const CollectiveRequest& request) {
+AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const CollectiveRequest& request,
+                                       bool fold) {
   validate_request(topology, request);
   const Schedule schedule = build_schedule(topology, request);
   AlphaBetaPrediction prediction;
@@ -120,39 +129,81 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
   double uniform_latency = -1, uniform_bandwidth = -1;
   std::vector<Transfer> round;
   std::vector<std::pair<topo::Rank, double>> ends;
+  // The last round computed, kept while it ran in lockstep (every rank of it ready at one instant before and
+  // at one instant after): a following round with the same (source, destination, size) pattern is then the
+  // same round shifted by its duration, so it is added without routing a transfer (as the simulator folds).
+  std::vector<Transfer> lockstep;
+  struct Carried {
+    int link;
+    double bytes, duration_s;
+  };
+  std::vector<Carried> lockstep_links;
+  double lockstep_end = 0, lockstep_duration = 0;
+  auto add_interval = [&](int link, double start, double end) {
+    if (!check) return;
+    if (busy.empty()) busy.resize(link_bytes.size());
+    busy[link].push_back({start, end});
+  };
+  auto count_transfers = [&](std::size_t count) {
+    prediction.transfers += count;
+    if (check && prediction.transfers > kMaxCheckedTransfers) {
+      check = false;
+      busy = {};  // the intervals are no longer needed: free them now, not after the last round
+    }
+  };
   for (std::size_t k = 0; k < schedule.round_count(); ++k) {
     round.clear();
     schedule.append_round(k, round);
+    if (fold && !lockstep.empty() && same_pattern(round, lockstep)) {
+      const double base = lockstep_end;
+      lockstep_end = base + lockstep_duration;
+      for (const auto& t : round) ready[t.src] = ready[t.dst] = lockstep_end;
+      prediction.time_s = std::max(prediction.time_s, lockstep_end);
+      count_transfers(round.size());
+      for (const auto& c : lockstep_links) {
+        link_bytes[c.link] += c.bytes;
+        add_interval(c.link, base, base + c.duration_s);
+      }
+      ++prediction.folded_rounds;
+      continue;
+    }
     ends.clear();
+    lockstep_links.clear();
+    bool same_start = !round.empty();
+    const double round_start = round.empty() ? 0 : ready[round.front().src];
     for (const auto& t : round) {
       const Route& route = routes.get(t.src, t.dst);
       const double bytes = static_cast<double>(t.count) * request.element_bytes;
+      same_start = same_start && ready[t.src] == round_start && ready[t.dst] == round_start;
       const double start = std::max(ready[t.src], ready[t.dst]);
       const double end = start + route.latency_s + bytes / route.bandwidth_Bps;
       ends.emplace_back(t.src, end);
       ends.emplace_back(t.dst, end);
       prediction.time_s = std::max(prediction.time_s, end);
-      ++prediction.transfers;
+      count_transfers(1);
       if (route.links.size() != 1 || (uniform_latency >= 0 && (route.latency_s != uniform_latency ||
                                                                route.bandwidth_Bps != uniform_bandwidth))) {
         uniform = false;
       }
       uniform_latency = route.latency_s;
       uniform_bandwidth = route.bandwidth_Bps;
-      if (check && prediction.transfers > kMaxCheckedTransfers) {
-        check = false;
-        busy = {};  // the intervals are no longer needed: free them now, not after the last round
-      }
       for (const int link : route.links) {
         if (is_loopback(topology, link)) continue;  // FATPIPE: flows do not share it
         link_bytes[link] += bytes;
-        if (check) {
-          if (busy.empty()) busy.resize(link_bytes.size());
-          busy[link].push_back({start, end});
-        }
+        add_interval(link, start, end);
+        lockstep_links.push_back({link, bytes, end - start});
       }
     }
     for (const auto& [rank, end] : ends) ready[rank] = std::max(ready[rank], end);
+    bool same_end = same_start;
+    const double round_end = ends.empty() ? 0 : ready[ends.front().first];
+    for (const auto& [rank, end] : ends) same_end = same_end && ready[rank] == round_end;
+    lockstep.clear();
+    if (fold && same_end) {
+      lockstep.swap(round);
+      lockstep_end = round_end;
+      lockstep_duration = round_end - round_start;
+    }
   }
   for (std::size_t link = 0; link < link_bytes.size(); ++link) {
     if (link_bytes[link] > prediction.max_link_bytes) prediction.max_link_bytes = link_bytes[link];

@@ -21,13 +21,17 @@ struct AlphaBetaPrediction {
   double closed_form_s = -1;  // negative when the algorithm or group has no closed form here
   std::string closed_form;    // the formula used
   std::uint64_t transfers = 0;
+  std::uint64_t folded_rounds = 0;  // rounds added as a repeat of the round before (fold)
   // The busiest directed inter-chip link: its bytes and bytes / bandwidth, a lower bound of this schedule
   // with this routing (what explains dimension-order routing's all-to-all penalty).
   double max_link_bytes = 0;
   double max_link_time_s = 0;
 };
 
-AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const CollectiveRequest& request);
+// fold: a round that repeats a round whose ranks ran in lockstep is that round shifted by its duration and is
+// added as such (exact; off only to test that).
+AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const CollectiveRequest& request,
+                                       bool fold = true);
 
 struct LowerBound {
   double time_s = 0;  // the largest of the terms below
