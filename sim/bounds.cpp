@@ -92,14 +92,6 @@ ChipTraffic chip_traffic(const topo::Topology& topology, const CollectiveRequest
   return traffic;
 }
 
-bool same_pattern(const std::vector<Transfer>& a, const std::vector<Transfer>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].src != b[i].src || a[i].dst != b[i].dst || a[i].count != b[i].count) return false;
-  }
-  return true;
-}
-
 int inter_chip_links_per_chip(const topo::Topology& topology) {
   int out_links = 0;
   for (const int size : topology.chip_dims()) {

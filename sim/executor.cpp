@@ -244,14 +244,6 @@ class Driver {
     }
   }
 
-  static bool same_pattern(const std::vector<Transfer>& a, const std::vector<Transfer>& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (a[i].src != b[i].src || a[i].dst != b[i].dst || a[i].count != b[i].count) return false;
-    }
-    return true;
-  }
-
   bool ran_alone(const Loaded& r, double now) {
     if (!input_.fold_repeated_rounds || !r.same_start || !r.clean_start || r.transfers.empty()) return false;
     if (!window_.empty() || tracker_.in_flight() != 0 || next_round_ >= total_rounds_) return false;

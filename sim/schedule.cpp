@@ -17,6 +17,14 @@ ElementRange balanced_part(ElementRange whole, std::uint64_t parts, std::uint64_
   return {whole.offset + begin, end - begin};
 }
 
+bool same_pattern(const std::vector<Transfer>& a, const std::vector<Transfer>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].src != b[i].src || a[i].dst != b[i].dst || a[i].count != b[i].count) return false;
+  }
+  return true;
+}
+
 std::vector<ElementRange> balanced_split(ElementRange whole, std::uint64_t parts) {
   std::vector<ElementRange> out;
   out.reserve(parts);

@@ -65,6 +65,10 @@ inline void add(std::vector<Transfer>& out, const Transfer& t) {
   if (t.count > 0 && t.src != t.dst) out.push_back(t);
 }
 
+// Whether two rounds move the same sizes between the same ranks in the same order: what makes a round a
+// repeat of the one before it, which the executor and the alpha-beta prediction fold.
+bool same_pattern(const std::vector<Transfer>& a, const std::vector<Transfer>& b);
+
 // Runs all of `parts` at the same time (round k of the result is round k of each); used for the many groups
 // or lines of one collective.
 Schedule concurrently(std::vector<Schedule> parts);
