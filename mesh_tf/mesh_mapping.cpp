@@ -172,8 +172,8 @@ std::string MeshMapping::note() const {
   if (!tiling_note_.empty()) return tiling_note_;
   if (!factored_) {
     return fmt::format(
-        "linear assignment: mesh {} does not factor onto the axes of {}; processor i is rank i, so mesh "
-        "dimensions are not physical rings",
+        "linear assignment: mesh {} neither factors onto the axes of {} nor tiles it as Mesh-TensorFlow "
+        "does; processor i is rank i, so mesh dimensions are not physical rings",
         mesh_.to_string(), topology_name_);
   }
   std::vector<std::string> parts;
