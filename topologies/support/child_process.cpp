@@ -1,5 +1,6 @@
 #include "topologies/support/child_process.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
 
 #include "topologies/support/environment_error.hpp"
@@ -77,12 +79,12 @@ ChildEnding decode_child(const std::string& message, int wait_status) {
   }
 }
 
-ChildResult run_in_child(const std::function<std::string()>& work) {
+ForkedChild fork_child(const std::function<std::string()>& work, const std::function<void()>& in_child) {
   int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const auto started = std::chrono::steady_clock::now();
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
@@ -92,18 +94,26 @@ ChildResult run_in_child(const std::function<std::string()>& work) {
   }
   if (pid == 0) {
     ::close(fds[0]);
+    if (in_child) in_child();
     finish_child(fds[1], work);
   }
   ::close(fds[1]);
+  return {pid, fds[0]};
+}
+
+ChildResult run_in_child(const std::function<std::string()>& work) {
+  const auto started = std::chrono::steady_clock::now();
+  const ForkedChild child = fork_child(work);
+  const pid_t pid = child.pid;
   std::string message;
   char buffer[65536];
   while (true) {
-    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    const ssize_t n = ::read(child.read_fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     message.append(buffer, static_cast<std::size_t>(n));
   }
-  ::close(fds[0]);
+  ::close(child.read_fd);
   int status = 0;
   struct rusage usage {};
   while (::wait4(pid, &status, 0, &usage) < 0) {

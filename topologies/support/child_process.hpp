@@ -5,6 +5,8 @@
 //
 // The two halves of the protocol (finish_child, decode_child) are public so that a pool running several
 // children at once (workloads/sweep/child_pool.hpp) speaks the same protocol as run_in_child.
+#include <sys/types.h>
+
 #include <functional>
 #include <string>
 
@@ -17,6 +19,16 @@ struct ChildResult {
 };
 
 ChildResult run_in_child(const std::function<std::string()>& work);
+
+// Forks a child that runs `in_child` (if given) and then `work`, its result going to a pipe as finish_child
+// writes it; returns the child's pid and the pipe's read end (close-on-exec) to the parent. Output buffered
+// in the parent is flushed first, so that the child cannot write it again. Throws std::runtime_error when the
+// pipe or the fork fails.
+struct ForkedChild {
+  pid_t pid;
+  int read_fd;
+};
+ForkedChild fork_child(const std::function<std::string()>& work, const std::function<void()>& in_child = {});
 
 // In the child: runs `work`, writes its result, or the kind and message of what it threw, to `fd`, and exits
 // without atexit handlers (SimGrid's) or flushing the parent's buffered output.

@@ -1,6 +1,5 @@
 #include "workloads/sweep/child_pool.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <sched.h>
@@ -12,9 +11,7 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
-#include <iostream>
 #include <stdexcept>
 #include <vector>
 
@@ -25,13 +22,6 @@ namespace {
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-[[noreturn]] void run_child(int fd, pid_t parent, const std::function<std::string()>& work) {
-  // The parent may have died between fork and prctl; then nobody reads the result.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(1);
-  finish_child(fd, work);
 }
 
 }  // namespace
@@ -57,29 +47,17 @@ ChildPool::~ChildPool() {
 }
 
 void ChildPool::start(std::size_t tag, const std::function<std::string()>& work) {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
   const pid_t parent = ::getpid();
   const double started = now_s();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int error = errno;
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::runtime_error(fmt::format("fork: {}", std::strerror(error)));
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
+  const ForkedChild child = fork_child(work, [&] {
     // The read ends of the other children's pipes are inherited too: close them, so that this child holds
-    // nothing of theirs.
-    for (const auto& [fd, child] : children_) ::close(fd);
-    run_child(fds[1], parent, work);
-  }
-  ::close(fds[1]);
-  children_[fds[0]] = Child{pid, tag, {}, started};
+    // nothing of theirs. And it dies with the parent, which may have died between fork and prctl already;
+    // then nobody reads the result.
+    for (const auto& [fd, other] : children_) ::close(fd);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
+  });
+  children_[child.read_fd] = Child{child.pid, tag, {}, started};
 }
 
 std::optional<ChildOutcome> ChildPool::wait(double timeout_s) {
