@@ -21,6 +21,8 @@
 namespace tpusim::cli {
 namespace {
 
+using workloads::ratio;
+
 struct CollectiveOptions {
   std::string topology = "tpu-v2-pod";
   workloads::CollectiveSpec spec;
@@ -40,8 +42,6 @@ sim::NetworkModel parse_network(const std::string& name) {
                   "lv08 (SimGrid's default TCP model)",
                   name));
 }
-
-double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& topology,
                        const workloads::BuiltRequest& built, const workloads::Measurement& m) {

@@ -42,6 +42,8 @@
 namespace tpusim::cli {
 namespace {
 
+using workloads::ratio;
+
 using sim::CollectiveKind;
 
 const std::vector<const char*> kSizes = {"1KiB", "1MiB", "64MiB", "1GiB"};
@@ -195,8 +197,6 @@ std::string run_target(const Target& target) {
   TPUSIM_CHECK(!rows.empty());
   return nlohmann::json{{"runs", rows}, {"skipped", skipped}}.dump();
 }
-
-double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 const std::vector<std::string> kValidateCsvColumns = {"topology",
                                                       "op",

@@ -25,6 +25,10 @@ struct Measurement {
 // executor's copy of the inputs; all fp32).
 constexpr double kMaxCheckedDataBytes = 4.0 * (1u << 30);
 
+// a / b for the ratios the reports print (simulated / prediction, simulated / bound, utilisation); 0 when b
+// is not positive (a bound or prediction that is zero, a collective that took no time).
+inline double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
 // Simulates `built` on the simulator; with check_data, random inputs travel and the result is compared with
 // reference_result (InputError if the buffers would exceed kMaxCheckedDataBytes).
 Measurement measure(sim::Simulator& simulator, const BuiltRequest& built, bool check_data);

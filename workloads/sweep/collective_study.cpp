@@ -21,8 +21,6 @@ const std::vector<const char*> kFigures = {
     "lower_bound_term", "ratio_to_prediction", "ratio_to_lower_bound", "algbw_Bps",     "busbw_Bps",
     "messages",         "simulated_messages"};
 
-double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
-
 CollectiveSpec request_of(const std::vector<std::string>& spec) {
   CollectiveSpec request;
   request.op = spec[kOp];
