@@ -52,15 +52,14 @@ void list_sweeps() {
 
 // The exit status of a finished run: 1 if a point failed at run time, 2 if one could not run (a problem of
 // its config only the engine finds), else 0; the files are written either way.
-void raise_for(const std::string& name, std::size_t rows, std::size_t failed,
-               const std::string& first_failure, std::size_t input_errors,
-               const std::string& first_input_error) {
-  if (failed > 0) {
-    throw std::runtime_error(
-        fmt::format("sweep {}: {} of {} points failed; the first: {}", name, failed, rows, first_failure));
+void raise_for(const std::string& name, const workloads::RecordCounts& counts) {
+  if (counts.failed > 0) {
+    throw std::runtime_error(fmt::format("sweep {}: {} of {} points failed; the first: {}", name,
+                                         counts.failed, counts.rows, counts.first_failure));
   }
-  if (input_errors > 0) {
-    throw InputError(fmt::format("{}; {} of {} points could not run", first_input_error, input_errors, rows));
+  if (counts.input_errors > 0) {
+    throw InputError(fmt::format("{}; {} of {} points could not run", counts.first_input_error,
+                                 counts.input_errors, counts.rows));
   }
 }
 
@@ -122,8 +121,7 @@ void run(const SweepArgs& args) {
     std::cout << fmt::format("wall time {:.2f} s\n", totals.wall_s);
   }
   std::cout << std::flush;
-  raise_for(study->name(), totals.rows, totals.failed, totals.first_failure, totals.input_errors,
-            totals.first_input_error);
+  raise_for(study->name(), totals);
 }
 
 void merge(const MergeArgs& args) {
@@ -138,14 +136,13 @@ void merge(const MergeArgs& args) {
   std::cout << fmt::format(
       "merged {} folders of sweep {}: {} points ({} ok{}{}{}); results in {}/ (sweep.csv, sweep.json, "
       "report.md, plots/)\n",
-      shards.size(), totals.sweep, totals.points, totals.ok,
+      shards.size(), totals.sweep, totals.rows, totals.ok,
       totals.skipped > 0 ? fmt::format(", {} skipped", totals.skipped) : "",
       totals.failed > 0 ? fmt::format(", {} failed", totals.failed) : "",
       totals.input_errors > 0 ? fmt::format(", {} could not run", totals.input_errors) : "",
       args.folders.front());
   std::cout << std::flush;
-  raise_for(totals.sweep, totals.points, totals.failed, totals.first_failure, totals.input_errors,
-            totals.first_input_error);
+  raise_for(totals.sweep, totals);
 }
 
 }  // namespace

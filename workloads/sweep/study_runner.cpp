@@ -219,7 +219,7 @@ class Runner {
         record = make_record(study_, i, outcome_of_record(*record), sweep_hash_);
         keep(*record);
       }
-      count(*record);
+      totals_.count(*record);
       if (files) files->add(record->at("csv"), record->at("run"));
       if (printed) printed->add(record->at("run"));
     }
@@ -232,21 +232,6 @@ class Runner {
     if (options_.json_out != nullptr) {
       std::ifstream json(files->json_path(), std::ios::binary);
       *options_.json_out << json.rdbuf();
-    }
-  }
-
-  void count(const nlohmann::json& record) {
-    ++totals_.rows;
-    const std::string status = record.value("status", "");
-    const std::string error = record.value("error", "");
-    if (status == "ok") {
-      ++totals_.ok;
-    } else if (status == "skipped") {
-      ++totals_.skipped;
-    } else if (status == "input_error") {
-      if (totals_.input_errors++ == 0) totals_.first_input_error = error;
-    } else {
-      if (totals_.failed++ == 0) totals_.first_failure = error;
     }
   }
 

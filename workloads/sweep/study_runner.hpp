@@ -16,6 +16,7 @@
 
 #include "workloads/sweep/study.hpp"
 #include "workloads/sweep/sweep_progress.hpp"
+#include "workloads/sweep/sweep_record.hpp"
 #include "workloads/sweep/sweep_shard.hpp"
 
 namespace tpusim::workloads {
@@ -31,14 +32,11 @@ struct StudyRunOptions {
   std::function<void(std::size_t point)> on_point;   // after each point run now has its record (benchmarks)
 };
 
-struct StudyRunTotals {
-  std::size_t selected = 0;     // points of this shard (all, unsharded)
-  std::size_t done_before = 0;  // of those, with a valid record from an earlier run
-  std::size_t ran = 0;          // run now (skipped points included)
-  std::size_t discarded = 0;    // records of an earlier version of the study, removed
-  // The summary's rows, by status.
-  std::size_t rows = 0, ok = 0, failed = 0, input_errors = 0, skipped = 0;
-  std::string first_failure, first_input_error;
+struct StudyRunTotals : RecordCounts {  // the summary's rows, by status
+  std::size_t selected = 0;             // points of this shard (all, unsharded)
+  std::size_t done_before = 0;          // of those, with a valid record from an earlier run
+  std::size_t ran = 0;                  // run now (skipped points included)
+  std::size_t discarded = 0;            // records of an earlier version of the study, removed
   double wall_s = 0;
 };
 

@@ -146,18 +146,7 @@ MergeTotals merge_sweep_folders(const std::string& output, const std::vector<std
       throw InputError(fmt::format("sweep merge: '{}' disappeared while merging", point->file.path));
     merged.write(*record);
     summary.add(record->at("csv"), record->at("run"));
-    ++totals.points;
-    const std::string status = record->value("status", "");
-    const std::string error = record->value("error", "");
-    if (status == "ok") {
-      ++totals.ok;
-    } else if (status == "skipped") {
-      ++totals.skipped;
-    } else if (status == "input_error") {
-      if (totals.input_errors++ == 0) totals.first_input_error = error;
-    } else if (totals.failed++ == 0) {
-      totals.first_failure = error;
-    }
+    totals.count(*record);
   }
   summary.commit(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   staged.commit();

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "workloads/sweep/sweep_record.hpp"
+
 namespace tpusim::workloads {
 
-struct MergeTotals {
-  std::string sweep;  // its name
-  std::size_t points = 0, ok = 0, failed = 0, input_errors = 0, skipped = 0;
-  std::string first_failure, first_input_error;
+struct MergeTotals : RecordCounts {  // the merged points (rows), by status
+  std::string sweep;                 // its name
 };
 
 MergeTotals merge_sweep_folders(const std::string& output, const std::vector<std::string>& folders);

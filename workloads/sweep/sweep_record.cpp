@@ -65,4 +65,19 @@ std::optional<RecordName> parse_record_file_name(const std::string& name) {
   return parsed;
 }
 
+void RecordCounts::count(const nlohmann::json& record) {
+  ++rows;
+  const std::string status = record.value("status", "");
+  const std::string error = record.value("error", "");
+  if (status == "ok") {
+    ++ok;
+  } else if (status == "skipped") {
+    ++skipped;
+  } else if (status == "input_error") {
+    if (input_errors++ == 0) first_input_error = error;
+  } else if (failed++ == 0) {
+    first_failure = error;
+  }
+}
+
 }  // namespace tpusim::workloads

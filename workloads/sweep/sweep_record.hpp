@@ -35,4 +35,13 @@ struct RecordName {
 };
 std::optional<RecordName> parse_record_file_name(const std::string& name);
 
+// Records counted by status, keeping the first error of each kind: what `tpusim sweep` and `tpusim sweep
+// merge` report and turn into an exit status.
+struct RecordCounts {
+  std::size_t rows = 0, ok = 0, failed = 0, input_errors = 0, skipped = 0;
+  std::string first_failure, first_input_error;
+  void count(
+      const nlohmann::json& record);  // by its "status": ok, skipped, input_error, anything else failed
+};
+
 }  // namespace tpusim::workloads

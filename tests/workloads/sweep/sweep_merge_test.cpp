@@ -48,7 +48,7 @@ TEST_CASE("merge: the shards of a sweep merge into the unsharded run") {
         std::vector<std::string>{"point,config,square,error", "1,c1,1,", "4,c4,16,"});
   const auto totals = merge_sweep_folders(temp.path("merged"),
                                           {temp.path("shard-3"), temp.path("shard-1"), temp.path("shard-2")});
-  CHECK(totals.points == 7);
+  CHECK(totals.rows == 7);
   CHECK(totals.ok == 7);
   CHECK(csv_without_wall(temp.path("merged/sweep.csv")) == csv_without_wall(temp.path("whole/sweep.csv")));
   CHECK(record_names(temp.path("merged")) == record_names(temp.path("whole")));
