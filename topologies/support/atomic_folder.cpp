@@ -55,17 +55,20 @@ void check_replaceable(const fs::path& folder, const std::vector<std::string>& n
 
 }  // namespace
 
-StagedFolder::StagedFolder(const std::string& folder, std::vector<std::string> result_names)
-    : result_names_(std::move(result_names)) {
+fs::path own_results_folder(const std::string& folder, const std::string& why) {
   fs::path path = fs::path(folder).lexically_normal();
   if (!path.empty() && !path.has_filename()) path = path.parent_path();  // "results/x/" -> "results/x"
   const std::string name = path.filename().string();
   if (folder.empty() || name.empty() || name == "." || name == "..") {
-    throw InputError(fmt::format(
-        "'{}' cannot be a results folder: results replace the whole folder, so name one of its own, such as "
-        "results/my-run",
-        folder));
+    throw InputError(fmt::format("'{}' cannot be a results folder: {}", folder, why));
   }
+  return path;
+}
+
+StagedFolder::StagedFolder(const std::string& folder, std::vector<std::string> result_names)
+    : result_names_(std::move(result_names)) {
+  const fs::path path = own_results_folder(
+      folder, "results replace the whole folder, so name one of its own, such as results/my-run");
   folder_ = path.string();
   check_replaceable(path, result_names_);
   const fs::path parent = path.parent_path();
@@ -78,7 +81,7 @@ StagedFolder::StagedFolder(const std::string& folder, std::vector<std::string> r
     if (error) {
       throw EnvironmentError(fmt::format("cannot create folder '{}': {}", parent.string(), error.message()));
     }
-    remove_stale_temporaries(parent.string(), name);
+    remove_stale_temporaries(parent.string(), path.filename().string());
     const std::string staging = temporary_path(folder_);
     if (!fs::create_directory(staging, error) || error) {
       throw EnvironmentError(fmt::format("cannot write results folder '{}': {}", folder_,

@@ -4,10 +4,15 @@
 // files of two runs mixed, even when a run is killed while writing. Creating the staging folder is also the
 // check that the results can be written at all, made before a long simulation rather than after it.
 // Staging folders of killed runs (whose pid no longer runs) are removed the next time the folder is written.
+#include <filesystem>
 #include <string>
 #include <vector>
 
 namespace tpusim {
+
+// `folder` as a results folder of its own ("results/x/" is "results/x"): InputError "'<folder>' cannot be a
+// results folder: <why>" for "", ".", ".." or a path ending in them, whose replacement would take its parent.
+std::filesystem::path own_results_folder(const std::string& folder, const std::string& why);
 
 class StagedFolder {
  public:

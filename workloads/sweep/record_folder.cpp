@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "topologies/support/atomic_file.hpp"
+#include "topologies/support/atomic_folder.hpp"
 #include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/report/sweep_plots.hpp"
@@ -127,15 +128,8 @@ void write_whole_file(const std::string& path, const std::string& text) {
 RecordFolder::RecordFolder(std::string folder, Unchecked) : folder_(std::move(folder)) {}
 
 RecordFolder::RecordFolder(std::string folder) {
-  fs::path path = fs::path(folder).lexically_normal();
-  if (!path.empty() && !path.has_filename()) path = path.parent_path();  // "results/x/" -> "results/x"
-  const std::string name = path.filename().string();
-  if (folder.empty() || name.empty() || name == "." || name == "..") {
-    throw InputError(fmt::format(
-        "'{}' cannot be a results folder: a sweep's records and summary need a folder of their own, such as "
-        "results/my-sweep",
-        folder));
-  }
+  const fs::path path = own_results_folder(
+      folder, "a sweep's records and summary need a folder of their own, such as results/my-sweep");
   folder_ = path.string();
   check_output_folder(path);
   std::error_code error;
