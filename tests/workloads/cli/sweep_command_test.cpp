@@ -276,9 +276,8 @@ TEST_CASE("cli: sweep: shards run their points into their own folders and merge 
   INFO(merged.describe());
   REQUIRE(merged.exit_status == 0);
   CHECK(merged.out ==
-        "merged 2 folders of sweep tiny: 3 points (3 ok); results in merged/ (sweep.csv, sweep.json, "
-        "report.md, "
-        "plots/)\n");
+        "merged 2 folders of sweep tiny: 3 points (3 ok); results in merged/ "
+        "(sweep.csv, sweep.json, report.md, plots/)\n");
   CHECK(std::filesystem::is_regular_file(scratch.work() / "merged/report.md"));
   CHECK(without_wall(scratch.work() / "merged/sweep.csv") ==
         without_wall(scratch.work() / "results/tiny/sweep.csv"));
