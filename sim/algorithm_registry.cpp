@@ -143,6 +143,8 @@ const char* to_string(GroupShape shape) {
       return "two-dimensional";
     case GroupShape::per_dimension:
       return "per-dimension";
+    case GroupShape::per_axis:
+      return "one dimension per axis";
   }
   return "?";
 }
@@ -203,7 +205,8 @@ Schedule build_schedule(const topo::Topology& topology, const CollectiveRequest&
   return concurrently(std::move(parts));
 }
 
-algorithms::ClosedForm closed_form(const CollectiveRequest& request, double alpha, double bandwidth) {
+algorithms::ClosedForm closed_form(const topo::Topology& topology, const CollectiveRequest& request,
+                                   double alpha, double bandwidth) {
   const double s = static_cast<double>(request.elements) * request.element_bytes;
   const auto names = resolved_names(request);
   // Permute pairs need not form groups (build_request adds them, hand-made requests may not).
@@ -214,7 +217,8 @@ algorithms::ClosedForm closed_form(const CollectiveRequest& request, double alph
   }
   if (request.groups.empty()) return {};
   const auto& group = request.groups.front();
-  const algorithms::ClosedFormInput input{request.kind, group.dims, s, alpha, bandwidth};
+  const algorithms::ClosedFormInput input{
+      request.kind, group.dims, s, alpha, bandwidth, topo::first_dimension_on_chip(topology, group)};
   if (names.size() == 1) {
     const auto& row = algorithm(request.kind, names.front());
     if (row.closed_form == nullptr) return {};

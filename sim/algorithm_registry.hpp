@@ -19,6 +19,7 @@ enum class GroupShape {
   any,              // runs on any group, flattened in group order
   two_dimensional,  // needs a group of exactly two dimensions
   per_dimension,    // runs on any group flattened, or may be named once per group dimension and composed
+  per_axis,  // needs a group with one dimension per physical axis ("core,x,y"), checked by its fit check
 };
 const char* to_string(GroupShape shape);
 
@@ -59,6 +60,7 @@ void check_algorithms(const topo::Topology& topology, const CollectiveRequest& r
 // The bounds.md closed form of the request's first group (one algorithm's, or a per-dimension composition of
 // them) when every transfer is one hop over links of latency alpha and bandwidth B; time_s < 0 when there is
 // none. The request's algorithms must have passed check_algorithms.
-algorithms::ClosedForm closed_form(const CollectiveRequest& request, double alpha, double bandwidth);
+algorithms::ClosedForm closed_form(const topo::Topology& topology, const CollectiveRequest& request,
+                                   double alpha, double bandwidth);
 
 }  // namespace tpusim::sim

@@ -19,6 +19,10 @@ std::vector<AlgorithmRow> algorithm_rows() {
        "2D bucket: reduce-scatter along dimension 0, allreduce along dimension 1 on 1/k0 of the data, "
        "allgather back; bidirectional rings",
        false, S::two_dimensional, nullptr, a::bucket2d_allreduce, a::bucket2d_closed_form, nullptr},
+      {K::allreduce, "multiport",
+       "one 2D bucket allreduce per torus dimension on 1/d of the data, each starting along its own "
+       "dimension with the cores merged in, all at once: every link of every chip busy",
+       false, S::per_axis, a::multiport_fits, a::multiport_allreduce, a::multiport_closed_form, nullptr},
       {K::allreduce, "halving_doubling",
        "Rabenseifner: recursive halving reduce-scatter, recursive doubling allgather; extra ranks folded",
        false, S::per_dimension, nullptr, nullptr, a::halving_doubling_closed_form, &a::halving_doubling_line},

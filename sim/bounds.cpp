@@ -217,9 +217,13 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
   }
   prediction.uniform = uniform && prediction.transfers > 0;
   if (prediction.uniform) {
-    const auto form = closed_form(request, uniform_latency, uniform_bandwidth);
+    const auto form = closed_form(topology, request, uniform_latency, uniform_bandwidth);
     prediction.closed_form_s = form.time_s;
     prediction.closed_form = form.formula;
+    const std::uint64_t multiple = form.exact_multiple > 0
+                                       ? form.exact_multiple
+                                       : 2 * static_cast<std::uint64_t>(largest_group(request));
+    prediction.closed_form_exact = form.time_s >= 0 && request.elements % multiple == 0;
   }
   return prediction;
 }

@@ -18,8 +18,9 @@ struct AlphaBetaPrediction {
   bool contention_free = false;  // no directed link carries two transfers at overlapping times
   // Every transfer one hop over identical links: then the bounds.md closed form applies.
   bool uniform = false;
-  double closed_form_s = -1;  // negative when the algorithm or group has no closed form here
-  std::string closed_form;    // the formula used
+  double closed_form_s = -1;       // negative when the algorithm or group has no closed form here
+  std::string closed_form;         // the formula used
+  bool closed_form_exact = false;  // the element count splits as evenly as the formula assumes
   std::uint64_t transfers = 0;
   std::uint64_t folded_rounds = 0;  // rounds added as a repeat of the round before (fold)
   // The busiest directed inter-chip link: its bytes and bytes / bandwidth, a lower bound of this schedule

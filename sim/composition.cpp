@@ -74,7 +74,16 @@ Schedule compose_by_dimension(CollectiveKind kind, const topo::Group& group,
     return schedule;
   }
   TPUSIM_CHECK(kind == CollectiveKind::allreduce);
-  std::vector<ElementRange> held(group.size(), ElementRange{0, elements});
+  return compose_allreduce(group, per_dimension, ElementRange{0, elements});
+}
+
+Schedule compose_allreduce(const topo::Group& group,
+                           const std::vector<const algorithms::LineOperations*>& per_dimension,
+                           ElementRange range) {
+  const int dims = static_cast<int>(group.dims.size());
+  TPUSIM_CHECK(static_cast<int>(per_dimension.size()) == dims);
+  Schedule schedule;
+  std::vector<ElementRange> held(group.size(), range);
   std::vector<std::vector<std::vector<ElementRange>>> owned_by_level(dims);
   for (int d = 0; d + 1 < dims; ++d) {
     std::vector<Schedule> parts;

@@ -14,6 +14,12 @@ Schedule compose_by_dimension(CollectiveKind kind, const topo::Group& group,
                               const std::vector<const algorithms::LineOperations*>& per_dimension,
                               std::uint64_t elements);
 
+// The allreduce of that composition on one element range of every member's buffer (the others untouched):
+// what an algorithm that runs several compositions at once on parts of the data builds on.
+Schedule compose_allreduce(const topo::Group& group,
+                           const std::vector<const algorithms::LineOperations*>& per_dimension,
+                           ElementRange range);
+
 // The closed form of such a composition (input.dims the group's dimensions, input.kind the collective) from
 // the closed forms of its line algorithms, one per dimension: an allreduce is 2 RS_d on the share left by the
 // dimensions before d, then AR on the last; a reduce-scatter or allgather is RS_d from the outermost

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -161,6 +162,23 @@ void validate_group(const Topology& topology, const Group& group) {
     }
     if (!seen.insert(rank).second) throw InputError(fmt::format("group names core {} twice", rank));
   }
+}
+
+std::string per_axis_group_axes(const Topology& topology) {
+  std::vector<std::string> names;
+  for (const auto& axis : topology.axes()) {
+    if (axis.size > 1) names.push_back(axis.name);
+  }
+  return names.empty() ? "all" : join(names, ",");
+}
+
+bool first_dimension_on_chip(const Topology& topology, const Group& group) {
+  if (group.dims.empty() || group.dims[0] < 2) return false;
+  for (int position = 0; position < group.size(); ++position) {
+    const int first = position - position % group.dims[0];
+    if (chip_of(topology, group.ranks[position]) != chip_of(topology, group.ranks[first])) return false;
+  }
+  return true;
 }
 
 }  // namespace tpusim::topo

@@ -23,6 +23,9 @@ struct Group {
 // merged into one dimension. Throws InputError for unknown or repeated axes.
 std::vector<AxisSet> parse_group_axes(const Topology& topology, const std::string& text);
 std::string describe_group_axes(const Topology& topology, const std::vector<AxisSet>& axes);
+// Every axis of size > 1 as a dimension of its own ("core,x,y" on a 2D pod of two-core chips; "all" when
+// there is none): the groups of algorithms that need one dimension per physical axis.
+std::string per_axis_group_axes(const Topology& topology);
 
 // The positions along the merged axes in snake order: element i is the coordinate along each axis of set.
 std::vector<std::vector<int>> snake_order(const std::vector<int>& axis_sizes);
@@ -33,5 +36,9 @@ std::vector<Group> groups_along(const Topology& topology, const std::vector<Axis
 
 // Checks that a hand-written group names existing, distinct cores (InputError otherwise).
 void validate_group(const Topology& topology, const Group& group);
+
+// Whether group dimension 0 has two or more members and each of its lines lies on one chip (the group was
+// built with the core axis alone first, as in "core,x,y").
+bool first_dimension_on_chip(const Topology& topology, const Group& group);
 
 }  // namespace tpusim::topo

@@ -3,6 +3,7 @@
 // signatures: a fit check, a schedule builder, a closed form, and for algorithms that run along one group
 // dimension their line operations. No SimGrid here.
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ struct ClosedFormInput {
   double bytes = 0;       // S
   double alpha = 0;
   double bandwidth = 0;
+  bool first_on_chip =
+      false;  // group dimension 0 runs over the cores of one chip (topo::first_dimension_on_chip)
   int members() const {
     int p = 1;
     for (const int d : dims) p *= d;
@@ -47,6 +50,9 @@ struct ClosedFormInput {
 struct ClosedForm {
   double time_s = -1;   // negative when there is none for this group
   std::string formula;  // as printed, e.g. "2(p-1)a + 2(p-1)/p S/B"; empty when there is none
+  // The formula takes every split of the data as even: it is exact when the element count is a multiple of
+  // this; 0 means of 2p (every ring chunk halves evenly).
+  std::uint64_t exact_multiple = 0;
 };
 
 using ClosedFormFunction = ClosedForm (*)(const ClosedFormInput& input);

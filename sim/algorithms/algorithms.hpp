@@ -42,6 +42,13 @@ ClosedForm halving_doubling_closed_form(const ClosedFormInput& input);
 Schedule bucket2d_allreduce(const topo::Group& group, const AlgorithmInput& input);
 ClosedForm bucket2d_closed_form(const ClosedFormInput& input);
 
+// multiport.cpp: one bucket allreduce per torus dimension on 1/d of the data, each starting along its own
+// dimension (the cores merged into it), all at once, so that every link of every chip works. Fits groups with
+// at least two dimensions between chips, optionally the chip's cores first ("core,x,y").
+std::string multiport_fits(const topo::Group& group, const AlgorithmInput& input);
+Schedule multiport_allreduce(const topo::Group& group, const AlgorithmInput& input);
+ClosedForm multiport_closed_form(const ClosedFormInput& input);
+
 // pairwise_alltoall.cpp: p-1 staged rounds, in round s position i sends to position i+s. Every all-to-all
 // needs an element count divisible by the group size (alltoall_fits_divisible).
 std::string alltoall_fits_divisible(const topo::Group& group, const AlgorithmInput& input);

@@ -140,10 +140,11 @@ TEST_CASE("collective algorithms are chosen per mesh dimension and checked") {
              simulator.get(), options);
   };
   CHECK_THROWS_AS(build(), CollectiveAlgorithmError);
-  CHECK_THROWS_WITH(build(),
-                    "allreduce over mesh dimension cols (allreduce[cols] y): unknown allreduce algorithm "
-                    "'no_such_algorithm'; valid allreduce algorithms are ring, bidir_ring, bucket2d, "
-                    "halving_doubling");
+  CHECK_THROWS_WITH(
+      build(),
+      "allreduce over mesh dimension cols (allreduce[cols] y): unknown allreduce algorithm "
+      "'no_such_algorithm'; valid allreduce algorithms are ring, bidir_ring, bucket2d, multiport, "
+      "halving_doubling");
 }
 
 TEST_CASE("an algorithm without an allgather is refused for a mesh dimension that needs an allconcat") {

@@ -181,8 +181,11 @@ TEST_CASE("the folded prediction is the unfolded one, on every registry row") {
   for (const char* spec : {"ring-8", "torus:4x4", "torus:2x4,cores=2", "mesh-4x4"}) {
     const auto topology = topo::topology_from_spec(spec);
     for (const auto& row : algorithm_table()) {
-      if (row.shape == GroupShape::two_dimensional && topology.chip_dims().size() == 1) continue;
-      const char* axes = row.shape == GroupShape::two_dimensional ? "x,y" : "all";
+      const bool multi_dimensional =
+          row.shape == GroupShape::two_dimensional || row.shape == GroupShape::per_axis;
+      if (multi_dimensional && topology.chip_dims().size() == 1) continue;
+      std::string axes = row.shape == GroupShape::two_dimensional ? "x,y" : "all";
+      if (row.shape == GroupShape::per_axis) axes = topo::per_axis_group_axes(topology);
       for (const char* bytes : {"4KiB", "1MiB"}) {
         INFO(spec << " " << to_string(row.kind) << " " << row.name << " " << bytes);
         const auto request = testing::request_along(topology, to_string(row.kind), row.name, bytes, axes);

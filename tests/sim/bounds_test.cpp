@@ -19,7 +19,8 @@ TEST_CASE("no algorithm beats its lower bound or its contention-free critical pa
   const double injection = injection_bandwidth_Bps(topology);
   for (const auto& row : algorithm_table()) {
     for (const char* bytes : {"4KiB", "1MiB", "64MiB"}) {
-      const char* axes = row.shape == GroupShape::two_dimensional ? "core+x,y" : "all";
+      std::string axes = row.shape == GroupShape::two_dimensional ? "core+x,y" : "all";
+      if (row.shape == GroupShape::per_axis) axes = topo::per_axis_group_axes(topology);
       if (row.kind == CollectiveKind::alltoall && std::string(row.name) == "direct") axes = "core+x";
       const auto request = testing::request_along(topology, to_string(row.kind), row.name, bytes, axes);
       const auto result = simulator.run(request);

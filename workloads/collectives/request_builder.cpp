@@ -70,9 +70,13 @@ BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec&
   const auto* row =
       built.algorithms.size() == 1 ? sim::find_algorithm(request.kind, built.algorithms.front()) : nullptr;
   const bool two_dimensional = row != nullptr && row->shape == sim::GroupShape::two_dimensional;
-  built.group_axes = spec.group_axes.empty()
-                         ? default_group_axes(topology, two_dimensional ? 2 : built.algorithms.size())
-                         : spec.group_axes;
+  if (!spec.group_axes.empty()) {
+    built.group_axes = spec.group_axes;
+  } else if (row != nullptr && row->shape == sim::GroupShape::per_axis) {
+    built.group_axes = topo::per_axis_group_axes(topology);
+  } else {
+    built.group_axes = default_group_axes(topology, two_dimensional ? 2 : built.algorithms.size());
+  }
   const auto axes = topo::parse_group_axes(topology, built.group_axes);
   built.group_axes = topo::describe_group_axes(topology, axes);
   request.groups = topo::groups_along(topology, axes);

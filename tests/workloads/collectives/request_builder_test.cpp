@@ -38,8 +38,16 @@ TEST_CASE("unknown words list the valid ones") {
   CHECK(build_error("ring-8", spec) == "unknown reduction 'min'; valid reductions are sum, max");
   CHECK(build_error("ring-8", spec_of("allreduce", "rign")) ==
         "unknown allreduce algorithm 'rign' (did you mean 'ring'?); valid allreduce algorithms are ring, "
-        "bidir_ring, bucket2d, halving_doubling");
+        "bidir_ring, bucket2d, multiport, halving_doubling");
   CHECK(build_error("ring-8", spec_of("allreduce", "ring,")) == "algorithm list 'ring,' has an empty name");
+}
+
+TEST_CASE("per-axis rows get one group dimension per axis, the cores first") {
+  const auto topology = topo::preset("tpu-v2-32");
+  CHECK(build_request(topology, spec_of("allreduce", "multiport", "64KiB")).group_axes == "core,x,y");
+  CHECK(build_request(topology, spec_of("allreduce", "bucket2d", "64KiB")).group_axes == "core+x,y");
+  CHECK(build_error("ring-8", spec_of("allreduce", "multiport", "64KiB")).find("multiport needs a group") ==
+        0);
 }
 
 TEST_CASE("sizes must be whole fp32 elements") {
@@ -55,8 +63,10 @@ TEST_CASE("the default algorithm and the default group axes come from the regist
   for (const auto& row : sim::algorithm_table()) {
     const auto built = build_request(topology, spec_of(sim::to_string(row.kind), row.name, "64KiB"));
     INFO(sim::to_string(row.kind) << " " << row.name);
-    // Two-dimensional rows get both torus dimensions, every other row one group of all cores.
-    CHECK(built.group_axes == (row.shape == sim::GroupShape::two_dimensional ? "x,y" : "x+y"));
+    // Two-dimensional and per-axis rows get both torus dimensions, every other row one group of all cores.
+    const bool multi_dimensional =
+        row.shape == sim::GroupShape::two_dimensional || row.shape == sim::GroupShape::per_axis;
+    CHECK(built.group_axes == (multi_dimensional ? "x,y" : "x+y"));
     CHECK(built.request.groups.size() == 1);
     if (row.is_default) {
       const auto by_default = build_request(topology, spec_of(sim::to_string(row.kind), "", "64KiB"));

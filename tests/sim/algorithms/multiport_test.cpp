@@ -1,0 +1,187 @@
+// The multiport torus allreduce: real data on random tori against a plain double-precision sum, its time
+// against a hand computation where it is contention free, and its targets against the injection bound on the
+// TPU v2 pod and on 3D tori. Every topology runs in a child process: one Simulator per process.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "../sim_test_support.hpp"
+#include "sim/algorithm_registry.hpp"
+#include "sim/bounds.hpp"
+#include "sim/simulator.hpp"
+#include "topologies/presets.hpp"
+#include "topologies/support/child_process.hpp"
+#include "topologies/support/input_error.hpp"
+
+using namespace tpusim;
+using namespace tpusim::sim;
+
+namespace {
+
+struct DataOutcome {
+  double max_relative_error = -1;
+  std::uint64_t compared = 0;
+  double time_s = 0;
+  double bound_s = 0;
+};
+
+// Every member of every group must end with the sum of its group's inputs, summed here in double precision
+// from inputs drawn here: nothing of the engine's reference is used.
+DataOutcome run_with_data(const std::string& spec, const std::string& axes, std::uint64_t elements,
+                          unsigned seed) {
+  const auto child = run_in_child([&] {
+    const auto topology = topo::topology_from_spec(spec);
+    Simulator simulator(topology);
+    auto request = testing::request_along(topology, "allreduce", "multiport", "4", axes);
+    request.elements = elements;
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    Buffers inputs;
+    for (const auto& group : request.groups) {
+      for (const Rank rank : group.ranks) {
+        auto& buffer = inputs[rank];
+        for (std::uint64_t e = 0; e < elements; ++e) buffer.push_back(value(random));
+      }
+    }
+    Buffers data = inputs;
+    request.data = &data;
+    const auto result = simulator.run(request);
+    double worst = 0;
+    std::uint64_t compared = 0;
+    for (const auto& group : request.groups) {
+      for (std::uint64_t e = 0; e < elements; ++e) {
+        double sum = 0, magnitude = 0;
+        for (const Rank rank : group.ranks) {
+          sum += inputs.at(rank)[e];
+          magnitude += std::fabs(inputs.at(rank)[e]);
+        }
+        for (const Rank rank : group.ranks) {
+          worst = std::max(worst, std::fabs(data.at(rank)[e] - sum) / std::max(magnitude, 1e-30));
+          ++compared;
+        }
+      }
+    }
+    request.data = nullptr;
+    std::ostringstream out;
+    out.precision(17);
+    out << worst << " " << compared << " " << result.time_s << " " << lower_bound(topology, request).time_s;
+    return out.str();
+  });
+  std::istringstream in(child.output);
+  DataOutcome outcome;
+  in >> outcome.max_relative_error >> outcome.compared >> outcome.time_s >> outcome.bound_s;
+  INFO(child.output);
+  REQUIRE(outcome.compared > 0);
+  return outcome;
+}
+
+struct Timing {
+  double multiport_s = 0, bucket2d_s = 0, bound_s = 0;
+  std::string binding;
+};
+
+Timing time_against_bucket2d(const std::string& spec, const std::string& bytes) {
+  const auto child = run_in_child([&] {
+    const auto topology = topo::topology_from_spec(spec);
+    Simulator simulator(topology);
+    const auto request = testing::request_along(topology, "allreduce", "multiport", bytes,
+                                                topo::per_axis_group_axes(topology));
+    const auto bound = lower_bound(topology, request);
+    const double multiport = simulator.run(request).time_s;
+    const auto& dims = topology.chip_dims();
+    const std::string bucket_axes =
+        std::string(topology.cores_per_chip() > 1 ? "core+" : "") + "x," + (dims.size() == 3 ? "y+z" : "y");
+    const double bucket =
+        simulator.run(testing::request_along(topology, "allreduce", "bucket2d", bytes, bucket_axes)).time_s;
+    std::ostringstream out;
+    out.precision(17);
+    out << multiport << " " << bucket << " " << bound.time_s << " " << bound.binding;
+    return out.str();
+  });
+  std::istringstream in(child.output);
+  Timing timing;
+  in >> timing.multiport_s >> timing.bucket2d_s >> timing.bound_s >> timing.binding;
+  INFO(child.output);
+  REQUIRE(timing.multiport_s > 0);
+  return timing;
+}
+
+}  // namespace
+
+TEST_CASE("multiport sums real data on random tori of two and three dimensions") {
+  std::mt19937 random(20261130);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
+  for (int trial = 0; trial < 12; ++trial) {
+    const int dimensions = pick(2, 3);
+    std::string spec = "torus:";
+    for (int d = 0; d < dimensions; ++d)
+      spec += (d ? "x" : "") + std::to_string(pick(2, dimensions == 2 ? 5 : 3));
+    const int cores = pick(1, 3);
+    spec += ",cores=" + std::to_string(cores);
+    const auto topology = topo::topology_from_spec(spec);
+    // One group of every axis (the cores merged into each part), or, with several cores, one torus group per
+    // core running at once and sharing the links.
+    const std::string axes = cores > 1 && trial % 3 == 0 ? (dimensions == 2 ? "x,y" : "x,y,z")
+                                                         : topo::per_axis_group_axes(topology);
+    const std::uint64_t elements = static_cast<std::uint64_t>(pick(1, 700));
+    INFO(spec << " along " << axes << ", " << elements << " elements");
+    const auto outcome = run_with_data(spec, axes, elements, trial + 1);
+    CHECK(outcome.max_relative_error <= 1e-6);
+    CHECK(outcome.time_s >= outcome.bound_s);
+  }
+}
+
+TEST_CASE("multiport on a 4x4 torus takes the time of one bucket allreduce on half the data") {
+  // Hand computation (bounds.md, bidirectional rings of k = 4 over one-hop links): each half of S goes
+  // through a reduce-scatter along its first dimension, an allreduce of S/8 along the other and an allgather
+  // back, both halves at once on disjoint links.
+  const auto topology = topo::preset("torus-4x4");
+  const double alpha = topology.inter_chip().latency_s(), bandwidth = topology.inter_chip().bandwidth_Bps();
+  const double s = 1024.0 * 1024, half = s / 2, k = 4;
+  const double reduce_scatter = (k - 1) * alpha + (k - 1) / k * half / (2 * bandwidth);
+  const double allreduce_rest = 2 * ((k - 1) * alpha + (k - 1) / k * (half / k) / (2 * bandwidth));
+  const auto child = run_in_child([&] {
+    Simulator simulator(topology);
+    std::ostringstream out;
+    out.precision(17);
+    out << simulator.run(testing::request_along(topology, "allreduce", "multiport", "1MiB", "x,y")).time_s;
+    return out.str();
+  });
+  CHECK(std::stod(child.output) == Approx(2 * reduce_scatter + allreduce_rest).epsilon(1e-9));
+}
+
+TEST_CASE("multiport on the TPU v2 pod reaches 1.3x of the chip injection bound, bucket2d does not") {
+  // 64 MiB per core: each chip must send 2 (C-1)/C x 64 MiB over its four links (539 us).
+  const auto timing = time_against_bucket2d("tpu-v2-pod", "64MiB");
+  CHECK(timing.binding == "chip_injection");
+  CHECK(timing.multiport_s <= 0.70e-3);
+  CHECK(timing.multiport_s <= 1.3 * timing.bound_s);
+  CHECK(timing.multiport_s >= timing.bound_s);
+  CHECK(timing.bucket2d_s > 2 * timing.bound_s);
+}
+
+TEST_CASE("multiport on 3D tori stays within 1.3x of the injection bound") {
+  // Sizes divisible by the three parts, so that rounds repeat and fold.
+  for (const char* spec : {"torus:8x8x8", "torus:4x4x4,cores=2"}) {
+    INFO(spec);
+    const auto timing = time_against_bucket2d(spec, "96MiB");
+    CHECK(timing.multiport_s <= 1.3 * timing.bound_s);
+    CHECK(timing.multiport_s >= timing.bound_s);
+    CHECK(timing.multiport_s < timing.bucket2d_s / 2);
+  }
+}
+
+TEST_CASE("multiport needs two dimensions between chips") {
+  const auto topology = topo::topology_from_spec("torus:4x4,cores=2");
+  for (const char* axes : {"all", "core,x", "x"}) {
+    INFO(axes);
+    const auto request = testing::request_along(topology, "allreduce", "multiport", "64KiB", axes);
+    CHECK_THROWS_WITH(check_algorithms(topology, request), Catch::Contains("multiport needs a group"));
+  }
+  for (const char* axes : {"core,x,y", "x,y", "core+x,y"}) {
+    INFO(axes);
+    CHECK_NOTHROW(check_algorithms(
+        topology, testing::request_along(topology, "allreduce", "multiport", "64KiB", axes)));
+  }
+}
