@@ -23,6 +23,11 @@ std::vector<AlgorithmRow> algorithm_rows() {
        "one 2D bucket allreduce per torus dimension on 1/d of the data, each starting along its own "
        "dimension with the cores merged in, all at once: every link of every chip busy",
        false, S::per_axis, a::multiport_fits, a::multiport_allreduce, a::multiport_closed_form, nullptr},
+      {K::allreduce, "recursive_doubling",
+       "whole buffer exchanged with partners 1, 2, 4, ... positions away, log2 k steps along each group "
+       "dimension in turn (extra members folded): fewest steps, for small messages",
+       false, S::per_axis, nullptr, a::recursive_doubling_allreduce, a::recursive_doubling_closed_form,
+       nullptr},
       {K::allreduce, "halving_doubling",
        "Rabenseifner: recursive halving reduce-scatter, recursive doubling allgather; extra ranks folded",
        false, S::per_dimension, nullptr, nullptr, a::halving_doubling_closed_form, &a::halving_doubling_line},

@@ -49,6 +49,11 @@ std::string multiport_fits(const topo::Group& group, const AlgorithmInput& input
 Schedule multiport_allreduce(const topo::Group& group, const AlgorithmInput& input);
 ClosedForm multiport_closed_form(const ClosedFormInput& input);
 
+// recursive_doubling.cpp: along each group dimension in turn, log2 k exchanges of the whole buffer (extra
+// members folded): the latency-optimal allreduce for small messages; any group.
+Schedule recursive_doubling_allreduce(const topo::Group& group, const AlgorithmInput& input);
+ClosedForm recursive_doubling_closed_form(const ClosedFormInput& input);
+
 // pairwise_alltoall.cpp: p-1 staged rounds, in round s position i sends to position i+s. Every all-to-all
 // needs an element count divisible by the group size (alltoall_fits_divisible).
 std::string alltoall_fits_divisible(const topo::Group& group, const AlgorithmInput& input);
