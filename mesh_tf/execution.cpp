@@ -12,6 +12,7 @@
 #include "mesh_tf/lowering.hpp"
 #include "mesh_tf/random.hpp"
 #include "mesh_tf/slice_data.hpp"
+#include "sim/algorithm_choice.hpp"
 #include "sim/algorithm_registry.hpp"
 #include "sim/reference.hpp"
 #include "sim/simulator.hpp"
@@ -46,6 +47,7 @@ struct Executor::Impl {
   std::map<std::string, sim::CollectiveResult> own_memo;  // without a simulator
   std::map<std::string, sim::CollectiveResult>& memo_result;
   std::map<std::vector<int>, std::vector<topo::Group>> group_cache;
+  std::map<std::string, std::vector<std::string>> auto_choices;  // by step signature and names asked for
   std::map<int, TensorLayout> layouts;
 
   Impl(const Graph& g, MeshShape m, LayoutRules r, sim::Simulator* s, ExecutionOptions o)
@@ -138,6 +140,15 @@ struct Executor::Impl {
     request.elements = step.record.elements_per_core;
     request.element_bytes = step.record.element_bytes;
     request.label = step.label;
+    // "auto" is chosen per collective, so per size, by simulating the candidates; the choice depends on
+    // nothing else the step can change.
+    if (simulator && sim::asks_auto(request)) {
+      const std::string key = fmt::format("{}|{}", step.signature, fmt::join(request.algorithms, ","));
+      auto it = auto_choices.find(key);
+      if (it == auto_choices.end())
+        it = auto_choices.emplace(key, sim::fastest_algorithms(*simulator, request)).first;
+      request.algorithms = it->second;
+    }
     return request;
   }
 
@@ -149,17 +160,18 @@ struct Executor::Impl {
     std::set<std::string> checked;
     for (const auto& step : program.steps) {
       if (!step.is_comm) continue;
-      const sim::CollectiveRequest request = request_for(step);
-      if (!checked.insert(fmt::format("{}|{}", step.signature, fmt::join(request.algorithms, ","))).second)
-        continue;
+      sim::CollectiveRequest request;
       try {
+        request = request_for(step);  // auto is resolved here, by simulation
+        if (!checked.insert(fmt::format("{}|{}", step.signature, fmt::join(request.algorithms, ","))).second)
+          continue;
         sim::check_algorithms(simulator->topology(), request);
       } catch (const InputError& error) {
         std::vector<std::string> dims;
         for (const int m : step.mesh_dims) dims.push_back(mesh.dim_name(m));
         throw CollectiveAlgorithmError(fmt::format("{} over mesh dimension {} ({}): {}",
-                                                   sim::to_string(request.kind), join(dims, ","), step.label,
-                                                   error.what()));
+                                                   sim::to_string(step.record.kind), join(dims, ","),
+                                                   step.label, error.what()));
       }
     }
   }

@@ -104,7 +104,15 @@ const topo::Topology& Simulator::topology() const { return impl_->topology; }
 
 double Simulator::now_s() const { return s4u::Engine::get_clock(); }
 
-CollectiveResult Simulator::run(const CollectiveRequest& request) {
+CollectiveResult Simulator::run(const CollectiveRequest& request) { return run(request, true); }
+
+double Simulator::probe_s(const CollectiveRequest& request) {
+  CollectiveRequest timing_only = request;
+  timing_only.data = nullptr;
+  return run(timing_only, false).time_s;
+}
+
+CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded) {
   validate_request(impl_->topology, request);
   const Schedule schedule = build_schedule(impl_->topology, request);
 
@@ -117,16 +125,18 @@ CollectiveResult Simulator::run(const CollectiveRequest& request) {
   input.reads_input = reads_buffers_at_start(request.kind);
   input.fold_repeated_rounds = impl_->options.fold_repeated_rounds;
   input.label = static_cast<int>(impl_->labels.size());
-  input.trace = impl_->options.record_trace ? &impl_->trace : nullptr;
-  impl_->labels.push_back(request.label.empty() ? to_string(request.kind) : request.label);
+  input.trace = impl_->options.record_trace && recorded ? &impl_->trace : nullptr;
+  if (recorded) impl_->labels.push_back(request.label.empty() ? to_string(request.kind) : request.label);
+  std::vector<double> unrecorded_link_bytes;
+  std::vector<double>& link_bytes = recorded ? impl_->link_bytes : unrecorded_link_bytes;
 
   ExecutionStats stats;
   std::exception_ptr failure;
   auto* impl = impl_.get();
   const int ranks = impl_->topology.num_cores();
-  s4u::Actor::create("driver", impl_->platform.host(0), [&stats, &failure, &input, impl, ranks] {
+  s4u::Actor::create("driver", impl_->platform.host(0), [&stats, &failure, &input, &link_bytes, impl, ranks] {
     try {
-      stats = execute(impl->platform, input, ranks, impl->link_bytes);
+      stats = execute(impl->platform, input, ranks, link_bytes);
     } catch (...) {
       failure = std::current_exception();
     }

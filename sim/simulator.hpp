@@ -38,12 +38,16 @@ class Simulator {
   const topo::Topology& topology() const;
   // Validates the request (InputError naming the problem) before anything is simulated.
   CollectiveResult run(const CollectiveRequest& request);
+  // The simulated seconds of the request run timing only (its data ignored) and left out of link_loads and
+  // the trace: what choosing among algorithms by simulation needs (sim/algorithm_choice.hpp).
+  double probe_s(const CollectiveRequest& request);
   double now_s() const;
   std::vector<LinkLoad> link_loads() const;                // links that carried bytes, busiest first
   void write_chrome_trace(const std::string& path) const;  // atomically; needs record_trace
 
  private:
   struct Impl;
+  CollectiveResult run(const CollectiveRequest& request, bool recorded);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -59,6 +59,7 @@ nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& t
       {"shape", topology.shape()},
       {"op", options.spec.op},
       {"algorithms", built.algorithms},
+      {"chosen_by_auto", built.chosen_by_auto},
       {"group_axes", built.group_axes},
       {"groups", built.request.groups.size()},
       {"group_size", r.group_size},
@@ -106,8 +107,9 @@ void print_text(const CollectiveOptions& options, const topo::Topology& topology
   const auto& request = built.request;
   std::vector<std::string> dims;
   for (const int d : request.groups.front().dims) dims.push_back(std::to_string(d));
-  std::cout << fmt::format("collective       {} {} on {} ({}), {} network\n", options.spec.op,
-                           join(built.algorithms, ","), topology.name(), topology.shape(), options.network);
+  std::cout << fmt::format("collective       {} {}{} on {} ({}), {} network\n", options.spec.op,
+                           join(built.algorithms, ","), built.chosen_by_auto ? " (chosen by auto)" : "",
+                           topology.name(), topology.shape(), options.network);
   std::cout << fmt::format("groups           {} group{} of {} cores along {} ({})\n", request.groups.size(),
                            request.groups.size() == 1 ? "" : "s", request.groups.front().size(),
                            built.group_axes, join(dims, "x"));
@@ -194,7 +196,9 @@ void add_collective_command(CLI::App& app) {
   command->add_option(
       "--algo", options.spec.algorithms,
       "Algorithm, or one per group dimension separated by commas (default: the op's default; see "
-      "--list-algorithms)");
+      "--list-algorithms); auto: the fastest alpha-beta estimate for this size, each algorithm on its "
+      "default "
+      "group axes unless --group-axes is given");
   command->add_option("--bytes", options.spec.bytes, "Bytes per member, a multiple of 4 (64MiB, 1GiB, 4096)")
       ->capture_default_str();
   command->add_option(
@@ -220,12 +224,13 @@ void add_collective_command(CLI::App& app) {
     topo::require_simulation_fits(topology);
     if (!options.trace.empty())
       require_writable_folder(std::filesystem::path(options.trace).parent_path().string());
-    const auto built = workloads::build_request(topology, options.spec);
+    auto built = workloads::build_request(topology, options.spec);
     sim::SimOptions sim_options;
     sim_options.network = network;
     sim_options.record_trace = !options.trace.empty();
     sim_options.fold_repeated_rounds = !options.no_fold;
     sim::Simulator simulator(topology, sim_options);
+    built = workloads::resolve_auto(simulator, std::move(built));
     const auto m = workloads::measure(simulator, built, options.check_data);
     if (!options.trace.empty()) simulator.write_chrome_trace(options.trace);
     if (options.json) {

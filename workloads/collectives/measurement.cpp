@@ -7,6 +7,7 @@
 #include <map>
 
 #include "sim/request_check.hpp"
+#include "topologies/support/check.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 
@@ -19,6 +20,7 @@ using sim::LinkLoad;
 using sim::ReduceOp;
 
 Measurement measure(sim::Simulator& simulator, const BuiltRequest& built, bool check_data) {
+  TPUSIM_CHECK(built.auto_candidates.empty());  // resolve_auto first
   const auto& topology = simulator.topology();
   CollectiveRequest request = built.request;
   Measurement m;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/algorithm_choice.hpp"
 #include "sim/algorithm_registry.hpp"
 #include "sim/request_check.hpp"
 #include "topologies/group.hpp"
@@ -42,7 +43,10 @@ std::string default_group_axes(const topo::Topology& topology, std::size_t algor
   return "all";
 }
 
-BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec& spec) {
+namespace {
+
+// The request as named; with "auto", the candidates it stands for on these groups.
+BuiltRequest build_named(const topo::Topology& topology, const CollectiveSpec& spec) {
   BuiltRequest built;
   auto& request = built.request;
   request.kind = sim::parse_collective_kind(spec.op);
@@ -88,8 +92,63 @@ BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec&
     }
   }
   request.label = fmt::format("{}/{}", spec.op, join(built.algorithms, ","));
-  sim::validate_request(topology, request);
+  if (!sim::asks_auto(request)) {
+    sim::validate_request(topology, request);
+    return built;
+  }
+  // The lists auto stands for on these groups, those that fit kept; resolve_auto picks one by simulation.
+  std::vector<BuiltRequest> candidates;
+  for (auto& names : sim::auto_candidates(request)) {
+    BuiltRequest candidate = built;
+    candidate.algorithms = names;
+    candidate.request.algorithms = std::move(names);
+    candidate.request.label = fmt::format("{}/{}", spec.op, join(candidate.algorithms, ","));
+    candidate.chosen_by_auto = true;
+    try {
+      sim::validate_request(topology, candidate.request);
+    } catch (const InputError&) {
+      continue;
+    }
+    candidates.push_back(std::move(candidate));
+  }
+  built.auto_candidates = std::move(candidates);
+  if (built.auto_candidates.empty()) {
+    throw InputError(
+        fmt::format("auto: no {} algorithm fits the groups along {}", spec.op, built.group_axes));
+  }
   return built;
+}
+
+}  // namespace
+
+BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec& spec) {
+  if (spec.algorithms != sim::kAutoAlgorithm || !spec.group_axes.empty()) return build_named(topology, spec);
+  // "auto" with no group axes: every algorithm on the group axes it gets by default.
+  std::vector<BuiltRequest> candidates;
+  for (const auto& name : sim::algorithm_names(sim::parse_collective_kind(spec.op))) {
+    CollectiveSpec named = spec;
+    named.algorithms = name;
+    try {
+      candidates.push_back(build_named(topology, named));
+    } catch (const InputError&) {
+      continue;  // does not fit this pod (a two-dimensional algorithm on a ring, say)
+    }
+    candidates.back().chosen_by_auto = true;
+  }
+  if (candidates.empty()) return build_named(topology, spec);  // the error of auto over the default axes
+  BuiltRequest all = candidates.front();
+  all.algorithms = {sim::kAutoAlgorithm};
+  all.request.algorithms = all.algorithms;
+  all.group_axes = "default";
+  all.auto_candidates = std::move(candidates);
+  return all;
+}
+
+BuiltRequest resolve_auto(sim::Simulator& simulator, BuiltRequest built) {
+  if (built.auto_candidates.empty()) return built;
+  std::vector<sim::CollectiveRequest> requests;
+  for (const auto& candidate : built.auto_candidates) requests.push_back(candidate.request);
+  return built.auto_candidates[sim::fastest(simulator, requests).index];
 }
 
 }  // namespace tpusim::workloads

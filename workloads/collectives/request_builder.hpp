@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/collective.hpp"
+#include "sim/simulator.hpp"
 #include "topologies/topology.hpp"
 
 namespace tpusim::workloads {
@@ -22,11 +23,20 @@ struct BuiltRequest {
   sim::CollectiveRequest request;
   std::vector<std::string> algorithms;  // resolved
   std::string group_axes;               // resolved, e.g. "core+x,y"
+  bool chosen_by_auto = false;          // the algorithms were "auto" (sim/algorithm_choice.hpp)
+  // "auto" not yet resolved: what it stands for, each with its algorithms named (and its own group axes when
+  // none were given); resolve_auto picks one. Empty once resolved or without auto.
+  std::vector<BuiltRequest> auto_candidates;
 };
 
 // Throws InputError naming the bad word and what is valid. Permute moves every member's buffer to the next
-// member of its group (a shift by one).
+// member of its group (a shift by one). "auto" (alone, or in place of some per-dimension names) leaves the
+// candidates it stands for in auto_candidates, each checked; alone and without group axes, every algorithm on
+// its default group axes.
 BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec& spec);
+
+// The fastest of built's auto candidates on the simulator (sim::fastest), or built itself without auto.
+BuiltRequest resolve_auto(sim::Simulator& simulator, BuiltRequest built);
 
 // Two-dimensional algorithms (a registry row of that group shape, or one name per dimension for two
 // dimensions) get "core+x,y" with

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "sim/algorithm_choice.hpp"
 #include "sim/algorithm_registry.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/simulation_memory.hpp"
@@ -39,7 +40,8 @@ void set_links(ConfigReading& r, bool inter_chip, std::optional<double> bandwidt
                std::optional<double> latency_s) {
   topo::Topology& topology = r.config.hardware.topology;
   const topo::LinkParams& old = inter_chip ? topology.inter_chip() : topology.intra_chip();
-  const topo::LinkParams link(bandwidth_Bps.value_or(old.bandwidth_Bps()), latency_s.value_or(old.latency_s()));
+  const topo::LinkParams link(bandwidth_Bps.value_or(old.bandwidth_Bps()),
+                              latency_s.value_or(old.latency_s()));
   topology = inter_chip ? topology.with_links(link, topology.intra_chip())
                         : topology.with_links(topology.inter_chip(), link);
 }
@@ -49,6 +51,7 @@ std::vector<std::string> algorithm_names() {
   for (const auto& info : sim::algorithm_table()) {
     if (std::find(names.begin(), names.end(), info.name) == names.end()) names.push_back(info.name);
   }
+  names.push_back(sim::kAutoAlgorithm);
   return names;
 }
 
@@ -79,7 +82,8 @@ std::vector<ConfigKey> hardware_keys() {
                     })
           .needs({"hardware.topology"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            r.config.hardware.device = mtf::DeviceModel::preset(value.one_of(mtf::DeviceModel::preset_names()));
+            r.config.hardware.device =
+                mtf::DeviceModel::preset(value.one_of(mtf::DeviceModel::preset_names()));
           })
           .reports([](const RunConfig& c) { return c.hardware.device.name(); }),
       ConfigKey("hardware.peak_flops_per_core", kFlopRate, "Peak FLOP rate of one core.")
@@ -152,7 +156,8 @@ std::vector<ConfigKey> hardware_keys() {
                    "intra_chip_latency_s"),
       ConfigKey("hardware.collectives", "map from mesh axis to a simulator algorithm name",
                 "The simulator's algorithm for the collectives along each mesh axis, such as "
-                "{batch: bidir_ring, model: ring} (tpusim collective --help lists the algorithms).")
+                "{batch: bidir_ring, model: ring} (tpusim collective --help lists the algorithms), or auto: "
+                "per collective, the algorithm with the shortest alpha-beta estimate for its size.")
           .absent_means("the engine's default algorithm of each collective")
           .needs({"mesh.shape"})
           .with_subkeys("<mesh axis>")
@@ -167,7 +172,8 @@ std::vector<ConfigKey> hardware_keys() {
               r.config.hardware.collective_algorithm_by_axis[axis] = algorithm.one_of(known);
             }
           })
-          .reports([](const RunConfig& c) { return nlohmann::json(c.hardware.collective_algorithm_by_axis); }),
+          .reports(
+              [](const RunConfig& c) { return nlohmann::json(c.hardware.collective_algorithm_by_axis); }),
   };
 }
 

@@ -65,8 +65,8 @@ std::string CollectiveStudy::run_point(std::size_t point) const {
   const topo::Topology& topology = spec_.topologies[spec_.facts[point].topology];
   sim::SimOptions options;
   options.network = spec[kNetwork] == "lv08" ? sim::NetworkModel::lv08 : sim::NetworkModel::ideal;
-  const BuiltRequest built = build_request(topology, request_of(spec));
   sim::Simulator simulator(topology, options);
+  const BuiltRequest built = resolve_auto(simulator, build_request(topology, request_of(spec)));
   const Measurement m = measure(simulator, built, false);
   const auto& r = m.result;
   return nlohmann::json{

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "sim/algorithm_choice.hpp"
 #include "sim/algorithm_registry.hpp"
 #include "topologies/group.hpp"
 #include "topologies/presets.hpp"
@@ -152,9 +153,9 @@ class PointChecker {
     request.reduce = at[kReduce]->text;
     for (const auto& name :
          request.algorithms.empty() ? std::vector<std::string>{} : split(request.algorithms, ',')) {
-      if (sim::find_algorithm(kind, name) == nullptr) {
+      if (name != sim::kAutoAlgorithm && sim::find_algorithm(kind, name) == nullptr) {
         fail(point, *at[kAlgorithm],
-             fmt::format("{} has no algorithm '{}'; its algorithms are {}", request.op, name,
+             fmt::format("{} has no algorithm '{}'; its algorithms are {} (or auto)", request.op, name,
                          join(sim::algorithm_names(kind))));
       }
     }

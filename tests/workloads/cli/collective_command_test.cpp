@@ -146,6 +146,26 @@ TEST_CASE("cli: collective --check-data prints the data check in the text report
   CHECK_THAT(run.out, Catch::Contains("data check       max abs error "));
 }
 
+TEST_CASE("cli: collective --algo auto names its choice and moves real data with it") {
+  const Scratch scratch;
+  // Four bytes on the pod: latency decides, recursive doubling along core,x,y (README figure).
+  auto run = scratch.run({"collective", "--topology", "tpu-v2-pod", "--algo", "auto", "--bytes", "4"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK_THAT(run.out,
+             Catch::Contains("collective       allreduce recursive_doubling (chosen by auto) on tpu-v2-pod"));
+  CHECK_THAT(run.out, Catch::Contains("along core,x,y (2x16x16)"));
+  run = scratch.run({"collective", "--topology", "tpu-v2-32", "--algo", "auto", "--bytes", "1MiB",
+                     "--group-axes", "core+x,y", "--check-data", "--json"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  const auto result = nlohmann::json::parse(run.out);
+  CHECK(result.at("chosen_by_auto") == true);
+  CHECK(result.at("group_axes") == "core+x,y");
+  CHECK(result.at("algorithms").get<std::vector<std::string>>() != std::vector<std::string>{"auto"});
+  CHECK(result.at("data_ok") == true);
+}
+
 TEST_CASE("cli: collective --trace writes a Chrome trace that parses as JSON") {
   const Scratch scratch;
   const auto run = scratch.run({"collective", "--topology", "ring-8", "--algo", "ring", "--bytes", "4KiB",

@@ -357,10 +357,10 @@ TEST_CASE("cli: sweep: a collective study runs, and a misspelled combination is 
   const auto bad = scratch.run({"sweep", "bad.yaml"});
   CHECK(bad.exit_status == 2);
   REQUIRE(bad.err_lines().size() == 1);
-  CHECK(
-      bad.err_lines()[0] ==
-      "tpusim: error: bad.yaml:4: vary.collective.algorithm[1]: in point collective.op=broadcast, "
-      "collective.algorithm=ring: broadcast has no algorithm 'ring'; its algorithms are binomial, pipeline");
+  CHECK(bad.err_lines()[0] ==
+        "tpusim: error: bad.yaml:4: vary.collective.algorithm[1]: in point collective.op=broadcast, "
+        "collective.algorithm=ring: broadcast has no algorithm 'ring'; its algorithms are binomial, pipeline "
+        "(or auto)");
 }
 
 TEST_CASE("cli: sweep: the shipped sweeps are listed and check without running") {

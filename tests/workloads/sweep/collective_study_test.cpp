@@ -79,7 +79,7 @@ TEST_CASE("collective study: a value wrong by itself or in its point is an error
   CHECK(error_of(kHead +
                  "  collective.op: [allreduce, alltoall]\n  collective.algorithm: [ring, bucket2d]\n") ==
         "c.yaml:4: vary.collective.algorithm[0]: in point collective.op=alltoall, collective.algorithm=ring: "
-        "alltoall has no algorithm 'ring'; its algorithms are pairwise, direct");
+        "alltoall has no algorithm 'ring'; its algorithms are pairwise, direct (or auto)");
   CHECK(
       error_of(kHead + "  collective.bytes: [4KiB, 1001]\n") ==
       "c.yaml:3: vary.collective.bytes[1]: '1001' is 1001 bytes, not a whole number of 4-byte fp32 elements");

@@ -1,0 +1,85 @@
+#include "sim/algorithm_choice.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "sim/algorithm_registry.hpp"
+#include "sim/bounds.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
+
+namespace tpusim::sim {
+
+bool asks_auto(const CollectiveRequest& request) {
+  return std::find(request.algorithms.begin(), request.algorithms.end(), kAutoAlgorithm) !=
+         request.algorithms.end();
+}
+
+std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& request) {
+  const auto& names = request.algorithms;
+  const bool all_auto =
+      std::all_of(names.begin(), names.end(), [](const std::string& name) { return name == kAutoAlgorithm; });
+  const std::size_t dims = request.groups.empty() ? 1 : request.groups.front().dims.size();
+  // Per-dimension compositions: along every dimension when all is auto, in the auto places otherwise.
+  const bool compose = dims >= 2 && (names.size() == dims || (all_auto && names.size() == 1));
+  std::vector<std::vector<std::string>> out;
+  for (const auto& row : algorithm_table()) {
+    if (row.kind != request.kind) continue;
+    if (all_auto) out.push_back({row.name});
+    if (row.line == nullptr || !compose) continue;
+    std::vector<std::string> composed(dims, row.name);
+    for (std::size_t d = 0; d < dims && names.size() == dims; ++d) {
+      if (names[d] != kAutoAlgorithm) composed[d] = names[d];
+    }
+    out.push_back(std::move(composed));
+  }
+  return out;
+}
+
+Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candidates) {
+  const auto& topology = simulator.topology();
+  std::vector<std::pair<double, std::size_t>> by_critical_path;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    try {
+      check_algorithms(topology, candidates[i]);
+    } catch (const InputError&) {
+      continue;
+    }
+    by_critical_path.emplace_back(predict_alpha_beta(topology, candidates[i]).time_s, i);
+  }
+  if (by_critical_path.empty()) {
+    const char* kind = candidates.empty() ? "collective" : to_string(candidates.front().kind);
+    throw InputError(fmt::format("auto: no {} algorithm fits these groups", kind));
+  }
+  std::stable_sort(by_critical_path.begin(), by_critical_path.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  Choice best;
+  for (const auto& [critical_path_s, i] : by_critical_path) {
+    if (best.simulated > 0 && critical_path_s >= best.simulated_s) break;
+    const double simulated_s = simulator.probe_s(candidates[i]);
+    if (best.simulated == 0 || simulated_s < best.simulated_s ||
+        (simulated_s == best.simulated_s && i < best.index)) {
+      best.index = i;
+      best.simulated_s = simulated_s;
+    }
+    ++best.simulated;
+  }
+  return best;
+}
+
+std::vector<std::string> fastest_algorithms(Simulator& simulator, const CollectiveRequest& request) {
+  std::vector<CollectiveRequest> candidates;
+  for (auto& names : auto_candidates(request)) {
+    candidates.push_back(request);
+    candidates.back().algorithms = std::move(names);
+    candidates.back().data = nullptr;
+  }
+  if (candidates.empty()) {
+    throw InputError(fmt::format("auto: no {} algorithm fits these groups", to_string(request.kind)));
+  }
+  return candidates[fastest(simulator, candidates).index].algorithms;
+}
+
+}  // namespace tpusim::sim

@@ -1,0 +1,40 @@
+#pragma once
+// "auto" in place of an algorithm name: per request, so per message size, the algorithm of the registry
+// that runs fastest on the simulator. Candidates are simulated timing only (Simulator::probe_s) in the order
+// of their alpha-beta critical paths, which no simulated time can beat, until the next one's critical path
+// is no shorter than the best simulated: the choice is the fastest simulated candidate, without simulating
+// those that cannot win. Ties go to the candidate listed first.
+#include <string>
+#include <vector>
+
+#include "sim/collective.hpp"
+#include "sim/simulator.hpp"
+
+namespace tpusim::sim {
+
+inline constexpr const char* kAutoAlgorithm = "auto";
+
+// Whether any of the request's algorithm names is "auto".
+bool asks_auto(const CollectiveRequest& request);
+
+// The algorithm lists "auto" stands for on the request's groups: when every name is auto, every row of the
+// kind over the whole group and, on groups of several dimensions, every per-dimension row along all of them;
+// when auto is mixed with named dimensions, every per-dimension row in the auto places. Not yet checked
+// against the groups.
+std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& request);
+
+struct Choice {
+  std::size_t index = 0;  // into the candidates
+  double simulated_s = 0;
+  std::size_t simulated = 0;  // candidates simulated (the others could not win)
+};
+
+// The fastest of `candidates` (requests with named algorithms, groups of their own) on the simulator;
+// candidates whose algorithms do not fit their groups are passed over. InputError naming the kind when none
+// fits.
+Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candidates);
+
+// The request's "auto" names replaced by the fastest of auto_candidates on its groups.
+std::vector<std::string> fastest_algorithms(Simulator& simulator, const CollectiveRequest& request);
+
+}  // namespace tpusim::sim
