@@ -26,7 +26,7 @@ struct Outcome {
 
 // In a child (one Simulator per process).
 Outcome choose_and_simulate_all(const std::string& spec, const std::string& axes, const std::string& bytes) {
-  const auto child = run_in_child([&] {
+  auto in = testing::in_child([&](std::ostream& out) {
     const auto topology = topo::topology_from_spec(spec);
     Simulator simulator(topology);
     const auto request = testing::request_along(topology, "allreduce", kAutoAlgorithm, bytes, axes);
@@ -48,17 +48,13 @@ Outcome choose_and_simulate_all(const std::string& spec, const std::string& axes
       const double t = simulator.run(candidate).time_s;
       if (best < 0 || t < best) best = t;
     }
-    std::ostringstream out;
-    out.precision(17);
     out << join(candidates[choice.index].algorithms, ",") << " "
         << simulator.run(candidates[choice.index]).time_s << " " << best << " " << choice.simulated << " "
         << fitting;
-    return out.str();
   });
   Outcome outcome;
-  std::istringstream in(child.output);
   in >> outcome.chosen >> outcome.chosen_s >> outcome.best_s >> outcome.simulated >> outcome.fitting;
-  INFO(child.output);
+  INFO(in.str());
   REQUIRE(outcome.best_s > 0);
   return outcome;
 }

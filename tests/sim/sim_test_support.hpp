@@ -1,13 +1,16 @@
 #pragma once
 // Helpers shared by the sim tests: hand-made groups, requests along group axes, and a data-checked
 // collective run.
+#include <functional>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/reference.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/group.hpp"
+#include "topologies/support/child_process.hpp"
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
 
@@ -43,6 +46,18 @@ inline CollectiveRequest request_along(const topo::Topology& topology, const std
   }
   request.label = op + "/" + algorithms;
   return request;
+}
+
+// Runs `work` in a child process (SimGrid allows one Simulator per process) and returns what it wrote, to be
+// read back with >>; the stream it writes to keeps doubles at full precision.
+inline std::istringstream in_child(const std::function<void(std::ostream&)>& work) {
+  const auto child = run_in_child([&] {
+    std::ostringstream out;
+    out.precision(17);
+    work(out);
+    return out.str();
+  });
+  return std::istringstream(child.output);
 }
 
 struct DataRun {

@@ -4,14 +4,12 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
-#include <sstream>
 
 #include "../sim_test_support.hpp"
 #include "sim/algorithm_registry.hpp"
 #include "sim/bounds.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/presets.hpp"
-#include "topologies/support/child_process.hpp"
 #include "topologies/support/input_error.hpp"
 
 using namespace tpusim;
@@ -30,7 +28,7 @@ struct DataOutcome {
 // from inputs drawn here: nothing of the engine's reference is used.
 DataOutcome run_with_data(const std::string& spec, const std::string& axes, std::uint64_t elements,
                           unsigned seed) {
-  const auto child = run_in_child([&] {
+  auto in = testing::in_child([&](std::ostream& out) {
     const auto topology = topo::topology_from_spec(spec);
     Simulator simulator(topology);
     auto request = testing::request_along(topology, "allreduce", "multiport", "4", axes);
@@ -63,15 +61,11 @@ DataOutcome run_with_data(const std::string& spec, const std::string& axes, std:
       }
     }
     request.data = nullptr;
-    std::ostringstream out;
-    out.precision(17);
     out << worst << " " << compared << " " << result.time_s << " " << lower_bound(topology, request).time_s;
-    return out.str();
   });
-  std::istringstream in(child.output);
   DataOutcome outcome;
   in >> outcome.max_relative_error >> outcome.compared >> outcome.time_s >> outcome.bound_s;
-  INFO(child.output);
+  INFO(in.str());
   REQUIRE(outcome.compared > 0);
   return outcome;
 }
@@ -82,7 +76,7 @@ struct Timing {
 };
 
 Timing time_against_bucket2d(const std::string& spec, const std::string& bytes) {
-  const auto child = run_in_child([&] {
+  auto in = testing::in_child([&](std::ostream& out) {
     const auto topology = topo::topology_from_spec(spec);
     Simulator simulator(topology);
     const auto request = testing::request_along(topology, "allreduce", "multiport", bytes,
@@ -94,15 +88,11 @@ Timing time_against_bucket2d(const std::string& spec, const std::string& bytes) 
         std::string(topology.cores_per_chip() > 1 ? "core+" : "") + "x," + (dims.size() == 3 ? "y+z" : "y");
     const double bucket =
         simulator.run(testing::request_along(topology, "allreduce", "bucket2d", bytes, bucket_axes)).time_s;
-    std::ostringstream out;
-    out.precision(17);
     out << multiport << " " << bucket << " " << bound.time_s << " " << bound.binding;
-    return out.str();
   });
-  std::istringstream in(child.output);
   Timing timing;
   in >> timing.multiport_s >> timing.bucket2d_s >> timing.bound_s >> timing.binding;
-  INFO(child.output);
+  INFO(in.str());
   REQUIRE(timing.multiport_s > 0);
   return timing;
 }
@@ -141,14 +131,13 @@ TEST_CASE("multiport on a 4x4 torus takes the time of one bucket allreduce on ha
   const double s = 1024.0 * 1024, half = s / 2, k = 4;
   const double reduce_scatter = (k - 1) * alpha + (k - 1) / k * half / (2 * bandwidth);
   const double allreduce_rest = 2 * ((k - 1) * alpha + (k - 1) / k * (half / k) / (2 * bandwidth));
-  const auto child = run_in_child([&] {
+  double simulated_s = 0;
+  testing::in_child([&](std::ostream& out) {
     Simulator simulator(topology);
-    std::ostringstream out;
-    out.precision(17);
     out << simulator.run(testing::request_along(topology, "allreduce", "multiport", "1MiB", "x,y")).time_s;
-    return out.str();
-  });
-  CHECK(std::stod(child.output) == Approx(2 * reduce_scatter + allreduce_rest).epsilon(1e-9));
+  }) >>
+      simulated_s;
+  CHECK(simulated_s == Approx(2 * reduce_scatter + allreduce_rest).epsilon(1e-9));
 }
 
 TEST_CASE("multiport on the TPU v2 pod reaches 1.3x of the chip injection bound, bucket2d does not") {

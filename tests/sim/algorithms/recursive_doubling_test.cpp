@@ -1,12 +1,10 @@
 // Recursive doubling: its time on the TPU v2 pod against a hand computation, and the sizes where it wins.
 // Real data on groups of every size is the registry test's (tests/sim/algorithm_registry_test.cpp).
 #include <catch2/catch.hpp>
-#include <sstream>
 
 #include "../sim_test_support.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/presets.hpp"
-#include "topologies/support/child_process.hpp"
 
 using namespace tpusim;
 using namespace tpusim::sim;
@@ -16,17 +14,13 @@ namespace {
 // Simulated seconds of each algorithm, in order, on its default group axes, in one child (one Simulator).
 std::vector<double> simulated(const std::string& preset, const std::string& bytes,
                               const std::vector<std::pair<std::string, std::string>>& algorithms_and_axes) {
-  const auto child = run_in_child([&] {
+  auto in = testing::in_child([&](std::ostream& out) {
     const auto topology = topo::preset(preset);
     Simulator simulator(topology);
-    std::ostringstream out;
-    out.precision(17);
     for (const auto& [algorithm, axes] : algorithms_and_axes)
       out << simulator.run(testing::request_along(topology, "allreduce", algorithm, bytes, axes)).time_s
           << " ";
-    return out.str();
   });
-  std::istringstream in(child.output);
   std::vector<double> times;
   for (double t; in >> t;) times.push_back(t);
   REQUIRE(times.size() == algorithms_and_axes.size());
