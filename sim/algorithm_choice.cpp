@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <numeric>
 
 #include "sim/algorithm_registry.hpp"
 #include "sim/bounds.hpp"

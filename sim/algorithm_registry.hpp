@@ -19,7 +19,8 @@ enum class GroupShape {
   any,              // runs on any group, flattened in group order
   two_dimensional,  // needs a group of exactly two dimensions
   per_dimension,    // runs on any group flattened, or may be named once per group dimension and composed
-  per_axis,  // needs a group with one dimension per physical axis ("core,x,y"), checked by its fit check
+  per_axis,         // made for a group with one dimension per physical axis ("core,x,y"), its default; the
+                    // row's fit check, if any, says which groups it needs
 };
 const char* to_string(GroupShape shape);
 

@@ -38,8 +38,8 @@ struct ClosedFormInput {
   double bytes = 0;       // S
   double alpha = 0;
   double bandwidth = 0;
-  bool first_on_chip =
-      false;  // group dimension 0 runs over the cores of one chip (topo::first_dimension_on_chip)
+  // Group dimension 0 runs over the cores of one chip (topo::first_dimension_on_chip).
+  bool first_on_chip = false;
   int members() const {
     int p = 1;
     for (const int d : dims) p *= d;

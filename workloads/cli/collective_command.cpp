@@ -196,9 +196,8 @@ void add_collective_command(CLI::App& app) {
   command->add_option(
       "--algo", options.spec.algorithms,
       "Algorithm, or one per group dimension separated by commas (default: the op's default; see "
-      "--list-algorithms); auto: the fastest alpha-beta estimate for this size, each algorithm on its "
-      "default "
-      "group axes unless --group-axes is given");
+      "--list-algorithms); auto: the fastest by simulation at this size, each algorithm on its default group "
+      "axes unless --group-axes is given");
   command->add_option("--bytes", options.spec.bytes, "Bytes per member, a multiple of 4 (64MiB, 1GiB, 4096)")
       ->capture_default_str();
   command->add_option(
