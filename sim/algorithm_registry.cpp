@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include "sim/algorithms/algorithms.hpp"
 #include "sim/composition.hpp"
+#include "sim/routes.hpp"
+#include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/name_table.hpp"
@@ -133,6 +137,43 @@ Schedule build_group(const topo::Group& group, const AlgorithmInput& input, bool
   return compose_by_dimension(request.kind, group, lines, request.elements);
 }
 
+// Rings and chains run over neighbour links: on a pod with links down, a transfer whose healthy route crosses
+// one makes them impossible there (the faulty pod would silently turn their one-hop steps into detours).
+void check_neighbour_links(const topo::Topology& topology, const CollectiveRequest& request) {
+  const auto& faults = topology.faults();
+  if (!faults.any_down() || request.kind == CollectiveKind::permute) return;
+  std::string needing;
+  for (const auto& name : resolved_names(request)) {
+    if (algorithm(request.kind, name).needs_neighbour_links && needing.empty()) needing = name;
+  }
+  if (needing.empty()) return;
+  const topo::Topology healthy = topology.with_faults("");
+  const AlgorithmInput input{topology, request};
+  std::set<std::pair<int, int>> chip_pairs;  // checked already
+  std::vector<Transfer> round, previous;
+  for (const auto& group : request.groups) {
+    const Schedule schedule = build_group(group, input, false);
+    previous.clear();
+    for (std::size_t k = 0; k < schedule.round_count(); ++k) {
+      round.clear();
+      schedule.append_round(k, round);
+      if (same_pattern(round, previous)) continue;
+      for (const auto& t : round) {
+        const int from = topo::chip_of(topology, t.src), to = topo::chip_of(topology, t.dst);
+        if (from == to || !chip_pairs.insert({from, to}).second) continue;
+        for (const int link : route_between(healthy, t.src, t.dst).links) {
+          if (!faults.is_down(link / 2)) continue;
+          throw InputError(fmt::format(
+              "{} runs over neighbour links, and its transfer from rank {} to rank {} would cross link {}, "
+              "which is down; on this pod use an algorithm that routes around it, such as halving_doubling",
+              needing, t.src, t.dst, faults.link_name(link / 2)));
+        }
+      }
+      previous.swap(round);
+    }
+  }
+}
+
 }  // namespace
 
 const char* to_string(GroupShape shape) {
@@ -193,6 +234,7 @@ void check_algorithms(const topo::Topology& topology, const CollectiveRequest& r
     return;
   }
   for (const auto& group : request.groups) build_group(group, input, true);
+  check_neighbour_links(topology, request);
 }
 
 Schedule build_schedule(const topo::Topology& topology, const CollectiveRequest& request) {

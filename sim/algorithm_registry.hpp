@@ -40,6 +40,9 @@ struct AlgorithmRow {
   algorithms::ClosedFormFunction closed_form;
   // The line operations of a per_dimension row, else nullptr.
   const algorithms::LineOperations* line;
+  // Built on neighbour links (rings, chains): on a pod with links down (topologies/faults.hpp) a transfer
+  // whose healthy route crosses one makes the algorithm impossible there, rather than silently detoured.
+  bool needs_neighbour_links = false;
 };
 
 // Every row, grouped by kind, in the order `tpusim collective --list-algorithms` prints them. The table's

@@ -9,20 +9,22 @@ std::vector<AlgorithmRow> algorithm_rows() {
   using K = CollectiveKind;
   using S = GroupShape;
   namespace a = algorithms;
-  // kind, name, description, default, shape, fit check, builder, closed form, line operations.
+  // kind, name, description, default, shape, fit check, builder, closed form, line operations, needs
+  // neighbour links (rings and chains; false when left out).
   return {
       {K::allreduce, "ring", "unidirectional ring: reduce-scatter then allgather, 2(p-1) steps", false,
-       S::per_dimension, nullptr, nullptr, a::ring_closed_form, &a::ring_line},
+       S::per_dimension, nullptr, nullptr, a::ring_closed_form, &a::ring_line, true},
       {K::allreduce, "bidir_ring", "bidirectional ring, half the data each way", true, S::per_dimension,
-       nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line},
+       nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line, true},
       {K::allreduce, "bucket2d",
        "2D bucket: reduce-scatter along dimension 0, allreduce along dimension 1 on 1/k0 of the data, "
        "allgather back; bidirectional rings",
-       false, S::two_dimensional, nullptr, a::bucket2d_allreduce, a::bucket2d_closed_form, nullptr},
+       false, S::two_dimensional, nullptr, a::bucket2d_allreduce, a::bucket2d_closed_form, nullptr, true},
       {K::allreduce, "multiport",
        "one 2D bucket allreduce per torus dimension on 1/d of the data, each starting along its own "
        "dimension with the cores merged in, all at once: every link of every chip busy",
-       false, S::per_axis, a::multiport_fits, a::multiport_allreduce, a::multiport_closed_form, nullptr},
+       false, S::per_axis, a::multiport_fits, a::multiport_allreduce, a::multiport_closed_form, nullptr,
+       true},
       {K::allreduce, "recursive_doubling",
        "whole buffer exchanged with partners 1, 2, 4, ... positions away, log2 k steps along each group "
        "dimension in turn (extra members folded): fewest steps, for small messages",
@@ -33,18 +35,18 @@ std::vector<AlgorithmRow> algorithm_rows() {
        false, S::per_dimension, nullptr, nullptr, a::halving_doubling_closed_form, &a::halving_doubling_line},
 
       {K::reduce_scatter, "ring", "unidirectional ring, p-1 steps", false, S::per_dimension, nullptr, nullptr,
-       a::ring_closed_form, &a::ring_line},
+       a::ring_closed_form, &a::ring_line, true},
       {K::reduce_scatter, "bidir_ring", "bidirectional ring, half of every chunk each way", true,
-       S::per_dimension, nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line},
+       S::per_dimension, nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line, true},
       {K::reduce_scatter, "halving_doubling",
        "recursive halving, partner j xor p/2, p/4, ..., 1: log2 p steps, each on half the data left; extra "
        "ranks folded",
        false, S::per_dimension, nullptr, nullptr, a::halving_doubling_closed_form, &a::halving_doubling_line},
 
       {K::allgather, "ring", "unidirectional ring, p-1 steps", false, S::per_dimension, nullptr, nullptr,
-       a::ring_closed_form, &a::ring_line},
+       a::ring_closed_form, &a::ring_line, true},
       {K::allgather, "bidir_ring", "bidirectional ring, half of every chunk each way", true, S::per_dimension,
-       nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line},
+       nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line, true},
       {K::allgather, "halving_doubling",
        "recursive doubling, partner j xor 1, 2, ..., p/2: log2 p steps, the data held doubling each step; "
        "extra ranks folded",
@@ -58,7 +60,7 @@ std::vector<AlgorithmRow> algorithm_rows() {
       {K::broadcast, "binomial", "binomial tree from position 0, ceil(log2 p) rounds of the whole buffer",
        true, S::any, nullptr, a::binomial_broadcast, a::binomial_broadcast_closed_form, nullptr},
       {K::broadcast, "pipeline", "chain 0 -> 1 -> ... -> p-1 with the buffer cut in segments", false, S::any,
-       nullptr, a::pipeline_broadcast, nullptr, nullptr},
+       nullptr, a::pipeline_broadcast, nullptr, nullptr, true},
 
       {K::permute, "direct", "every (source, destination) pair at once", true, S::any, nullptr,
        a::direct_permute, a::direct_permute_closed_form, nullptr},

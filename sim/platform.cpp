@@ -41,10 +41,18 @@ void build_torus(const topo::Topology& topology, std::vector<s4u::Host*>& hosts)
       s4u::create_torus_zone("torus", nullptr, dims, callbacks, topology.inter_chip().bandwidth_Bps(),
                              topology.inter_chip().latency_s(), s4u::Link::SharingPolicy::SPLITDUPLEX);
   torus->seal();
+  // Slow links (faults.hpp), both directions; links down take the full zone instead.
+  for (int link = 0; link < topology.num_chips() * static_cast<int>(topology.chip_dims().size()); ++link) {
+    const double factor = topology.faults().bandwidth_factor(link);
+    if (factor == 1.0) continue;
+    for (const int directed : {2 * link, 2 * link + 1})
+      s4u::Link::by_name(directed_link_name(topology, directed))
+          ->set_bandwidth(topology.inter_chip().bandwidth_Bps() * factor);
+  }
 }
 
-// Meshes, lines and single chips: a full zone, one split-duplex link per neighbour pair, routes from
-// routes.hpp.
+// Meshes, lines, single chips and pods with links down: a full zone, one split-duplex link per neighbour pair
+// (none where the link is down, slower where it is slow), routes from routes.hpp.
 void build_full(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) {
   auto* zone = s4u::create_full_zone("mesh");
   const int chips = topology.num_chips();
@@ -55,11 +63,14 @@ void build_full(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) 
   for (int chip = 0; chip < chips; ++chip) {
     const auto coord = topo::chip_coord(topology, chip);
     for (std::size_t d = 0; d < dims.size(); ++d) {
-      if (coord[d] + 1 >= dims[d]) continue;
-      const int up = (chip * static_cast<int>(dims.size()) + static_cast<int>(d)) * 2;
+      const int number = chip * static_cast<int>(dims.size()) + static_cast<int>(d);
+      const bool exists = dims[d] > 1 && (topology.wraparound() || coord[d] + 1 < dims[d]);
+      if (!exists || topology.faults().is_down(number)) continue;
+      const int up = number * 2;
       auto name = directed_link_name(topology, up);
       name.resize(name.size() - 3);  // create_split_duplex_link appends _UP / _DOWN
-      auto* link = zone->create_split_duplex_link(name, topology.inter_chip().bandwidth_Bps());
+      auto* link = zone->create_split_duplex_link(
+          name, topology.inter_chip().bandwidth_Bps() * topology.faults().bandwidth_factor(number));
       link->set_latency(topology.inter_chip().latency_s());
       link->seal();
       duplex[up] = link;
@@ -97,7 +108,7 @@ Platform::Platform(const topo::Topology& topology)
       hosts_(topology.num_chips()) {
   bool any_dimension = false;
   for (const int size : topology.chip_dims()) any_dimension = any_dimension || size > 1;
-  if (topology.wraparound() && any_dimension) {
+  if (topology.wraparound() && any_dimension && !topology.faults().any_down()) {
     build_torus(topology, hosts_);
   } else {
     build_full(topology, hosts_);

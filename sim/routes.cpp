@@ -58,7 +58,17 @@ Route route_between(const topo::Topology& topology, topo::Rank src, topo::Rank d
     }
     return route;
   }
-  if (topology.wraparound()) {
+  const auto& faults = topology.faults();
+  if (faults.any_down()) {
+    // Around the links that are down: the faults' shortest paths, hop by hop.
+    for (int at = from; at != to;) {
+      const int hop = faults.first_hop(at, to);
+      const int next = topo::neighbour_chip(topology.chip_dims(), at, hop);
+      const bool up = hop % 2 == 0;
+      route.links.push_back(inter_link(topology, up ? at : next, hop / 2, up));
+      at = next;
+    }
+  } else if (topology.wraparound()) {
     auto at = topo::chip_coord(topology, from);
     const auto target = topo::chip_coord(topology, to);
     for (int d = 0; d < dims_of(topology); ++d) {
@@ -87,7 +97,9 @@ Route route_between(const topo::Topology& topology, topo::Rank src, topo::Rank d
   }
   route.hops = static_cast<int>(route.links.size());
   route.latency_s = route.hops * inter.latency_s();
-  route.bandwidth_Bps = inter.bandwidth_Bps();
+  double slowest = 1.0;
+  for (const int link : route.links) slowest = std::min(slowest, faults.bandwidth_factor(link / 2));
+  route.bandwidth_Bps = inter.bandwidth_Bps() * slowest;
   return route;
 }
 

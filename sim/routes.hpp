@@ -3,7 +3,8 @@
 // them). Tori follow SimGrid's torus zone: dimension order, dimension 0 first, shorter way round, and its own
 // rule for ties at exactly k/2 hops, which is position dependent (on k = 8: 0->4 goes +, 4->0 goes -, 1->5
 // and 5->1 both go +). Meshes use topologies' dimension_order_route. Cores of one chip talk over the chip's
-// loopback.
+// loopback. With links down (topologies/faults.hpp) every pod routes over the faults' shortest paths, and a
+// slow link slows every route through it.
 #include <string>
 #include <vector>
 
@@ -12,8 +13,8 @@
 namespace tpusim::sim {
 
 // Directed links are numbered: the full-duplex link from a chip to its + neighbour along dimension d is
-// ((chip * dims + d) * 2 + 0) in the + direction ("UP") and +1 in the - direction ("DOWN"); the loopback of
-// chip c is 2 * chips * dims + c.
+// ((chip * dims + d) * 2 + 0) in the + direction ("UP") and +1 in the - direction ("DOWN"), so link / 2 is
+// the faults' number of the full-duplex link; the loopback of chip c is 2 * chips * dims + c.
 int directed_link_count(const topo::Topology& topology);
 std::string directed_link_name(const topo::Topology& topology, int link);  // the SimGrid link name
 bool is_loopback(const topo::Topology& topology, int link);

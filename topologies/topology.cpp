@@ -69,7 +69,15 @@ std::string Topology::shape() const {
 }
 
 Topology Topology::with_links(LinkParams inter_chip, LinkParams intra_chip) const {
-  return Topology(name_, chip_dims_, wraparound_, cores_per_chip_, inter_chip, intra_chip);
+  Topology linked(name_, chip_dims_, wraparound_, cores_per_chip_, inter_chip, intra_chip);
+  linked.faults_ = faults_;
+  return linked;
+}
+
+Topology Topology::with_faults(const std::string& text) const {
+  Topology faulty = *this;
+  faulty.faults_ = Faults::parse(chip_dims_, wraparound_, text);
+  return faulty;
 }
 
 }  // namespace tpusim::topo

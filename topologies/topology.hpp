@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "topologies/faults.hpp"
 #include "topologies/link_params.hpp"
 
 namespace tpusim::topo {
@@ -48,6 +49,10 @@ class Topology {
 
   Topology with_links(LinkParams inter_chip, LinkParams intra_chip) const;
 
+  // Its links and chips as faults.hpp's text says (InputError naming the item otherwise); "" is healthy.
+  Topology with_faults(const std::string& text) const;
+  const Faults& faults() const { return faults_; }
+
  private:
   std::string name_;
   std::vector<int> chip_dims_;
@@ -56,6 +61,7 @@ class Topology {
   int num_chips_;
   LinkParams inter_chip_;
   LinkParams intra_chip_;
+  Faults faults_;
 };
 
 }  // namespace tpusim::topo

@@ -11,6 +11,7 @@
 #include "topologies/presets.hpp"
 #include "topologies/simulation_memory.hpp"
 #include "topologies/support/atomic_file.hpp"
+#include "topologies/support/child_process.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
@@ -32,7 +33,21 @@ struct CollectiveOptions {
   std::string trace;
   bool json = false;
   bool list_algorithms = false;
+  std::string faults;
 };
+
+// The same collective on the pod without its faults, in a child process (one simulation per process).
+double healthy_time_s(const topo::Topology& topology, const CollectiveOptions& options,
+                      sim::SimOptions sim_options) {
+  sim_options.record_trace = false;
+  const auto child = run_in_child([&] {
+    const auto healthy = topology.with_faults("");
+    sim::Simulator simulator(healthy, sim_options);
+    const auto built = workloads::resolve_auto(simulator, workloads::build_request(healthy, options.spec));
+    return fmt::format("{:.17g}", simulator.run(built.request).time_s);
+  });
+  return std::stod(child.output);
+}
 
 sim::NetworkModel parse_network(const std::string& name) {
   if (name == "ideal") return sim::NetworkModel::ideal;
@@ -44,7 +59,8 @@ sim::NetworkModel parse_network(const std::string& name) {
 }
 
 nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& topology,
-                       const workloads::BuiltRequest& built, const workloads::Measurement& m) {
+                       const workloads::BuiltRequest& built, const workloads::Measurement& m,
+                       double healthy_s) {
   const auto& r = m.result;
   nlohmann::json links = nlohmann::json::array();
   for (std::size_t i = 0; i < m.links.size() && i < 8; ++i) {
@@ -83,6 +99,11 @@ nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& t
       {"folded_rounds", r.folded_rounds},
       {"links_used", m.links.size()},
       {"busiest_links", links}};
+  if (!topology.faults().empty()) {
+    out["faults"] = topology.faults().text();
+    out["healthy_time_s"] = healthy_s;
+    out["slowdown"] = ratio(r.time_s, healthy_s);
+  }
   if (m.data_checked) {
     out["data_max_abs_error"] = m.data.max_abs_error;
     out["data_tolerance"] = m.data_tolerance;
@@ -97,12 +118,13 @@ nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& t
                                  {"reduce", options.spec.reduce},
                                  {"network", options.network},
                                  {"check_data", options.check_data},
-                                 {"no_fold", options.no_fold}};
+                                 {"no_fold", options.no_fold},
+                                 {"faults", workloads::input_or_null(options.faults)}};
   return workloads::with_report_context(std::move(out), workloads::format::kCollective, "collective", inputs);
 }
 
 void print_text(const CollectiveOptions& options, const topo::Topology& topology,
-                const workloads::BuiltRequest& built, const workloads::Measurement& m) {
+                const workloads::BuiltRequest& built, const workloads::Measurement& m, double healthy_s) {
   const auto& r = m.result;
   const auto& request = built.request;
   std::vector<std::string> dims;
@@ -116,6 +138,11 @@ void print_text(const CollectiveOptions& options, const topo::Topology& topology
   std::cout << fmt::format("message          {} per member ({} fp32 elements)\n",
                            format_bytes(r.bytes_per_member), request.elements);
   std::cout << fmt::format("simulated time   {}\n", format_duration(r.time_s));
+  if (!topology.faults().empty()) {
+    std::cout << fmt::format("faults           {}; on the healthy pod {}, {:.3f}x slower here\n",
+                             topology.faults().text(), format_duration(healthy_s),
+                             ratio(r.time_s, healthy_s));
+  }
   std::cout << fmt::format("algbw            {}\n", format_bandwidth(r.algbw_Bps));
   std::cout << fmt::format("busbw            {}\n", format_bandwidth(r.busbw_Bps));
   std::cout << fmt::format("prediction       {} (alpha-beta critical path; {})\n",
@@ -207,6 +234,9 @@ void add_collective_command(CLI::App& app) {
   command->add_option("--reduce", options.spec.reduce, "sum or max")->capture_default_str();
   command->add_option("--network", options.network, "ideal (alpha-beta) or lv08 (SimGrid's default)")
       ->capture_default_str();
+  command->add_option("--faults", options.faults,
+                      "Links down or slow and random faults, ';'-separated: down:3.4+x, slow:3.4+x:0.5, "
+                      "random:4:7 (4 links down, seed 7); the healthy pod's time is reported beside");
   command->add_flag("--check-data", options.check_data,
                     "Move real fp32 data and compare with a reference reduction");
   command->add_flag("--no-fold", options.no_fold, "Simulate every round, even those that repeat exactly");
@@ -218,7 +248,7 @@ void add_collective_command(CLI::App& app) {
   command->callback([] {
     if (options.list_algorithms) return print_algorithms(options.json);
     const auto network = parse_network(options.network);
-    const auto topology = topo::topology_from_spec(options.topology);
+    const auto topology = topo::topology_from_spec(options.topology).with_faults(options.faults);
     // Before building anything: refuse what would exhaust memory, and a trace that cannot be written.
     topo::require_simulation_fits(topology);
     if (!options.trace.empty())
@@ -228,14 +258,16 @@ void add_collective_command(CLI::App& app) {
     sim_options.network = network;
     sim_options.record_trace = !options.trace.empty();
     sim_options.fold_repeated_rounds = !options.no_fold;
+    // Before this process's simulation: the baseline runs in a child.
+    const double healthy_s = topology.faults().empty() ? 0.0 : healthy_time_s(topology, options, sim_options);
     sim::Simulator simulator(topology, sim_options);
     built = workloads::resolve_auto(simulator, std::move(built));
     const auto m = workloads::measure(simulator, built, options.check_data);
     if (!options.trace.empty()) simulator.write_chrome_trace(options.trace);
     if (options.json) {
-      std::cout << workloads::dump_report(to_json(options, topology, built, m)) << "\n";
+      std::cout << workloads::dump_report(to_json(options, topology, built, m, healthy_s)) << "\n";
     } else {
-      print_text(options, topology, built, m);
+      print_text(options, topology, built, m, healthy_s);
     }
     if (m.data_checked && !m.data_ok)
       throw std::runtime_error("data check failed: the result differs from the reference");

@@ -1,0 +1,58 @@
+#pragma once
+// What is wrong with a pod: inter-chip links that are slow or down, and chips that compute slowly. One line
+// says it, the same on the command line (--faults) and in a config (hardware.faults), items separated by ';':
+//   down:3.4+x         the link from chip (3,4) to its + neighbour along x carries nothing, either way
+//   slow:3.4+x:0.5     that link runs at 0.5 of its bandwidth, both ways (0 < factor <= 1)
+//   straggler:3.4:1.5  chip (3,4) computes 1.5 times slower (factor >= 1)
+//   random:4:7         4 more links down, drawn with seed 7 from those not named
+// Chips are written by coordinates separated by '.', one per chip dimension. Messages then take shortest
+// paths over the links left (routes.hpp in sim/), found by breadth-first search: dimension 0 first, the +
+// way first among equally short ones. Faults that cut the pod in two are refused.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tpusim::topo {
+
+class Faults {
+ public:
+  Faults() = default;
+  // InputError naming the item and the problem. `chip_dims` and `wraparound` are the pod's.
+  static Faults parse(const std::vector<int>& chip_dims, bool wraparound, const std::string& text);
+
+  bool empty() const { return down_.empty() && slow_.empty() && stragglers_.empty(); }
+  bool any_down() const { return !down_.empty(); }
+  // Links are numbered chip * (number of chip dimensions) + dimension: the link to the + neighbour.
+  bool is_down(int link) const { return down_.count(link) > 0; }
+  double bandwidth_factor(int link) const;  // 1 for a healthy link
+  double straggler_factor(int chip) const;  // 1 for a healthy chip
+  double slowest_straggler() const;         // the largest factor, 1 without stragglers
+  const std::set<int>& down_links() const { return down_; }
+  // The canonical text: named items in a fixed order, random draws resolved; "" when healthy.
+  const std::string& text() const { return text_; }
+
+  // "3.4+x": how the text writes link number `link`.
+  std::string link_name(int link) const;
+
+  // With links down: the first hop of the route from chip `from` to chip `to` (from != to), as
+  // dimension * 2 + (1 for the - way, 0 for the + way). Needs any_down().
+  int first_hop(int from, int to) const;
+
+ private:
+  std::map<int, double> slow_;
+  std::set<int> down_;
+  std::map<int, double> stragglers_;
+  std::string text_;
+  // next_hop_[to * chips + from], computed once when links are down (a quadratic table, so bounded).
+  std::shared_ptr<const std::vector<std::int8_t>> next_hop_;
+  int chips_ = 0;
+  std::vector<int> dims_;
+};
+
+// The chip `hop` (first_hop's code) leads to from `chip`.
+int neighbour_chip(const std::vector<int>& chip_dims, int chip, int hop);
+
+}  // namespace tpusim::topo
