@@ -49,4 +49,10 @@ double DeviceModel::op_time_s(double flops, double bytes) const {
   return op_overhead_s_ + std::max(flops / peak_flops_, bytes / hbm_bandwidth_Bps_);
 }
 
+DeviceModel DeviceModel::slowed(double factor) const {
+  if (factor == 1.0) return *this;
+  return DeviceModel(fmt::format("{} slowed {:g}x", name_, factor), peak_flops_ / factor,
+                     hbm_bandwidth_Bps_ / factor, hbm_bytes_, op_overhead_s_ * factor);
+}
+
 }  // namespace tpusim::mtf

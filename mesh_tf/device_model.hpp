@@ -26,6 +26,8 @@ class DeviceModel {
   std::uint64_t hbm_bytes() const { return hbm_bytes_; }
   double op_overhead_s() const { return op_overhead_s_; }
   double op_time_s(double flops, double bytes) const;
+  // Every operation `factor` times longer (peak rates divided, overhead multiplied): a straggler's core.
+  DeviceModel slowed(double factor) const;
 
  private:
   std::string name_;

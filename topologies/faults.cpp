@@ -191,7 +191,7 @@ Faults Faults::parse(const std::vector<int>& chip_dims, bool wraparound, const s
     } else if (kind == "straggler") {
       expect(3, "straggler:<chip>:<factor>, such as straggler:0.0:1.5");
       faults.stragglers_[parse_chip(pod, parts[1], item)] =
-          parse_factor(parts[2], item, 1, true, 1e6, "from 1 to 1e6");
+          parse_factor(parts[2], item, 1, true, 100, "from 1 to 100");
     } else if (kind == "random") {
       expect(3, "random:<links>:<seed>, such as random:4:7");
       try {

@@ -3,7 +3,7 @@
 // says it, the same on the command line (--faults) and in a config (hardware.faults), items separated by ';':
 //   down:3.4+x         the link from chip (3,4) to its + neighbour along x carries nothing, either way
 //   slow:3.4+x:0.5     that link runs at 0.5 of its bandwidth, both ways (0 < factor <= 1)
-//   straggler:3.4:1.5  chip (3,4) computes 1.5 times slower (factor >= 1)
+//   straggler:3.4:1.5  chip (3,4) computes 1.5 times slower (1 <= factor <= 100)
 //   random:4:7         4 more links down, drawn with seed 7 from those not named
 // Chips are written by coordinates separated by '.', one per chip dimension. Messages then take shortest
 // paths over the links left (routes.hpp in sim/), found by breadth-first search: dimension 0 first, the +

@@ -92,7 +92,8 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   sim::Simulator simulator(config.hardware.topology);
   mtf::ExecutionOptions execution;
   execution.numerics = numerics;
-  execution.device = config.hardware.device;
+  // SPMD: every core waits for the slowest at the next collective, so a straggler sets every op's time.
+  execution.device = config.hardware.device.slowed(config.hardware.topology.faults().slowest_straggler());
   execution.algorithms = config.hardware.collective_algorithm_by_axis;
   execution.mapping = config.mesh.mapping;
   std::unique_ptr<mtf::Executor> executor;

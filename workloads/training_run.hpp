@@ -53,6 +53,9 @@ struct CollectiveGroup {
 
 struct RunReport {
   std::string mesh_mapping;  // where the mesh runs: "model = core+x, batch = y" (mtf::MeshMapping::note)
+  // On a pod with faults (hardware.faults), the step time of the same config on the healthy pod; 0 when the
+  // pod is healthy or no baseline was run (tpusim run runs one).
+  double healthy_step_time_s = 0;
   std::int64_t parameters = 0;
   double model_flops_per_step = 0;    // closed form (model_formulas.hpp), whole pod
   double counted_flops_per_core = 0;  // every op the engine lowered, one step

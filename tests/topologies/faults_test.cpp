@@ -133,7 +133,7 @@ TEST_CASE("bad faults are one line naming the item") {
   CHECK(error_of("tpu-v2-32", "slow:0.0+x:-2") ==
         "fault 'slow:0.0+x:-2': factor '-2' must be a number above 0 and at most 1");
   CHECK(error_of("tpu-v2-32", "straggler:0.0:0.5") ==
-        "fault 'straggler:0.0:0.5': factor '0.5' must be a number from 1 to 1e6");
+        "fault 'straggler:0.0:0.5': factor '0.5' must be a number from 1 to 100");
   CHECK(error_of("tpu-v2-32", "down:0.0") ==
         "fault 'down:0.0': a link is a chip and the axis of its + neighbour, such as 0.0+x");
   CHECK(error_of("tpu-v2-32", "fast:0.0+x") ==

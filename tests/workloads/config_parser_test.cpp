@@ -165,6 +165,14 @@ TEST_CASE("hardware keys resolve topologies and devices and overrides") {
                    "'ring'?); valid "
                    "values are ring, bidir_ring, ",
                    0) == 0);
+  CHECK(
+      error_of(replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  faults: down:4.0+x\n")) ==
+      "configs/test.yaml:4: hardware.faults: fault 'down:4.0+x': chip coordinate x: 4 is out of range: "
+      "expected 0 to 3");
+  CHECK(error_of(
+            replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  faults: slow:0.0+x:0\n")) ==
+        "configs/test.yaml:4: hardware.faults: fault 'slow:0.0+x:0': factor '0' must be a number above 0 and "
+        "at most 1");
   CHECK(error_of(replace(kValid, "tpu-v2-32", "tpu-v9")) ==
         "configs/test.yaml:3: hardware.topology: unknown topology preset 'tpu-v9'; valid presets are "
         "tpu-v2-pod, "

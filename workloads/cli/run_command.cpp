@@ -7,6 +7,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "topologies/support/child_process.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
@@ -32,6 +33,7 @@ struct RunArgs {
   std::string output;
   int steps = 0;
   int trace_chips = -1;
+  std::string faults;
 };
 
 // Every chip's tracks repeat the same SPMD timeline; past this many events the trace keeps the first chips
@@ -73,10 +75,12 @@ void run(const RunArgs& args) {
   const nlohmann::json inputs = {
       {"config", workloads::input_or_null(args.config_path)},
       {"preset", args.config_path.empty() ? nlohmann::json(preset) : nlohmann::json(nullptr)},
-      {"steps", args.steps > 0 ? nlohmann::json(args.steps) : nlohmann::json(nullptr)}};
+      {"steps", args.steps > 0 ? nlohmann::json(args.steps) : nlohmann::json(nullptr)},
+      {"faults", workloads::input_or_null(args.faults)}};
   workloads::RunConfig config = args.config_path.empty() ? workloads::load_preset(preset)
                                                          : workloads::load_run_config_file(args.config_path);
   if (args.steps > 0) config.training.steps = args.steps;
+  if (!args.faults.empty()) config.hardware.topology = config.hardware.topology.with_faults(args.faults);
   if (!args.output.empty()) config.training.output_dir = args.output;
   // Before simulating: a results folder that cannot be written is reported now, not after the work.
   std::unique_ptr<StagedFolder> results;
@@ -91,7 +95,19 @@ void run(const RunArgs& args) {
           << std::flush;
     };
   }
-  const workloads::RunReport report = workloads::run_training(config, options);
+  // On a pod with faults, the healthy pod's step first, in a child: one simulation per process.
+  double healthy_s = 0;
+  if (!config.hardware.topology.faults().empty()) {
+    workloads::RunConfig healthy = config;
+    healthy.hardware.topology = healthy.hardware.topology.with_faults("");
+    healthy.training.numerics = workloads::NumericsMode::timing;
+    healthy.training.steps = 1;
+    const auto child = run_in_child(
+        [&] { return fmt::format("{:.17g}", workloads::run_training(healthy).timeline.step_time_s); });
+    healthy_s = std::stod(child.output);
+  }
+  workloads::RunReport report = workloads::run_training(config, options);
+  report.healthy_step_time_s = healthy_s;
   if (args.json) {
     std::cout << workloads::dump_report(workloads::run_report_json(config, report, inputs)) << "\n";
   } else {
@@ -159,6 +175,10 @@ void add_run_command(CLI::App& app) {
   add_whole_number_option(command, "--trace-chips", args.trace_chips, 0, topo::kMaxChips,
                           "Write the trace tracks of the first N chips only; 0 = every chip (default: every "
                           "chip while the trace stays under a million events)");
+  command->add_option(
+      "--faults", args.faults,
+      "Faults of the pod (overrides hardware.faults): down:3.4+x, slow:3.4+x:0.5, "
+      "straggler:3.4:1.5, random:4:7, ';'-separated; the healthy pod's step is reported beside");
   command->add_flag("--no-files", args.no_files, "Do not write result files");
   command->callback([] { run(args); });
 }

@@ -73,6 +73,21 @@ std::vector<ConfigKey> hardware_keys() {
             }
           })
           .reports([](const RunConfig& c) { return c.hardware.topology.name(); }),
+      ConfigKey("hardware.faults", "faults text",
+                "Links down or slow, stragglers and random links down, ';'-separated: down:3.4+x, "
+                "slow:3.4+x:0.5, straggler:3.4:1.5, random:4:7 (4 links down, seed 7). Messages take the "
+                "shortest paths over the links left; rings through a link that is down are refused; a "
+                "straggler slows every op of the step, since each core waits for it.")
+          .absent_means("a healthy pod")
+          .needs({"hardware.topology"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            try {
+              r.config.hardware.topology = r.config.hardware.topology.with_faults(value.scalar());
+            } catch (const InputError& error) {
+              value.fail(error.what());
+            }
+          })
+          .reports([](const RunConfig& c) { return c.hardware.topology.faults().text(); }),
       ConfigKey("hardware.device", "one of " + join(mtf::DeviceModel::preset_names()),
                 "The device model of each core (mtf::DeviceModel); the keys below override its figures.")
           .computed("tpu-v3-core on a tpu-v3 topology, else tpu-v2-core",

@@ -64,6 +64,11 @@ nlohmann::json run_report_json(const RunConfig& config, const RunReport& r, nloh
                             {"collectives", collectives},
                             {"collective_calls_per_step", r.collectives.size()},
                             {"wall_s", r.wall_s}};
+  if (r.healthy_step_time_s > 0) {
+    summary["faults"] = {{"faults", config.hardware.topology.faults().text()},
+                         {"healthy_step_time_s", r.healthy_step_time_s},
+                         {"slowdown", timeline.step_time_s / r.healthy_step_time_s}};
+  }
   return with_report_context(std::move(summary), format::kRunSummary, "run", std::move(inputs));
 }
 

@@ -47,6 +47,11 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
                      to_string(c.training.numerics), c.training.steps, c.training.steps == 1 ? "" : "s");
 
   out << fmt::format("step time (simulated)   {:>12}\n", format_duration(t.step_time_s));
+  if (r.healthy_step_time_s > 0) {
+    out << fmt::format("  faults                {}; on the healthy pod {}, {:.3f}x slower here\n",
+                       c.hardware.topology.faults().text(), format_duration(r.healthy_step_time_s),
+                       t.step_time_s / r.healthy_step_time_s);
+  }
   out << fmt::format("  compute               {:>12}  {}\n", format_duration(t.compute_s),
                      percent_of(t.compute_s, t.step_time_s));
   out << fmt::format("  exposed communication {:>12}  {}\n", format_duration(t.exposed_comm_s),

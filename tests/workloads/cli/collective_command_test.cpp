@@ -166,6 +166,37 @@ TEST_CASE("cli: collective --algo auto names its choice and moves real data with
   CHECK(result.at("data_ok") == true);
 }
 
+TEST_CASE("cli: --faults: the faulty pod's time beside the healthy pod's, and bad faults are one line") {
+  const Scratch scratch;
+  auto run = scratch.run({"collective", "--topology", "tpu-v2-32", "--algo", "halving_doubling", "--bytes",
+                          "64KiB", "--faults", "down:1.2+x;slow:0.0+y:0.5", "--check-data", "--json"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  const auto result = nlohmann::json::parse(run.out);
+  CHECK(result.at("faults") == "down:1.2+x;slow:0.0+y:0.5");
+  CHECK(result.at("data_ok") == true);
+  const double healthy = result.at("healthy_time_s"), faulty = result.at("time_s");
+  CHECK(healthy > 0);
+  CHECK(result.at("slowdown").get<double>() == Approx(faulty / healthy).epsilon(1e-12));
+  CHECK(faulty > healthy);
+  // A ring through the dead link is refused; a fault naming no link is bad input.
+  run = scratch.run(
+      {"collective", "--topology", "tpu-v2-32", "--algo", "bidir_ring", "--faults", "down:1.2+x"});
+  CHECK(run.exit_status == 2);
+  REQUIRE(run.err_lines().size() == 1);
+  CHECK_THAT(run.err_lines()[0], Catch::Contains("would cross link 1.2+x, which is down"));
+  run = scratch.run({"collective", "--topology", "tpu-v2-32", "--faults", "down:4.0+x"});
+  CHECK(run.exit_status == 2);
+  REQUIRE(run.err_lines().size() == 1);
+  CHECK(run.err_lines()[0] ==
+        "tpusim: error: fault 'down:4.0+x': chip coordinate x: 4 is out of range: expected 0 to 3");
+  // tpusim run takes --faults too, and reports the step on the healthy pod beside.
+  run = scratch.run({"run", "--preset", "tiny-mlp", "--no-files", "--faults", "straggler:0:2"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK_THAT(run.out, Catch::Contains("  faults                straggler:0:2; on the healthy pod "));
+}
+
 TEST_CASE("cli: collective --trace writes a Chrome trace that parses as JSON") {
   const Scratch scratch;
   const auto run = scratch.run({"collective", "--topology", "ring-8", "--algo", "ring", "--bytes", "4KiB",
