@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/visitors.hpp>
 #include <cmath>
 #include <cstdlib>
-#include <deque>
 #include <random>
 
 #include "topologies/support/check.hpp"
@@ -106,43 +108,38 @@ double parse_factor(const std::string& text, const std::string& item, double min
   return value;
 }
 
-// Breadth-first search over the links left, from every destination: the first hop of each route, dimension
-// 0 first and the + way first among equally short ones. Throws when a chip cannot be reached.
+// Breadth-first search (Boost.Graph) over the links left, from every destination; then the first hop of each
+// route: dimension 0 first and the + way first among the hops that bring a chip one closer. Throws when a
+// chip cannot be reached.
 std::vector<std::int8_t> next_hops(const Pod& pod, const std::set<int>& down) {
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
   const int chips = pod.chips();
   const int dims = pod.dimensions();
-  auto alive = [&](int chip, int d) { return pod.has_link(chip, d) && down.count(chip * dims + d) == 0; };
+  auto alive = [&](int owner, int d) { return pod.has_link(owner, d) && down.count(owner * dims + d) == 0; };
+  Graph graph(chips);
+  for (int chip = 0; chip < chips; ++chip) {
+    for (int d = 0; d < dims; ++d) {
+      if (alive(chip, d)) boost::add_edge(chip, neighbour_chip(pod.dims, chip, 2 * d), graph);
+    }
+  }
+  constexpr int kUnreached = -1;
   std::vector<std::int8_t> table(static_cast<std::size_t>(chips) * chips, -1);
   std::vector<int> distance(chips);
   for (int to = 0; to < chips; ++to) {
-    std::fill(distance.begin(), distance.end(), -1);
+    std::fill(distance.begin(), distance.end(), kUnreached);
     distance[to] = 0;
-    std::deque<int> queue{to};
-    while (!queue.empty()) {
-      const int chip = queue.front();
-      queue.pop_front();
-      for (int hop = 0; hop < 2 * dims; ++hop) {
-        // The chip that reaches `chip` by `hop`: it is `chip`'s neighbour the other way.
-        const int d = hop / 2;
-        const bool plus = hop % 2 == 0;
-        const int from = neighbour_chip(pod.dims, chip, hop ^ 1);
-        if (from < 0) continue;
-        if (!alive(plus ? from : chip, d)) continue;
-        if (distance[from] >= 0) continue;
-        distance[from] = distance[chip] + 1;
-        queue.push_back(from);
-      }
-    }
+    boost::breadth_first_search(graph, boost::vertex(to, graph),
+                                boost::visitor(boost::make_bfs_visitor(
+                                    boost::record_distances(distance.data(), boost::on_tree_edge()))));
     for (int from = 0; from < chips; ++from) {
-      if (distance[from] < 0) {
+      if (distance[from] == kUnreached) {
         throw InputError(fmt::format("faults cut chip {} off from chip {}; a pod must stay connected",
                                      pod.chip_text(from), pod.chip_text(to)));
       }
       if (from == to) continue;
       for (int hop = 0; hop < 2 * dims; ++hop) {
-        const int d = hop / 2;
         const int next = neighbour_chip(pod.dims, from, hop);
-        if (next < 0 || !alive(hop % 2 == 0 ? from : next, d) || distance[next] != distance[from] - 1)
+        if (next < 0 || !alive(hop % 2 == 0 ? from : next, hop / 2) || distance[next] != distance[from] - 1)
           continue;
         table[static_cast<std::size_t>(to) * chips + from] = static_cast<std::int8_t>(hop);
         break;

@@ -6,8 +6,8 @@
 //   straggler:3.4:1.5  chip (3,4) computes 1.5 times slower (1 <= factor <= 100)
 //   random:4:7         4 more links down, drawn with seed 7 from those not named
 // Chips are written by coordinates separated by '.', one per chip dimension. Messages then take shortest
-// paths over the links left (routes.hpp in sim/), found by breadth-first search: dimension 0 first, the +
-// way first among equally short ones. Faults that cut the pod in two are refused.
+// paths over the links left (routes.hpp in sim/), found by Boost.Graph's breadth-first search: dimension 0
+// first, the + way first among equally short ones. Faults that cut the pod in two are refused.
 #include <cstdint>
 #include <map>
 #include <memory>
