@@ -143,6 +143,8 @@ TEST_CASE("bad faults are one line naming the item") {
         "fault: link 0.0+x is named both down and slow");
   CHECK(error_of("mesh-4x4", "down:3.0+x") ==
         "fault 'down:3.0+x': chip 3.0 has no link to a + neighbour along x");
+  CHECK(error_of("torus:64x64", "down:0.0+x") ==
+        "faults with links down are simulated on pods of up to 1024 chips; this one has 4096");
   CHECK(error_of("ring-8", "down:0+x;down:4+x") ==
         "faults cut chip 1 off from chip 0; a pod must stay connected");
   CHECK(error_of("tpu-v2-32", "down:0.0+x;") == "faults 'down:0.0+x;': an empty item between ';'");
