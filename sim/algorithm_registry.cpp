@@ -166,7 +166,7 @@ void check_neighbour_links(const topo::Topology& topology, const CollectiveReque
           throw InputError(fmt::format(
               "{} runs over neighbour links, and its transfer from rank {} to rank {} would cross link {}, "
               "which is down; on this pod use an algorithm that routes around it, such as halving_doubling",
-              needing, t.src, t.dst, faults.link_name(link / 2)));
+              needing, t.src, t.dst, topo::link_name(topology, link / 2)));
         }
       }
       previous.swap(round);

@@ -42,9 +42,7 @@ void build_torus(const topo::Topology& topology, std::vector<s4u::Host*>& hosts)
                              topology.inter_chip().latency_s(), s4u::Link::SharingPolicy::SPLITDUPLEX);
   torus->seal();
   // Slow links (faults.hpp), both directions; links down take the full zone instead.
-  for (int link = 0; link < topology.num_chips() * static_cast<int>(topology.chip_dims().size()); ++link) {
-    const double factor = topology.faults().bandwidth_factor(link);
-    if (factor == 1.0) continue;
+  for (const auto& [link, factor] : topology.faults().slow_links()) {
     for (const int directed : {2 * link, 2 * link + 1})
       s4u::Link::by_name(directed_link_name(topology, directed))
           ->set_bandwidth(topology.inter_chip().bandwidth_Bps() * factor);
@@ -61,11 +59,9 @@ void build_full(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) 
   std::unordered_map<int, s4u::SplitDuplexLink*> duplex;  // by the UP link number of routes.hpp
   const auto& dims = topology.chip_dims();
   for (int chip = 0; chip < chips; ++chip) {
-    const auto coord = topo::chip_coord(topology, chip);
     for (std::size_t d = 0; d < dims.size(); ++d) {
       const int number = chip * static_cast<int>(dims.size()) + static_cast<int>(d);
-      const bool exists = dims[d] > 1 && (topology.wraparound() || coord[d] + 1 < dims[d]);
-      if (!exists || topology.faults().is_down(number)) continue;
+      if (!topology.has_link(chip, static_cast<int>(d)) || topology.faults().is_down(number)) continue;
       const int up = number * 2;
       auto name = directed_link_name(topology, up);
       name.resize(name.size() - 3);  // create_split_duplex_link appends _UP / _DOWN

@@ -63,7 +63,7 @@ Route route_between(const topo::Topology& topology, topo::Rank src, topo::Rank d
     // Around the links that are down: the faults' shortest paths, hop by hop.
     for (int at = from; at != to;) {
       const int hop = faults.first_hop(at, to);
-      const int next = topo::neighbour_chip(topology.chip_dims(), at, hop);
+      const int next = topo::neighbour_chip(topology, at, hop);
       const bool up = hop % 2 == 0;
       route.links.push_back(inter_link(topology, up ? at : next, hop / 2, up));
       at = next;

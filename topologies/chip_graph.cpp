@@ -22,18 +22,10 @@ using ChipGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirec
 // row has none. A torus dimension of size 2 therefore has two links between its two chips, as on SimGrid's.
 ChipGraph build_graph(const Topology& topology) {
   ChipGraph graph(topology.num_chips());
-  const auto& dims = topology.chip_dims();
+  const int dims = static_cast<int>(topology.chip_dims().size());
   for (int chip = 0; chip < topology.num_chips(); ++chip) {
-    const auto coord = chip_coord(topology, chip);
-    for (std::size_t d = 0; d < dims.size(); ++d) {
-      if (dims[d] == 1) continue;
-      auto next = coord;
-      next[d] = coord[d] + 1;
-      if (next[d] == dims[d]) {
-        if (!topology.wraparound()) continue;
-        next[d] = 0;
-      }
-      boost::add_edge(chip, chip_id(topology, next), graph);
+    for (int d = 0; d < dims; ++d) {
+      if (topology.has_link(chip, d)) boost::add_edge(chip, neighbour_chip(topology, chip, 2 * d), graph);
     }
   }
   return graph;

@@ -17,11 +17,13 @@
 
 namespace tpusim::topo {
 
+class Topology;  // topology.hpp holds a Faults
+
 class Faults {
  public:
   Faults() = default;
-  // InputError naming the item and the problem. `chip_dims` and `wraparound` are the pod's.
-  static Faults parse(const std::vector<int>& chip_dims, bool wraparound, const std::string& text);
+  // InputError naming the item and the problem; the topology's faults, if any, play no part.
+  static Faults parse(const Topology& topology, const std::string& text);
 
   bool empty() const { return down_.empty() && slow_.empty() && stragglers_.empty(); }
   bool any_down() const { return !down_.empty(); }
@@ -31,11 +33,9 @@ class Faults {
   double straggler_factor(int chip) const;  // 1 for a healthy chip
   double slowest_straggler() const;         // the largest factor, 1 without stragglers
   const std::set<int>& down_links() const { return down_; }
+  const std::map<int, double>& slow_links() const { return slow_; }  // link -> bandwidth factor
   // The canonical text: named items in a fixed order, random draws resolved; "" when healthy.
   const std::string& text() const { return text_; }
-
-  // "3.4+x": how the text writes link number `link`.
-  std::string link_name(int link) const;
 
   // With links down: the first hop of the route from chip `from` to chip `to` (from != to), as
   // dimension * 2 + (1 for the - way, 0 for the + way). Needs any_down().
@@ -49,10 +49,11 @@ class Faults {
   // next_hop_[to * chips + from], computed once when links are down (a quadratic table, so bounded).
   std::shared_ptr<const std::vector<std::int8_t>> next_hop_;
   int chips_ = 0;
-  std::vector<int> dims_;
 };
 
-// The chip `hop` (first_hop's code) leads to from `chip`.
-int neighbour_chip(const std::vector<int>& chip_dims, int chip, int hop);
+// The chip `hop` (first_hop's code) leads to from `chip` (-1 along a dimension of size 1).
+int neighbour_chip(const Topology& topology, int chip, int hop);
+// "3.4+x": how the faults' text writes link number `link`.
+std::string link_name(const Topology& topology, int link);
 
 }  // namespace tpusim::topo

@@ -74,9 +74,17 @@ Topology Topology::with_links(LinkParams inter_chip, LinkParams intra_chip) cons
   return linked;
 }
 
+bool Topology::has_link(int chip, int dimension) const {
+  const int k = chip_dims_[dimension];
+  if (k < 2) return false;
+  int stride = 1;
+  for (int d = 0; d < dimension; ++d) stride *= chip_dims_[d];
+  return wraparound_ || (chip / stride) % k + 1 < k;
+}
+
 Topology Topology::with_faults(const std::string& text) const {
   Topology faulty = *this;
-  faulty.faults_ = Faults::parse(chip_dims_, wraparound_, text);
+  faulty.faults_ = Faults::parse(*this, text);
   return faulty;
 }
 

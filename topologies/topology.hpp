@@ -49,6 +49,10 @@ class Topology {
 
   Topology with_links(LinkParams inter_chip, LinkParams intra_chip) const;
 
+  // Whether `chip` has a link to its + neighbour along chip dimension d: not along a dimension of one chip,
+  // nor from the last chip of a row without wraparound.
+  bool has_link(int chip, int dimension) const;
+
   // Its links and chips as faults.hpp's text says (InputError naming the item otherwise); "" is healthy.
   Topology with_faults(const std::string& text) const;
   const Faults& faults() const { return faults_; }

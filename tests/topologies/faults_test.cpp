@@ -109,7 +109,7 @@ TEST_CASE("routes around links that are down are shortest paths over the links l
           for (int at = from; at != to; ++hops) {
             const int hop = faults.first_hop(at, to);
             const int d = hop / 2, D = static_cast<int>(topology.chip_dims().size());
-            const int next = neighbour_chip(topology.chip_dims(), at, hop);
+            const int next = neighbour_chip(topology, at, hop);
             const int link = (hop % 2 == 0 ? at : next) * D + d;
             REQUIRE(link < links);
             REQUIRE_FALSE(faults.is_down(link));
