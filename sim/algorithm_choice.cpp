@@ -6,6 +6,7 @@
 
 #include "sim/algorithm_registry.hpp"
 #include "sim/bounds.hpp"
+#include "topologies/support/check.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 
@@ -38,6 +39,7 @@ std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& r
 }
 
 Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candidates) {
+  TPUSIM_CHECK(!candidates.empty());
   const auto& topology = simulator.topology();
   std::vector<std::pair<double, std::size_t>> by_critical_path;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -49,8 +51,8 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
     by_critical_path.emplace_back(predict_alpha_beta(topology, candidates[i]).time_s, i);
   }
   if (by_critical_path.empty()) {
-    const char* kind = candidates.empty() ? "collective" : to_string(candidates.front().kind);
-    throw InputError(fmt::format("auto: no {} algorithm fits these groups", kind));
+    throw InputError(
+        fmt::format("auto: no {} algorithm fits these groups", to_string(candidates.front().kind)));
   }
   std::stable_sort(by_critical_path.begin(), by_critical_path.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -75,6 +77,7 @@ std::vector<std::string> fastest_algorithms(Simulator& simulator, const Collecti
     candidates.back().algorithms = std::move(names);
     candidates.back().data = nullptr;
   }
+  // None when auto is mixed with names but the group has another number of dimensions.
   if (candidates.empty()) {
     throw InputError(fmt::format("auto: no {} algorithm fits these groups", to_string(request.kind)));
   }

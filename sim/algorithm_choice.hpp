@@ -29,9 +29,9 @@ struct Choice {
   std::size_t simulated = 0;  // candidates simulated (the others could not win)
 };
 
-// The fastest of `candidates` (requests with named algorithms, groups of their own) on the simulator;
-// candidates whose algorithms do not fit their groups are passed over. InputError naming the kind when none
-// fits.
+// The fastest of `candidates` (at least one; requests with named algorithms, groups of their own) on the
+// simulator; candidates whose algorithms do not fit their groups are passed over. InputError naming the kind
+// when none fits.
 Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candidates);
 
 // The request's "auto" names replaced by the fastest of auto_candidates on its groups.
