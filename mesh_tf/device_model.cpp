@@ -32,11 +32,13 @@ DeviceModel::DeviceModel(std::string name, double peak_flops, double hbm_bandwid
 // Half a chip of the public per-chip figures (two cores per chip), see shared reference mesh_tf.md.
 DeviceModel DeviceModel::tpu_v2_core() { return DeviceModel("tpu-v2-core", 22.5e12, 350e9, 8ull << 30); }
 DeviceModel DeviceModel::tpu_v3_core() { return DeviceModel("tpu-v3-core", 61.5e12, 450e9, 16ull << 30); }
+DeviceModel DeviceModel::tpu_v4_core() { return DeviceModel("tpu-v4-core", 137.5e12, 600e9, 16ull << 30); }
 
 namespace {
 const NameTable<DeviceModel (*)()>& presets() {
-  static const NameTable<DeviceModel (*)()> table(
-      "device", {{"tpu-v2-core", DeviceModel::tpu_v2_core}, {"tpu-v3-core", DeviceModel::tpu_v3_core}});
+  static const NameTable<DeviceModel (*)()> table("device", {{"tpu-v2-core", DeviceModel::tpu_v2_core},
+                                                             {"tpu-v3-core", DeviceModel::tpu_v3_core},
+                                                             {"tpu-v4-core", DeviceModel::tpu_v4_core}});
   return table;
 }
 }  // namespace
@@ -44,6 +46,14 @@ const NameTable<DeviceModel (*)()>& presets() {
 std::vector<std::string> DeviceModel::preset_names() { return presets().names(); }
 
 DeviceModel DeviceModel::preset(const std::string& name) { return presets().parse(name)(); }
+
+DeviceModel DeviceModel::for_topology(const std::string& topology_name) {
+  for (const auto& name : preset_names()) {
+    const std::string generation = name.substr(0, name.size() - std::string("-core").size());  // "tpu-v3"
+    if (topology_name.rfind(generation + "-", 0) == 0) return preset(name);
+  }
+  return tpu_v2_core();
+}
 
 double DeviceModel::op_time_s(double flops, double bytes) const {
   return op_overhead_s_ + std::max(flops / peak_flops_, bytes / hbm_bandwidth_Bps_);

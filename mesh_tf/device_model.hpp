@@ -1,7 +1,9 @@
 #pragma once
 // Time of local work on one core: a roofline per operation, max(flops / peak, bytes / HBM bandwidth). Bytes
 // follow the tensors' dtypes (bf16 activations cost 2 bytes in HBM even though numerics run in fp32).
-// Presets are half a chip's public figures (Jouppi et al., CACM 2020; see shared reference mesh_tf.md).
+// Presets are half a chip's public figures (v2, v3: Jouppi et al., CACM 2020, see shared reference
+// mesh_tf.md; v4: the Cloud TPU v4 page, 275 TFLOP/s, 32 GiB and 1200 GB/s of HBM per chip of two
+// TensorCores).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,7 +19,10 @@ class DeviceModel {
               double op_overhead_s = 0);
   static DeviceModel tpu_v2_core();                    // 22.5 TFLOP/s bf16, 350 GB/s, 8 GiB
   static DeviceModel tpu_v3_core();                    // 61.5 TFLOP/s bf16, 450 GB/s, 16 GiB
-  static DeviceModel preset(const std::string& name);  // "tpu-v2-core" | "tpu-v3-core", InputError otherwise
+  static DeviceModel tpu_v4_core();                    // 137.5 TFLOP/s bf16, 600 GB/s, 16 GiB
+  static DeviceModel preset(const std::string& name);  // "tpu-v2-core" .. "tpu-v4-core", InputError otherwise
+  // The core of the TPU generation a topology preset names ("tpu-v3-pod" -> tpu-v3-core), else tpu-v2-core.
+  static DeviceModel for_topology(const std::string& topology_name);
   static std::vector<std::string> preset_names();
 
   const std::string& name() const { return name_; }

@@ -257,7 +257,8 @@ algorithms::ClosedForm closed_form(const topo::Topology& topology, const Collect
     if (row.closed_form == nullptr) return {};
     return row.closed_form({request.kind, {}, s, alpha, bandwidth});
   }
-  if (request.groups.empty()) return {};
+  // The formulas take a ring's neighbours one hop apart; round a twisted wraparound they are not.
+  if (request.groups.empty() || topology.twisted()) return {};
   const auto& group = request.groups.front();
   const algorithms::ClosedFormInput input{
       request.kind, group.dims, s, alpha, bandwidth, topo::first_dimension_on_chip(topology, group)};

@@ -9,6 +9,7 @@
 #include "sim/algorithm_registry.hpp"
 #include "sim/request_check.hpp"
 #include "sim/routes.hpp"
+#include "topologies/chip_graph.hpp"
 #include "topologies/rank_mapping.hpp"
 
 namespace tpusim::sim {
@@ -262,10 +263,11 @@ LowerBound lower_bound(const topo::Topology& topology, const CollectiveRequest& 
       if (request.groups.size() == 1 && group.size() == topology.num_cores()) {
         const double pair_bytes = s / p;
         const auto& dims = topology.chip_dims();
-        for (const int k : dims) {
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+          const int k = dims[d];
           if (k < 2) continue;
           const double n1 = static_cast<double>(p) * (k / 2) / k, n2 = p - n1;
-          const double cut_links = (topology.wraparound() ? 2.0 : 1.0) * topology.num_chips() / k;
+          const double cut_links = topo::halving_cut_links(topology, static_cast<int>(d));
           const double cut_Bps = cut_links * 2 * topology.inter_chip().bandwidth_Bps();
           bound.bisection_s = std::max(bound.bisection_s, 2 * n1 * n2 * pair_bytes / cut_Bps);
         }

@@ -49,8 +49,8 @@ void build_torus(const topo::Topology& topology, std::vector<s4u::Host*>& hosts)
   }
 }
 
-// Meshes, lines, single chips and pods with links down: a full zone, one split-duplex link per neighbour pair
-// (none where the link is down, slower where it is slow), routes from routes.hpp.
+// Meshes, lines, single chips, twisted tori and pods with links down: a full zone, one split-duplex link per
+// neighbour pair (none where the link is down, slower where it is slow), routes from routes.hpp.
 void build_full(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) {
   auto* zone = s4u::create_full_zone("mesh");
   const int chips = topology.num_chips();
@@ -104,7 +104,7 @@ Platform::Platform(const topo::Topology& topology)
       hosts_(topology.num_chips()) {
   bool any_dimension = false;
   for (const int size : topology.chip_dims()) any_dimension = any_dimension || size > 1;
-  if (topology.wraparound() && any_dimension && !topology.faults().any_down()) {
+  if (topology.wraparound() && any_dimension && topology.route_table() == nullptr) {
     build_torus(topology, hosts_);
   } else {
     build_full(topology, hosts_);

@@ -32,11 +32,9 @@ std::string directed_link_name(const topo::Topology& topology, int link) {
   if (is_loopback(topology, link)) return fmt::format("loopback-{}", link - 2 * topology.num_chips() * dims);
   const int owner = link / 2 / dims;
   const int dimension = link / 2 % dims;
-  auto coord = topo::chip_coord(topology, owner);
-  coord[dimension] = (coord[dimension] + 1) % topology.chip_dims()[dimension];
   const char* prefix = topology.wraparound() ? "torus_link" : "mesh_link";
-  return fmt::format("{}_from_{}_to_{}_{}", prefix, owner, topo::chip_id(topology, coord),
-                     link % 2 == 0 ? "UP" : "DOWN");
+  return fmt::format("{}_from_{}_to_{}_{}", prefix, owner,
+                     topo::neighbour_chip(topology, owner, 2 * dimension), link % 2 == 0 ? "UP" : "DOWN");
 }
 
 // SimGrid 3.32 TorusZone::get_local_route: "right" when the target is at most k/2 ahead without wrapping, or
@@ -59,10 +57,10 @@ Route route_between(const topo::Topology& topology, topo::Rank src, topo::Rank d
     return route;
   }
   const auto& faults = topology.faults();
-  if (faults.any_down()) {
-    // Around the links that are down: the faults' shortest paths, hop by hop.
+  if (const auto* table = topology.route_table()) {
+    // Around links that are down, or over twisted wraparounds: shortest paths, hop by hop.
     for (int at = from; at != to;) {
-      const int hop = faults.first_hop(at, to);
+      const int hop = table->first_hop(at, to);
       const int next = topo::neighbour_chip(topology, at, hop);
       const bool up = hop % 2 == 0;
       route.links.push_back(inter_link(topology, up ? at : next, hop / 2, up));

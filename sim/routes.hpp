@@ -3,8 +3,9 @@
 // them). Tori follow SimGrid's torus zone: dimension order, dimension 0 first, shorter way round, and its own
 // rule for ties at exactly k/2 hops, which is position dependent (on k = 8: 0->4 goes +, 4->0 goes -, 1->5
 // and 5->1 both go +). Meshes use topologies' dimension_order_route. Cores of one chip talk over the chip's
-// loopback. With links down (topologies/faults.hpp) every pod routes over the faults' shortest paths, and a
-// slow link slows every route through it.
+// loopback. With links down (topologies/faults.hpp) or twisted wraparounds (topologies/twist.hpp) a pod
+// routes over the shortest paths of its route table (topologies/route_table.hpp), and a slow link slows every
+// route through it.
 #include <string>
 #include <vector>
 

@@ -63,22 +63,28 @@ GraphFigures graph_figures(const Topology& topology) {
   figures.average_hops = n > 1 ? hop_sum / (static_cast<double>(sources) * (n - 1)) : 0.0;
 
   // Bisection: the fewest links cut by a plane halving one dimension.
-  const auto& dims = topology.chip_dims();
   int best = -1;
-  for (std::size_t d = 0; d < dims.size(); ++d) {
-    if (dims[d] < 2) continue;
-    int cut = 0;
-    boost::graph_traits<ChipGraph>::edge_iterator edge, end;
-    for (std::tie(edge, end) = boost::edges(graph); edge != end; ++edge) {
-      const auto a = chip_coord(topology, static_cast<int>(boost::source(*edge, graph)));
-      const auto b = chip_coord(topology, static_cast<int>(boost::target(*edge, graph)));
-      if ((a[d] < dims[d] / 2) != (b[d] < dims[d] / 2)) ++cut;
-    }
+  for (std::size_t d = 0; d < topology.chip_dims().size(); ++d) {
+    if (topology.chip_dims()[d] < 2) continue;
+    const int cut = halving_cut_links(topology, static_cast<int>(d));
     if (best < 0 || cut < best) best = cut;
   }
   figures.bisection_links = std::max(best, 0);
   figures.bisection_Bps = 2.0 * figures.bisection_links * topology.inter_chip().bandwidth_Bps();
   return figures;
+}
+
+int halving_cut_links(const Topology& topology, int dimension) {
+  const int half = topology.chip_dims()[dimension] / 2;
+  const int dims = static_cast<int>(topology.chip_dims().size());
+  auto lower = [&](int chip) { return chip_coord(topology, chip)[dimension] < half; };
+  int cut = 0;
+  for (int chip = 0; chip < topology.num_chips(); ++chip) {
+    for (int d = 0; d < dims; ++d) {
+      if (topology.has_link(chip, d) && lower(chip) != lower(neighbour_chip(topology, chip, 2 * d))) ++cut;
+    }
+  }
+  return cut;
 }
 
 std::vector<int> dimension_order_route(const Topology& topology, int from_chip, int to_chip) {

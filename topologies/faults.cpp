@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/visitors.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -18,18 +15,9 @@
 namespace tpusim::topo {
 namespace {
 
-// With links down the SimGrid platform holds an explicit route for every pair of chips, as for meshes: a
-// 1024-chip pod takes about 270 MiB and 5 s to build, a 4096-chip one would take 16 times that.
-constexpr int kMaxChipsWithLinksDown = 1024;
 constexpr const char* kAxisNames[] = {"x", "y", "z"};
 
 int dimensions(const Topology& topology) { return static_cast<int>(topology.chip_dims().size()); }
-
-std::string chip_name(const Topology& topology, int chip) {
-  std::vector<std::string> parts;
-  for (const int c : chip_coord(topology, chip)) parts.push_back(std::to_string(c));
-  return join(parts, ".");
-}
 
 int parse_chip(const Topology& topology, const std::string& text, const std::string& item) {
   const auto& dims = topology.chip_dims();
@@ -85,59 +73,7 @@ double parse_factor(const std::string& text, const std::string& item, double min
   return value;
 }
 
-// Breadth-first search (Boost.Graph) over the links left, from every destination; then the first hop of each
-// route: dimension 0 first and the + way first among the hops that bring a chip one closer. Throws when a
-// chip cannot be reached.
-std::vector<std::int8_t> next_hops(const Topology& topology, const std::set<int>& down) {
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
-  const int chips = topology.num_chips();
-  const int dims = dimensions(topology);
-  auto alive = [&](int owner, int d) {
-    return topology.has_link(owner, d) && down.count(owner * dims + d) == 0;
-  };
-  Graph graph(chips);
-  for (int chip = 0; chip < chips; ++chip) {
-    for (int d = 0; d < dims; ++d) {
-      if (alive(chip, d)) boost::add_edge(chip, neighbour_chip(topology, chip, 2 * d), graph);
-    }
-  }
-  constexpr int kUnreached = -1;
-  std::vector<std::int8_t> table(static_cast<std::size_t>(chips) * chips, -1);
-  std::vector<int> distance(chips);
-  for (int to = 0; to < chips; ++to) {
-    std::fill(distance.begin(), distance.end(), kUnreached);
-    distance[to] = 0;
-    boost::breadth_first_search(graph, boost::vertex(to, graph),
-                                boost::visitor(boost::make_bfs_visitor(
-                                    boost::record_distances(distance.data(), boost::on_tree_edge()))));
-    for (int from = 0; from < chips; ++from) {
-      if (distance[from] == kUnreached) {
-        throw InputError(fmt::format("faults cut chip {} off from chip {}; a pod must stay connected",
-                                     chip_name(topology, from), chip_name(topology, to)));
-      }
-      if (from == to) continue;
-      for (int hop = 0; hop < 2 * dims; ++hop) {
-        const int next = neighbour_chip(topology, from, hop);
-        if (next < 0 || !alive(hop % 2 == 0 ? from : next, hop / 2) || distance[next] != distance[from] - 1)
-          continue;
-        table[static_cast<std::size_t>(to) * chips + from] = static_cast<std::int8_t>(hop);
-        break;
-      }
-      TPUSIM_CHECK(table[static_cast<std::size_t>(to) * chips + from] >= 0);
-    }
-  }
-  return table;
-}
-
 }  // namespace
-
-int neighbour_chip(const Topology& topology, int chip, int hop) {
-  const int d = hop / 2, k = topology.chip_dims()[d];
-  if (k < 2) return -1;
-  auto coord = chip_coord(topology, chip);
-  coord[d] = (coord[d] + (hop % 2 == 0 ? 1 : k - 1)) % k;
-  return chip_id(topology, coord);
-}
 
 std::string link_name(const Topology& topology, int link) {
   return fmt::format("{}+{}", chip_name(topology, link / dimensions(topology)),
@@ -147,7 +83,6 @@ std::string link_name(const Topology& topology, int link) {
 Faults Faults::parse(const Topology& topology, const std::string& text) {
   const int chips = topology.num_chips(), dims = dimensions(topology);
   Faults faults;
-  faults.chips_ = chips;
   if (text.empty()) return faults;
   std::vector<std::pair<int, unsigned>> random_draws;  // count, seed
   for (std::string item : split(text, ';')) {
@@ -207,14 +142,6 @@ Faults Faults::parse(const Topology& topology, const std::string& text) {
       throw InputError(fmt::format("fault: link {} is named both down and slow", link_name(topology, link)));
     }
   }
-  if (faults.any_down()) {
-    if (chips > kMaxChipsWithLinksDown) {
-      throw InputError(
-          fmt::format("faults with links down are simulated on pods of up to {} chips; this one has {}",
-                      kMaxChipsWithLinksDown, chips));
-    }
-    faults.next_hop_ = std::make_shared<const std::vector<std::int8_t>>(next_hops(topology, faults.down_));
-  }
   // The canonical text, for reports and identities: links and chips written back from their numbers.
   std::vector<std::string> items;
   for (const int link : faults.down_) items.push_back("down:" + link_name(topology, link));
@@ -240,11 +167,6 @@ double Faults::slowest_straggler() const {
   double slowest = 1.0;
   for (const auto& [chip, factor] : stragglers_) slowest = std::max(slowest, factor);
   return slowest;
-}
-
-int Faults::first_hop(int from, int to) const {
-  TPUSIM_CHECK(next_hop_ != nullptr && from != to);
-  return (*next_hop_)[static_cast<std::size_t>(to) * chips_ + from];
 }
 
 }  // namespace tpusim::topo

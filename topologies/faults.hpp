@@ -6,11 +6,8 @@
 //   straggler:3.4:1.5  chip (3,4) computes 1.5 times slower (1 <= factor <= 100)
 //   random:4:7         4 more links down, drawn with seed 7 from those not named
 // Chips are written by coordinates separated by '.', one per chip dimension. Messages then take shortest
-// paths over the links left (routes.hpp in sim/), found by Boost.Graph's breadth-first search: dimension 0
-// first, the + way first among equally short ones. Faults that cut the pod in two are refused.
-#include <cstdint>
+// paths over the links left (route_table.hpp). Faults that cut the pod in two are refused.
 #include <map>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,22 +34,13 @@ class Faults {
   // The canonical text: named items in a fixed order, random draws resolved; "" when healthy.
   const std::string& text() const { return text_; }
 
-  // With links down: the first hop of the route from chip `from` to chip `to` (from != to), as
-  // dimension * 2 + (1 for the - way, 0 for the + way). Needs any_down().
-  int first_hop(int from, int to) const;
-
  private:
   std::map<int, double> slow_;
   std::set<int> down_;
   std::map<int, double> stragglers_;
   std::string text_;
-  // next_hop_[to * chips + from], computed once when links are down (a quadratic table, so bounded).
-  std::shared_ptr<const std::vector<std::int8_t>> next_hop_;
-  int chips_ = 0;
 };
 
-// The chip `hop` (first_hop's code) leads to from `chip` (-1 along a dimension of size 1).
-int neighbour_chip(const Topology& topology, int chip, int hop);
 // "3.4+x": how the faults' text writes link number `link`.
 std::string link_name(const Topology& topology, int link);
 

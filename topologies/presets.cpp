@@ -22,6 +22,13 @@ const LinkParams kV2Link(496e9 / 8, 1e-6);
 const LinkParams kV3Link(656e9 / 8, 1e-6);
 const LinkParams kV2OnChip(350e9, 0.5e-6);
 const LinkParams kV3OnChip(450e9, 0.5e-6);
+// TPU v4 (Jouppi et al., ISCA 2023): 2 TensorCores per chip, 6 ICI links forming a 3D torus of 4x4x4 cubes,
+// up to 4096 chips. Each link carries 400 Gbit/s each way (G. Lockwood's TPUv4 notes, from Google's ICI
+// description), which the Cloud TPU v4 page's 24 TB/s bisection of the 16x16x16 pod agrees with (2 x 256
+// links cut x 50 GB/s = 25.6 TB/s). The hop latency and the on-chip figure (half of the 1200 GB/s HBM) are
+// assumptions as for v2 and v3.
+const LinkParams kV4Link(400e9 / 8, 1e-6);
+const LinkParams kV4OnChip(600e9, 0.5e-6);
 
 struct PresetEntry {
   const char* name;
@@ -31,6 +38,7 @@ struct PresetEntry {
   int cores_per_chip;
   LinkParams inter_chip;
   LinkParams intra_chip;
+  std::vector<Twist> twists = {};
 };
 
 const std::vector<PresetEntry>& table() {
@@ -63,6 +71,35 @@ const std::vector<PresetEntry>& table() {
        2,
        kV2Link,
        kV2OnChip},
+      {"tpu-v4-cube",
+       "TPU v4 cube: 4x4x4 chip 3D torus, 2 cores per chip (128 cores)",
+       {4, 4, 4},
+       true,
+       2,
+       kV4Link,
+       kV4OnChip},
+      {"tpu-v4-4x4x8",
+       "TPU v4 slice: 4x4x8 chip 3D torus, 2 cores per chip (256 cores)",
+       {4, 4, 8},
+       true,
+       2,
+       kV4Link,
+       kV4OnChip},
+      {"tpu-v4-4x4x8-twisted",
+       "TPU v4 twisted slice: 4x4x8 chips, the x and y wraparounds shifted 4 along z (256 cores)",
+       {4, 4, 8},
+       true,
+       2,
+       kV4Link,
+       kV4OnChip,
+       {{0, 2, 4}, {1, 2, 4}}},
+      {"tpu-v4-pod",
+       "TPU v4 pod: 16x16x16 chip 3D torus, 2 cores per chip (8192 cores)",
+       {16, 16, 16},
+       true,
+       2,
+       kV4Link,
+       kV4OnChip},
       {"ring-8", "8 single-core chips on a ring", {8}, true, 1, kV2Link, kV2OnChip},
       {"torus-4x4", "4x4 torus of single-core chips", {4, 4}, true, 1, kV2Link, kV2OnChip},
       {"torus-8x8", "8x8 torus of single-core chips", {8, 8}, true, 1, kV2Link, kV2OnChip},
@@ -96,8 +133,9 @@ std::vector<std::string> preset_names() {
 Topology preset(const std::string& name) {
   for (const auto& entry : table()) {
     if (name == entry.name) {
-      return Topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip, entry.inter_chip,
-                      entry.intra_chip);
+      const Topology topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip,
+                              entry.inter_chip, entry.intra_chip);
+      return entry.twists.empty() ? topology : topology.with_twists(entry.twists);
     }
   }
   throw InputError(
@@ -108,7 +146,7 @@ Topology preset(const std::string& name) {
 
 // spec := base ( ',' key '=' value )*
 // base := preset-name | kind ':' dims      kind := ring | line | torus | mesh     dims := N ('x' N)*
-// keys: cores, bw, lat, intra_bw, intra_lat
+// keys: cores, bw, lat, intra_bw, intra_lat, twist_x, twist_y, twist_z (twist.hpp)
 Topology topology_from_spec(const std::string& spec) {
   const auto parts = split(spec, ',');
   if (parts.empty() || parts[0].empty()) throw InputError("topology: empty specification");
@@ -135,7 +173,9 @@ Topology topology_from_spec(const std::string& spec) {
   int cores = topology->cores_per_chip();
   double bw = topology->inter_chip().bandwidth_Bps(), lat = topology->inter_chip().latency_s();
   double intra_bw = topology->intra_chip().bandwidth_Bps(), intra_lat = topology->intra_chip().latency_s();
-  const std::vector<std::string> keys = {"cores", "bw", "lat", "intra_bw", "intra_lat"};
+  const std::vector<std::string> keys = {"cores",     "bw",      "lat",     "intra_bw",
+                                         "intra_lat", "twist_x", "twist_y", "twist_z"};
+  std::vector<Twist> twists = topology->twists();
   std::set<std::string> given;
   for (std::size_t i = 1; i < parts.size(); ++i) {
     const auto eq = parts[i].find('=');
@@ -159,6 +199,17 @@ Topology topology_from_spec(const std::string& spec) {
         intra_bw = parse_bandwidth_Bps(value);
       } else if (key == "intra_lat") {
         intra_lat = parse_latency_s(value);
+      } else if (key.rfind("twist_", 0) == 0 && std::find(keys.begin(), keys.end(), key) != keys.end()) {
+        const int dimension = key.back() - 'x';
+        const int dims = static_cast<int>(topology->chip_dims().size());
+        if (dimension >= dims) {
+          throw InputError(fmt::format("topology '{}': {}: the pod has {} dimension{}", spec, key, dims,
+                                       dims == 1 ? "" : "s"));
+        }
+        twists.erase(std::remove_if(twists.begin(), twists.end(),
+                                    [&](const Twist& twist) { return twist.dimension == dimension; }),
+                     twists.end());
+        twists.push_back(parse_twist(dimension, value, dims, spec));
       } else {
         throw InputError(fmt::format("topology '{}': unknown key '{}'{}; keys are {}", spec, key,
                                      did_you_mean(key, keys), join(keys)));
@@ -168,8 +219,9 @@ Topology topology_from_spec(const std::string& spec) {
       throw InputError(fmt::format("topology '{}': {}: {}", spec, key, error.what()));
     }
   }
-  return Topology(topology->name() == base ? spec : topology->name(), topology->chip_dims(),
-                  topology->wraparound(), cores, LinkParams(bw, lat), LinkParams(intra_bw, intra_lat));
+  const Topology result(topology->name() == base ? spec : topology->name(), topology->chip_dims(),
+                        topology->wraparound(), cores, LinkParams(bw, lat), LinkParams(intra_bw, intra_lat));
+  return twists.empty() ? result : result.with_twists(twists);
 }
 
 }  // namespace tpusim::topo

@@ -1,6 +1,7 @@
 #include "topologies/rank_mapping.hpp"
 
 #include "topologies/support/check.hpp"
+#include "topologies/support/text.hpp"
 
 namespace tpusim::topo {
 
@@ -23,6 +24,12 @@ std::vector<int> chip_coord(const Topology& topology, int id) {
     id /= size;
   }
   return coord;
+}
+
+std::string chip_name(const Topology& topology, int id) {
+  std::vector<std::string> parts;
+  for (const int c : chip_coord(topology, id)) parts.push_back(std::to_string(c));
+  return join(parts, ".");
 }
 
 Rank rank_of(const Topology& topology, const CoreCoord& coord) {

@@ -22,5 +22,7 @@ CoreCoord coord_of(const Topology& topology, Rank rank);
 inline int chip_of(const Topology& topology, Rank rank) { return rank / topology.cores_per_chip(); }
 std::vector<int> chip_coord(const Topology& topology, int chip_id);
 int chip_id(const Topology& topology, const std::vector<int>& chip_coord);
+// "3.4": a chip's coordinates joined by '.', as faults and messages write it.
+std::string chip_name(const Topology& topology, int chip_id);
 
 }  // namespace tpusim::topo

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
+#include "topologies/rank_mapping.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 
@@ -64,13 +67,17 @@ std::string Topology::kind() const {
 std::string Topology::shape() const {
   std::vector<std::string> sizes;
   for (const int size : chip_dims_) sizes.push_back(std::to_string(size));
-  return fmt::format("{} chips x {} core{}", join(sizes, "x"), cores_per_chip_,
+  std::vector<std::string> twists;
+  for (const auto& twist : twists_) twists.push_back("twist_" + twist.text());
+  return fmt::format("{} chips{} x {} core{}", join(sizes, "x"),
+                     twists.empty() ? "" : " (" + join(twists, ", ") + ")", cores_per_chip_,
                      cores_per_chip_ == 1 ? "" : "s");
 }
 
 Topology Topology::with_links(LinkParams inter_chip, LinkParams intra_chip) const {
-  Topology linked(name_, chip_dims_, wraparound_, cores_per_chip_, inter_chip, intra_chip);
-  linked.faults_ = faults_;
+  Topology linked = *this;
+  linked.inter_chip_ = inter_chip;
+  linked.intra_chip_ = intra_chip;
   return linked;
 }
 
@@ -85,7 +92,41 @@ bool Topology::has_link(int chip, int dimension) const {
 Topology Topology::with_faults(const std::string& text) const {
   Topology faulty = *this;
   faulty.faults_ = Faults::parse(*this, text);
+  faulty.build_route_table();
   return faulty;
+}
+
+Topology Topology::with_twists(std::vector<Twist> twists) const {
+  check_twists(twists, chip_dims_, wraparound_, name_);
+  Topology twisted = *this;
+  twisted.twists_ = std::move(twists);
+  twisted.faults_ = Faults::parse(twisted, faults_.text());
+  twisted.build_route_table();
+  return twisted;
+}
+
+void Topology::build_route_table() {
+  route_table_.reset();
+  if (faults_.any_down()) {
+    route_table_ = std::make_shared<const RouteTable>(*this, faults_.down_links(), "faults with links down");
+  } else if (twisted()) {
+    route_table_ = std::make_shared<const RouteTable>(*this, std::set<int>{}, "twisted tori");
+  }
+}
+
+int neighbour_chip(const Topology& topology, int chip, int hop) {
+  const int d = hop / 2, k = topology.chip_dims()[d];
+  if (k < 2) return -1;
+  const bool up = hop % 2 == 0;
+  auto coord = chip_coord(topology, chip);
+  const bool wraps = up ? coord[d] == k - 1 : coord[d] == 0;
+  coord[d] = (coord[d] + (up ? 1 : k - 1)) % k;
+  for (const auto& twist : topology.twists()) {
+    if (twist.dimension != d || !wraps) continue;
+    const int n = topology.chip_dims()[twist.along];
+    coord[twist.along] = (coord[twist.along] + (up ? twist.shift : n - twist.shift)) % n;
+  }
+  return chip_id(topology, coord);
 }
 
 }  // namespace tpusim::topo

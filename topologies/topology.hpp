@@ -1,11 +1,14 @@
 #pragma once
 // A pod: chips on a 1D/2D/3D grid (torus with wraparound, or mesh without), each chip with one or more cores.
 // Links join neighbouring chips (inter_chip); the cores of one chip talk over intra_chip.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "topologies/faults.hpp"
 #include "topologies/link_params.hpp"
+#include "topologies/route_table.hpp"
+#include "topologies/twist.hpp"
 
 namespace tpusim::topo {
 
@@ -57,6 +60,16 @@ class Topology {
   Topology with_faults(const std::string& text) const;
   const Faults& faults() const { return faults_; }
 
+  // The same pod with these wraparounds twisted (twist.hpp; InputError when one does not fit); its faults
+  // are read again against the twisted links.
+  Topology with_twists(std::vector<Twist> twists) const;
+  const std::vector<Twist>& twists() const { return twists_; }
+  bool twisted() const { return !twists_.empty(); }
+
+  // Where routes do not follow the regular torus's dimension order (links down or twisted wraparounds):
+  // the shortest routes over the links there are; nullptr otherwise.
+  const RouteTable* route_table() const { return route_table_.get(); }
+
  private:
   std::string name_;
   std::vector<int> chip_dims_;
@@ -66,6 +79,14 @@ class Topology {
   LinkParams inter_chip_;
   LinkParams intra_chip_;
   Faults faults_;
+  std::vector<Twist> twists_;
+  std::shared_ptr<const RouteTable> route_table_;
+
+  void build_route_table();
 };
+
+// The chip that hop `hop` (dimension * 2, + 1 for the - way) leads to from `chip`, over twisted wraparounds
+// too; -1 along a dimension of size 1. The - neighbour of a chip is the chip whose + neighbour it is.
+int neighbour_chip(const Topology& topology, int chip, int hop);
 
 }  // namespace tpusim::topo

@@ -78,9 +78,9 @@ TEST_CASE("compute time follows the device roofline") {
   CHECK(r.timeline.comm_s == 0);
   CHECK(DeviceModel::tpu_v3_core().peak_flops() == 61.5e12);
   CHECK_THROWS_WITH(
-      DeviceModel::preset("tpu-v4-core"),
-      "unknown device 'tpu-v4-core' (did you mean 'tpu-v2-core'?); valid devices are tpu-v2-core, "
-      "tpu-v3-core");
+      DeviceModel::preset("tpu-v5-core"),
+      "unknown device 'tpu-v5-core' (did you mean 'tpu-v2-core'?); valid devices are tpu-v2-core, "
+      "tpu-v3-core, tpu-v4-core");
 }
 
 TEST_CASE("a mesh whose size differs from the topology is an input error") {

@@ -31,7 +31,7 @@ TEST_CASE("rejects unknown presets and bad overrides with one clear message") {
   CHECK_THROWS_WITH(
       preset("tpu-v2-pdo"),
       "unknown topology preset 'tpu-v2-pdo' (did you mean 'tpu-v2-pod'?); valid presets are tpu-v2-pod, "
-      "tpu-v3-pod, tpu-v2-32, tpu-v2-128, ring-8, torus-4x4, torus-8x8, torus-4x4x4, mesh-4x4 (or a spec "
+      "tpu-v3-pod, tpu-v2-32, tpu-v2-128, tpu-v4-cube, tpu-v4-4x4x8, tpu-v4-4x4x8-twisted, tpu-v4-pod, ring-8, torus-4x4, torus-8x8, torus-4x4x4, mesh-4x4 (or a spec "
       "such as torus:8x8,cores=2)");
   CHECK_THROWS_WITH(topology_from_spec("torus:4x0"),
                     "topology 'torus:4x0': '4x0' is not a list of sizes such as 16x16 or 4x4x4");
@@ -39,7 +39,7 @@ TEST_CASE("rejects unknown presets and bad overrides with one clear message") {
                     "topology 'torus:4x4,bw=0GBps': bw: '0GBps' is not a bandwidth: it must be positive");
   CHECK_THROWS_WITH(topology_from_spec("torus:4x4,bandwidth=1"),
                     "topology 'torus:4x4,bandwidth=1': unknown key 'bandwidth'; keys are cores, bw, lat, "
-                    "intra_bw, intra_lat");
+                    "intra_bw, intra_lat, twist_x, twist_y, twist_z");
   CHECK_THROWS_AS(topology_from_spec("torus:4x4,cores=0"), tpusim::InputError);
   CHECK_THROWS_AS(topology_from_spec("hypercube:4"), tpusim::InputError);
 }

@@ -176,7 +176,8 @@ TEST_CASE("hardware keys resolve topologies and devices and overrides") {
   CHECK(error_of(replace(kValid, "tpu-v2-32", "tpu-v9")) ==
         "configs/test.yaml:3: hardware.topology: unknown topology preset 'tpu-v9'; valid presets are "
         "tpu-v2-pod, "
-        "tpu-v3-pod, tpu-v2-32, tpu-v2-128, ring-8, torus-4x4, torus-8x8, torus-4x4x4, mesh-4x4 (or a spec "
+        "tpu-v3-pod, tpu-v2-32, tpu-v2-128, tpu-v4-cube, tpu-v4-4x4x8, tpu-v4-4x4x8-twisted, tpu-v4-pod, "
+        "ring-8, torus-4x4, torus-8x8, torus-4x4x4, mesh-4x4 (or a spec "
         "such as "
         "torus:8x8,cores=2)");
   CHECK(

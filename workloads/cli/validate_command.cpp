@@ -75,6 +75,8 @@ const std::vector<Target>& targets() {
       {"mesh-4x4", kEveryKind},
       {"tpu-v2-32", kEveryKind},
       {"torus-4x4x4", {CollectiveKind::allreduce}},
+      {"torus:4x8,cores=2,twist_x=y+4", kEveryKind},  // a twisted torus: routes over the twisted wraparound
+      {"tpu-v4-cube", {CollectiveKind::allreduce}},
       {"torus-8x8", {CollectiveKind::allreduce, CollectiveKind::alltoall}, {""}, true},
       {"tpu-v2-pod", {CollectiveKind::allreduce}},
   };

@@ -90,10 +90,10 @@ std::vector<ConfigKey> hardware_keys() {
           .reports([](const RunConfig& c) { return c.hardware.topology.faults().text(); }),
       ConfigKey("hardware.device", "one of " + join(mtf::DeviceModel::preset_names()),
                 "The device model of each core (mtf::DeviceModel); the keys below override its figures.")
-          .computed("tpu-v3-core on a tpu-v3 topology, else tpu-v2-core",
+          .computed("the core of a tpu-v3 or tpu-v4 topology preset, else tpu-v2-core",
                     [](ConfigReading& r) {
-                      const bool v3 = r.config.hardware.topology.name().rfind("tpu-v3", 0) == 0;
-                      r.config.hardware.device = mtf::DeviceModel::preset(v3 ? "tpu-v3-core" : "tpu-v2-core");
+                      r.config.hardware.device =
+                          mtf::DeviceModel::for_topology(r.config.hardware.topology.name());
                     })
           .needs({"hardware.topology"})
           .reads([](const ConfigNode& value, ConfigReading& r) {

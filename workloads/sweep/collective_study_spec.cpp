@@ -119,9 +119,12 @@ void check_value(int key, const Value& value, std::map<std::string, std::size_t>
 std::string topology_identity(const topo::Topology& t) {
   std::string dims;
   for (const int d : t.chip_dims()) dims += std::to_string(d) + "x";
-  return fmt::format("{} {}{} cores={} inter={:a}/{:a} intra={:a}/{:a}", t.name(), dims,
+  std::string twists;
+  for (const auto& twist : t.twists()) twists += " twist_" + twist.text();
+  return fmt::format("{} {}{} cores={} inter={:a}/{:a} intra={:a}/{:a}{} faults={}", t.name(), dims,
                      t.wraparound() ? "torus" : "mesh", t.cores_per_chip(), t.inter_chip().bandwidth_Bps(),
-                     t.inter_chip().latency_s(), t.intra_chip().bandwidth_Bps(), t.intra_chip().latency_s());
+                     t.inter_chip().latency_s(), t.intra_chip().bandwidth_Bps(), t.intra_chip().latency_s(),
+                     twists, t.faults().text());
 }
 
 class PointChecker {
