@@ -144,22 +144,44 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
       busy = {};  // the intervals are no longer needed: free them now, not after the last round
     }
   };
+  // Folded rounds whose link bytes are still to be added (once link intervals are no longer checked, a streak
+  // of repeats costs one pass over the round's links, not one per round) and whose ranks' ready times are
+  // still to be set.
+  std::uint64_t unflushed = 0;
+  bool ready_stale = false;
+  auto flush = [&] {
+    for (const auto& c : lockstep_links) link_bytes[c.link] += c.bytes * static_cast<double>(unflushed);
+    unflushed = 0;
+    if (ready_stale) {
+      for (const auto& t : lockstep) ready[t.src] = ready[t.dst] = lockstep_end;
+    }
+    ready_stale = false;
+  };
   for (std::size_t k = 0; k < schedule.round_count(); ++k) {
-    round.clear();
-    schedule.append_round(k, round);
-    if (fold && !lockstep.empty() && same_pattern(round, lockstep)) {
+    // The schedule may know that round k repeats round k - 1, which had the lockstep pattern.
+    const bool known_repeat = fold && !lockstep.empty() && schedule.repeats_previous(k);
+    if (!known_repeat) {
+      round.clear();
+      schedule.append_round(k, round);
+    }
+    if (fold && !lockstep.empty() && (known_repeat || same_pattern(round, lockstep))) {
       const double base = lockstep_end;
       lockstep_end = base + lockstep_duration;
-      for (const auto& t : round) ready[t.src] = ready[t.dst] = lockstep_end;
+      ready_stale = true;
       prediction.time_s = std::max(prediction.time_s, lockstep_end);
-      count_transfers(round.size());
-      for (const auto& c : lockstep_links) {
-        link_bytes[c.link] += c.bytes;
-        add_interval(c.link, base, base + c.duration_s);
+      count_transfers(lockstep.size());
+      if (check) {
+        for (const auto& c : lockstep_links) {
+          link_bytes[c.link] += c.bytes;
+          add_interval(c.link, base, base + c.duration_s);
+        }
+      } else {
+        ++unflushed;
       }
       ++prediction.folded_rounds;
       continue;
     }
+    flush();
     ends.clear();
     lockstep_links.clear();
     bool same_start = !round.empty();
@@ -198,6 +220,7 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
       lockstep_duration = round_end - round_start;
     }
   }
+  flush();
   for (std::size_t link = 0; link < link_bytes.size(); ++link) {
     if (link_bytes[link] > prediction.max_link_bytes) prediction.max_link_bytes = link_bytes[link];
   }

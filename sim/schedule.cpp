@@ -32,14 +32,26 @@ std::vector<ElementRange> balanced_split(ElementRange whole, std::uint64_t parts
   return out;
 }
 
-void Schedule::then(std::size_t rounds, RoundFn fn) {
+void Schedule::then(std::size_t rounds, RoundFn fn, RepeatFn repeats) {
   if (rounds == 0) return;
-  phases_.push_back({rounds_, rounds, std::move(fn)});
+  phases_.push_back({rounds_, rounds, std::move(fn), std::move(repeats)});
   rounds_ += rounds;
 }
 
 void Schedule::then(Schedule next) {
-  for (auto& phase : next.phases_) then(phase.rounds, std::move(phase.fn));
+  for (auto& phase : next.phases_) then(phase.rounds, std::move(phase.fn), std::move(phase.repeats));
+}
+
+bool Schedule::repeats_previous(std::size_t round) const {
+  TPUSIM_CHECK(round < rounds_);
+  for (const auto& phase : phases_) {
+    if (round < phase.first_round + phase.rounds) {
+      // The first round of a phase is not compared with the phase before: unknown.
+      return round > phase.first_round && phase.repeats != nullptr &&
+             phase.repeats(round - phase.first_round);
+    }
+  }
+  return false;
 }
 
 Schedule concurrently(std::vector<Schedule> parts) {
@@ -52,11 +64,20 @@ Schedule concurrently(std::vector<Schedule> parts) {
   for (const auto& part : kept) rounds = std::max(rounds, part.rounds_);
   auto shared = std::make_shared<std::vector<Schedule>>(std::move(kept));
   Schedule result;
-  result.then(rounds, [shared](std::size_t round, std::vector<Transfer>& out) {
-    for (const auto& part : *shared) {
-      if (round < part.rounds_) part.append_round(round, out);
-    }
-  });
+  result.then(
+      rounds,
+      [shared](std::size_t round, std::vector<Transfer>& out) {
+        for (const auto& part : *shared) {
+          if (round < part.rounds_) part.append_round(round, out);
+        }
+      },
+      // A round repeats when every part still running repeats, and none stopped after the round before.
+      [shared](std::size_t round) {
+        for (const auto& part : *shared) {
+          if (round < part.rounds_ ? !part.repeats_previous(round) : round == part.rounds_) return false;
+        }
+        return true;
+      });
   return result;
 }
 

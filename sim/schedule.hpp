@@ -39,21 +39,30 @@ std::vector<ElementRange> balanced_split(ElementRange whole, std::uint64_t parts
 
 // Appends the transfers of one round; empty (zero-element) transfers are dropped by the caller, see add().
 using RoundFn = std::function<void(std::size_t round, std::vector<Transfer>& out)>;
+// Whether round `round` (> 0) of a phase has the pattern of round - 1 (same_pattern), known without
+// generating either; false when unknown.
+using RepeatFn = std::function<bool(std::size_t round)>;
 
 class Schedule {
  public:
-  // Runs `rounds` rounds after the phases already added.
-  void then(std::size_t rounds, RoundFn fn);
+  // Runs `rounds` rounds after the phases already added; `repeats` may say which rounds repeat the one
+  // before.
+  void then(std::size_t rounds, RoundFn fn, RepeatFn repeats = nullptr);
   void then(Schedule next);
 
   std::size_t round_count() const { return rounds_; }
   void append_round(std::size_t round, std::vector<Transfer>& out) const;
+  // Whether round `round` moves what round - 1 moved (same_pattern), known without generating them: lets the
+  // executor and the prediction fold a ring's thousands of equal rounds without building their transfers.
+  // False when not known (the caller then compares generated rounds); never true when they differ.
+  bool repeats_previous(std::size_t round) const;
 
  private:
   struct Phase {
     std::size_t first_round;
     std::size_t rounds;
     RoundFn fn;
+    RepeatFn repeats;
   };
   friend Schedule concurrently(std::vector<Schedule> parts);
   std::vector<Phase> phases_;

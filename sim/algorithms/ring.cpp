@@ -1,5 +1,6 @@
 // Unidirectional ring (Patarasuk and Yuan): reduce-scatter then allgather, p-1 steps each; every step moves
 // one chunk to the next position, so each link carries (p-1)/p of the data per phase.
+#include <algorithm>
 #include <memory>
 
 #include "sim/algorithms/algorithms.hpp"
@@ -24,13 +25,20 @@ Schedule ring_pass(const Line& line, const std::vector<ElementRange>& owned, lon
   const std::size_t p = line.size();
   if (p < 2) return schedule;
   auto plan = std::make_shared<RingPlan>(RingPlan{line, owned});
-  schedule.then(p - 1, [plan, p, first_chunk_lag, action](std::size_t step, std::vector<Transfer>& out) {
-    for (std::size_t i = 0; i < p; ++i) {
-      const ElementRange chunk =
-          plan->owned[wrap(static_cast<long long>(i) - static_cast<long long>(step) - first_chunk_lag, p)];
-      add(out, {plan->line[i], plan->line[(i + 1) % p], chunk.offset, chunk.offset, chunk.count, action});
-    }
-  });
+  // Every step sends one chunk from each member to the next: with chunks of one size the steps only differ in
+  // offsets, so each repeats the one before.
+  const bool equal_chunks = std::all_of(
+      owned.begin(), owned.end(), [&](const ElementRange& chunk) { return chunk.count == owned[0].count; });
+  schedule.then(
+      p - 1,
+      [plan, p, first_chunk_lag, action](std::size_t step, std::vector<Transfer>& out) {
+        for (std::size_t i = 0; i < p; ++i) {
+          const ElementRange chunk = plan->owned[wrap(
+              static_cast<long long>(i) - static_cast<long long>(step) - first_chunk_lag, p)];
+          add(out, {plan->line[i], plan->line[(i + 1) % p], chunk.offset, chunk.offset, chunk.count, action});
+        }
+      },
+      equal_chunks ? RepeatFn([](std::size_t) { return true; }) : RepeatFn());
   return schedule;
 }
 
