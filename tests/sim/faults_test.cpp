@@ -71,21 +71,10 @@ TEST_CASE("collectives move real data correctly around links that are down") {
       for (const auto& [op, algorithm] : runs) {
         const auto run =
             testing::run_with_data(simulator, testing::request_along(topology, op, algorithm, "4KiB"));
-        out << op << "/" << algorithm << " " << run.check.max_abs_error << " " << run.tolerance << " "
-            << run.check.compared << "\n";
+        testing::write_data_line(out, std::string(op) + "/" + algorithm, run);
       }
     });
-    std::string name;
-    double error = 0, tolerance = 0;
-    std::uint64_t compared = 0;
-    int runs = 0;
-    while (in >> name >> error >> tolerance >> compared) {
-      INFO(name);
-      CHECK(compared > 0);
-      CHECK(error <= tolerance);
-      ++runs;
-    }
-    CHECK(runs == 6);
+    CHECK(testing::check_data_lines(in) == 6);
   }
 }
 

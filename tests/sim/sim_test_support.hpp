@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the sim tests: hand-made groups, requests along group axes, and a data-checked
 // collective run.
+#include <catch2/catch.hpp>
 #include <functional>
 #include <numeric>
 #include <sstream>
@@ -81,6 +82,26 @@ inline DataRun run_with_data(Simulator& simulator, CollectiveRequest request, un
                                                     request.kind == CollectiveKind::reduce_scatter);
   run.tolerance = sums ? 1e-6 * p * p : 0.0;
   return run;
+}
+
+// A data run as the line a child writes for its parent to check with check_data_lines.
+inline void write_data_line(std::ostream& out, const std::string& name, const DataRun& run) {
+  out << name << " " << run.check.max_abs_error << " " << run.tolerance << " " << run.check.compared << "\n";
+}
+
+// Checks each line write_data_line wrote (something compared, the error within tolerance); returns how many.
+inline int check_data_lines(std::istream& in) {
+  std::string name;
+  double error = 0, tolerance = 0;
+  std::uint64_t compared = 0;
+  int runs = 0;
+  while (in >> name >> error >> tolerance >> compared) {
+    INFO(name);
+    CHECK(compared > 0);
+    CHECK(error <= tolerance);
+    ++runs;
+  }
+  return runs;
 }
 
 }  // namespace tpusim::sim::testing

@@ -59,21 +59,10 @@ TEST_CASE("collectives move real data correctly on a twisted torus") {
     for (const auto& [op, algorithm, axes] : runs) {
       const auto run =
           testing::run_with_data(simulator, testing::request_along(topology, op, algorithm, "4KiB", axes));
-      out << op << "/" << algorithm << " " << run.check.max_abs_error << " " << run.tolerance << " "
-          << run.check.compared << "\n";
+      testing::write_data_line(out, std::string(op) + "/" + algorithm, run);
     }
   });
-  std::string name;
-  double error = 0, tolerance = 0;
-  std::uint64_t compared = 0;
-  int runs = 0;
-  while (in >> name >> error >> tolerance >> compared) {
-    INFO(name);
-    CHECK(compared > 0);
-    CHECK(error <= tolerance);
-    ++runs;
-  }
-  CHECK(runs == 10);
+  CHECK(testing::check_data_lines(in) == 10);
 }
 
 TEST_CASE("the all-to-all runs faster on the twisted torus than on the regular one") {
