@@ -43,14 +43,16 @@ void check_twists(const std::vector<Twist>& twists, const std::vector<int>& chip
                   const std::string& topology_name) {
   std::set<int> twisted;
   for (const auto& twist : twists) twisted.insert(twist.dimension);
+  const int dims = static_cast<int>(chip_dims.size());
   for (const auto& twist : twists) {
-    const int dims = static_cast<int>(chip_dims.size());
+    if (twist.dimension < 0 || twist.dimension >= dims || twist.along < 0 || twist.along >= dims) {
+      throw InputError(fmt::format("topology '{}': a twist names a dimension the pod's {} do not have",
+                                   topology_name, dims));
+    }
     auto fail = [&](const std::string& problem) {
       throw InputError(fmt::format("topology '{}': twist_{}: {}", topology_name, twist.text(), problem));
     };
     if (!wraparound) fail("only a torus has wraparound links to twist");
-    if (twist.dimension < 0 || twist.dimension >= dims || twist.along < 0 || twist.along >= dims)
-      fail(fmt::format("the pod has {} dimension{}", dims, dims == 1 ? "" : "s"));
     if (twist.along == twist.dimension) fail("a dimension cannot be twisted along itself");
     if (chip_dims[twist.dimension] < 2) fail("the twisted dimension has one chip, so no wraparound link");
     if (twisted.count(twist.along) > 0) fail("it shifts along a dimension that is itself twisted");
