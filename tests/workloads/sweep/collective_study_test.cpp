@@ -6,6 +6,7 @@
 
 #include "fake_study.hpp"
 #include "sim/algorithm_registry.hpp"
+#include "topologies/chip_graph.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/sweep/study.hpp"
 #include "workloads/sweep/study_runner.hpp"
@@ -114,6 +115,22 @@ TEST_CASE("collective study: the shipped allreduce-torus runs every allreduce al
   std::vector<int> cores;
   for (const auto& topology : spec.topologies) cores.push_back(topology.num_cores());
   CHECK(cores == std::vector<int>{16, 64, 256, 1024});
+  for (std::size_t p = 0; p < study->size(); ++p) CHECK(study->skip_reason(p).empty());
+}
+
+TEST_CASE("collective study: the shipped alltoall-twisted pairs each torus with its twisted twin") {
+  const auto study = load_study_preset("alltoall-twisted");
+  const auto& spec = dynamic_cast<const CollectiveStudy&>(*study).spec();
+  REQUIRE(spec.topologies.size() == 4);
+  for (std::size_t i = 0; i < spec.topologies.size(); i += 2) {
+    const auto& regular = spec.topologies[i];
+    const auto& twisted = spec.topologies[i + 1];
+    CHECK_FALSE(regular.twisted());
+    CHECK(twisted.twisted());
+    CHECK(twisted.chip_dims() == regular.chip_dims());
+    CHECK(tpusim::topo::graph_figures(twisted).bisection_links ==
+          2 * tpusim::topo::graph_figures(regular).bisection_links);
+  }
   for (std::size_t p = 0; p < study->size(); ++p) CHECK(study->skip_reason(p).empty());
 }
 
