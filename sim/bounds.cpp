@@ -290,8 +290,8 @@ LowerBound lower_bound(const topo::Topology& topology, const CollectiveRequest& 
           const int k = dims[d];
           if (k < 2) continue;
           const double n1 = static_cast<double>(p) * (k / 2) / k, n2 = p - n1;
-          const double cut_links = topo::halving_cut_links(topology, static_cast<int>(d));
-          const double cut_Bps = cut_links * 2 * topology.inter_chip().bandwidth_Bps();
+          const double cut_Bps = 2 * topo::halving_cut_Bps(topology, static_cast<int>(d));
+          if (cut_Bps <= 0) continue;  // never on a connected pod; faults that cut one in two are refused
           bound.bisection_s = std::max(bound.bisection_s, 2 * n1 * n2 * pair_bytes / cut_Bps);
         }
       }

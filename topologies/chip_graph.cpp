@@ -18,17 +18,61 @@ constexpr int kMaxMeshChipsForFigures = 4096;
 
 using ChipGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 
+// Whether the link from `chip` to its + neighbour along d carries data: it exists and is not down.
+bool alive(const Topology& topology, int chip, int d) {
+  const int dims = static_cast<int>(topology.chip_dims().size());
+  return topology.has_link(chip, d) && !topology.faults().is_down(chip * dims + d);
+}
+
 // One full-duplex link per chip and dimension towards the + neighbour; without wraparound the last chip of a
 // row has none. A torus dimension of size 2 therefore has two links between its two chips, as on SimGrid's.
+// Links that are down are left out.
 ChipGraph build_graph(const Topology& topology) {
   ChipGraph graph(topology.num_chips());
   const int dims = static_cast<int>(topology.chip_dims().size());
   for (int chip = 0; chip < topology.num_chips(); ++chip) {
     for (int d = 0; d < dims; ++d) {
-      if (topology.has_link(chip, d)) boost::add_edge(chip, neighbour_chip(topology, chip, 2 * d), graph);
+      if (alive(topology, chip, d)) boost::add_edge(chip, neighbour_chip(topology, chip, 2 * d), graph);
     }
   }
   return graph;
+}
+
+struct Cut {
+  int links = 0;
+  double bandwidth_Bps = 0;  // one way, slow links at their factor
+};
+
+// The plane that puts coordinates offset .. offset + size / 2 - 1 (round the torus) along `dimension` on one
+// side.
+Cut halving_cut(const Topology& topology, int dimension, int offset) {
+  const int size = topology.chip_dims()[dimension], half = size / 2;
+  const int dims = static_cast<int>(topology.chip_dims().size());
+  auto lower = [&](int chip) {
+    return (chip_coord(topology, chip)[dimension] - offset + size) % size < half;
+  };
+  Cut cut;
+  for (int chip = 0; chip < topology.num_chips(); ++chip) {
+    for (int d = 0; d < dims; ++d) {
+      if (!alive(topology, chip, d) || lower(chip) == lower(neighbour_chip(topology, chip, 2 * d))) continue;
+      ++cut.links;
+      cut.bandwidth_Bps +=
+          topology.inter_chip().bandwidth_Bps() * topology.faults().bandwidth_factor(chip * dims + d);
+    }
+  }
+  return cut;
+}
+
+// The halving plane across `dimension` with the least bandwidth. A healthy torus, twisted or not, looks the
+// same from every position along it; with faults every position round the torus is a plane of its own.
+Cut weakest_halving_cut(const Topology& topology, int dimension) {
+  const bool every_offset = topology.wraparound() && !topology.faults().empty();
+  Cut weakest = halving_cut(topology, dimension, 0);
+  for (int offset = 1; every_offset && offset < topology.chip_dims()[dimension]; ++offset) {
+    const Cut cut = halving_cut(topology, dimension, offset);
+    if (cut.bandwidth_Bps < weakest.bandwidth_Bps) weakest = cut;
+  }
+  return weakest;
 }
 
 }  // namespace
@@ -39,10 +83,10 @@ GraphFigures graph_figures(const Topology& topology) {
   figures.chips = topology.num_chips();
   figures.links = static_cast<int>(boost::num_edges(graph));
 
-  // A torus looks the same from every chip, so one breadth-first search gives the exact figures; a mesh
-  // needs one from every chip, which is quadratic and therefore bounded.
+  // A torus, twisted or not, looks the same from every chip, so one breadth-first search gives the exact
+  // figures; a mesh or a pod with links down needs one from every chip, which is quadratic and so bounded.
   const int n = figures.chips;
-  const int sources = topology.wraparound() ? 1 : n;
+  const int sources = topology.wraparound() && !topology.faults().any_down() ? 1 : n;
   if (sources > kMaxMeshChipsForFigures) {
     throw InputError(
         fmt::format("topology '{}': hop figures of a mesh are computed up to {} chips, it has {}",
@@ -63,28 +107,20 @@ GraphFigures graph_figures(const Topology& topology) {
   figures.average_hops = n > 1 ? hop_sum / (static_cast<double>(sources) * (n - 1)) : 0.0;
 
   // Bisection: the fewest links cut by a plane halving one dimension.
-  int best = -1;
+  bool any = false;
   for (std::size_t d = 0; d < topology.chip_dims().size(); ++d) {
     if (topology.chip_dims()[d] < 2) continue;
-    const int cut = halving_cut_links(topology, static_cast<int>(d));
-    if (best < 0 || cut < best) best = cut;
+    const Cut cut = weakest_halving_cut(topology, static_cast<int>(d));
+    if (any && cut.bandwidth_Bps >= figures.bisection_Bps / 2) continue;
+    any = true;
+    figures.bisection_links = cut.links;
+    figures.bisection_Bps = 2.0 * cut.bandwidth_Bps;
   }
-  figures.bisection_links = std::max(best, 0);
-  figures.bisection_Bps = 2.0 * figures.bisection_links * topology.inter_chip().bandwidth_Bps();
   return figures;
 }
 
-int halving_cut_links(const Topology& topology, int dimension) {
-  const int half = topology.chip_dims()[dimension] / 2;
-  const int dims = static_cast<int>(topology.chip_dims().size());
-  auto lower = [&](int chip) { return chip_coord(topology, chip)[dimension] < half; };
-  int cut = 0;
-  for (int chip = 0; chip < topology.num_chips(); ++chip) {
-    for (int d = 0; d < dims; ++d) {
-      if (topology.has_link(chip, d) && lower(chip) != lower(neighbour_chip(topology, chip, 2 * d))) ++cut;
-    }
-  }
-  return cut;
+double halving_cut_Bps(const Topology& topology, int dimension) {
+  return weakest_halving_cut(topology, dimension).bandwidth_Bps;
 }
 
 std::vector<int> dimension_order_route(const Topology& topology, int from_chip, int to_chip) {

@@ -11,16 +11,18 @@ struct GraphFigures {
   int links = 0;             // undirected inter-chip links (each full duplex)
   int diameter_hops = 0;     // longest shortest path between chips
   double average_hops = 0;   // mean shortest path over ordered pairs of distinct chips
-  int bisection_links = 0;   // links cut by the best halving plane across one dimension (on a twisted
-                             // torus the best of these planes, an upper bound on its bisection)
-  double bisection_Bps = 0;  // bisection_links * bandwidth * 2 directions
+  int bisection_links = 0;   // links cut by the halving plane (halving_cut_Bps) with the least bandwidth
+                             // (on a twisted torus an upper bound on its bisection); links down left out
+  double bisection_Bps = 0;  // their bandwidth, both directions, slow links at their factor
 };
 
 GraphFigures graph_figures(const Topology& topology);
 
-// The links cut by the plane that halves `dimension` (coordinates below size / 2 on one side), twisted
-// wraparounds included. On a regular torus 2 x chips / size, on a mesh chips / size.
-int halving_cut_links(const Topology& topology, int dimension);
+// The bandwidth, one way, of the links cut by the weakest plane that halves `dimension` (half the coordinates
+// on each side; on a faulty torus every position round it is tried): twisted wraparounds included, links down
+// left out, slow links at their factor. On a healthy regular torus 2 x chips / size links, on a mesh
+// chips / size.
+double halving_cut_Bps(const Topology& topology, int dimension);
 
 // Dimension-order route between chips (dimension 0 first, shorter way round; ties go the + way): the chips
 // visited, source and destination included. Used for link accounting on meshes and in tests.

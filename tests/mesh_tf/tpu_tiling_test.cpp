@@ -64,7 +64,7 @@ TEST_CASE("tpu tiling: ring_2d is the ring drawn in simd_mesh_impl.py") {
   CHECK(ring_2d(3, 2) == std::vector<std::pair<int, int>>{{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1}, {2, 1}});
 }
 
-TEST_CASE("tpu tiling: batch:4;model:16 on an 8x8 torus is four 4x4 tiles, each the drawn ring") {
+TEST_CASE("tpu tiling: batch 4 x model 16 on an 8x8 torus is four 4x4 tiles, each the drawn ring") {
   const auto topology = topo::topology_from_spec("torus:8x8");
   const MeshShape mesh = MeshShape::parse("batch:4;model:16");
   const MeshMapping mapping(mesh, topology);

@@ -78,6 +78,25 @@ TEST_CASE("collectives move real data correctly around links that are down") {
   }
 }
 
+TEST_CASE(
+    "the all-to-all bound uses the faulty pod's weakest halving plane, and the simulation respects it") {
+  // torus-4x4 with the x links from column 0 to column 1 down: the plane between columns 0 and 1 cuts 4 live
+  // links instead of 8, so the bisection term doubles (bounds.md: 2 n1 n2 S/p over the cut's two ways).
+  const auto healthy = topo::preset("torus-4x4");
+  const auto faulty = healthy.with_faults("down:0.0+x;down:0.1+x;down:0.2+x;down:0.3+x");
+  double simulated_s = 0, bound_s = 0;
+  const auto request = testing::request_along(faulty, "alltoall", "direct", "1MiB");
+  testing::in_child([&](std::ostream& out) {
+    Simulator simulator(faulty);
+    out << simulator.run(request).time_s << " " << lower_bound(faulty, request).bisection_s;
+  }) >>
+      simulated_s >> bound_s;
+  const double pair_bytes = (1 << 20) / 16.0, bandwidth = healthy.inter_chip().bandwidth_Bps();
+  CHECK(bound_s == Approx(2 * 8 * 8 * pair_bytes / (2 * 4 * bandwidth)).epsilon(1e-12));
+  CHECK(lower_bound(healthy, request).bisection_s == Approx(bound_s / 2).epsilon(1e-12));
+  CHECK(simulated_s >= bound_s);
+}
+
 TEST_CASE("rings through a link that is down are refused, rings that avoid it run") {
   const auto topology = topo::preset("tpu-v2-32").with_faults("down:0.1+y");
   auto along = [&](const char* algorithm, const char* axes) {

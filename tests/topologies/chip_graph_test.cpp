@@ -68,3 +68,22 @@ TEST_CASE("large tori are described quickly and large meshes are refused") {
   CHECK_THROWS_WITH(tpusim::topo::topology_from_spec("torus:4096x4096"),
                     "topology 'torus:4096x4096': more than 65536 chips");
 }
+
+TEST_CASE("figures of a faulty pod leave links down out and count slow links at their speed") {
+  // torus-4x4 with the four x links from column 0 to column 1 down (hand computation): 28 links left; the
+  // plane between column 0 and column 1 (and between 2 and 3) now cuts 4 live links instead of 8; without
+  // those links chips (0,y) and (1,y) are 3 hops apart, and the farthest chips are 5 hops apart.
+  const auto faulty = preset("torus-4x4").with_faults("down:0.0+x;down:0.1+x;down:0.2+x;down:0.3+x");
+  const auto figures = graph_figures(faulty);
+  const double link_Bps = faulty.inter_chip().bandwidth_Bps();
+  CHECK(figures.links == 28);
+  CHECK(figures.bisection_links == 4);
+  CHECK(figures.bisection_Bps == 2 * 4 * link_Bps);
+  CHECK(halving_cut_Bps(faulty, 0) == 4 * link_Bps);
+  CHECK(halving_cut_Bps(faulty, 1) == 8 * link_Bps);  // y planes keep every link
+  CHECK(figures.diameter_hops == 5);
+  // One link at half speed on the pod: the weakest plane is one through it, 31.5 links' worth.
+  const auto slow = preset("tpu-v2-pod").with_faults("slow:3.4+x:0.5");
+  CHECK(graph_figures(slow).bisection_Bps == Approx(2 * 31.5 * link_Bps).epsilon(1e-12));
+  CHECK(graph_figures(preset("tpu-v2-pod")).bisection_Bps == 2 * 32 * link_Bps);
+}

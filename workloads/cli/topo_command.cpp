@@ -17,12 +17,17 @@ void add_topo_command(CLI::App& app) {
   topo->require_subcommand(1);
   auto* describe = topo->add_subcommand("describe", "Print diameter, bisection, hop counts of a topology");
   static std::string spec;
+  static std::string faults;
   static bool json = false;
   describe->add_option("topology", spec, "Preset name or spec (torus:8x8,cores=2,bw=62GBps,lat=1us)")
       ->required();
+  describe->add_option(
+      "--faults", faults,
+      "Links down or slow, ';'-separated (down:3.4+x, slow:3.4+x:0.5, random:4:7): the figures "
+      "of the faulty pod");
   describe->add_flag("--json", json, "Print one JSON object");
   describe->callback([] {
-    const auto topology = topo::topology_from_spec(spec);
+    const auto topology = topo::topology_from_spec(spec).with_faults(faults);
     const auto figures = topo::graph_figures(topology);
     if (json) {
       nlohmann::json out = {{"topology", topology.name()},
@@ -39,9 +44,12 @@ void add_topo_command(CLI::App& app) {
                             {"inter_chip_bandwidth_Bps", topology.inter_chip().bandwidth_Bps()},
                             {"inter_chip_latency_s", topology.inter_chip().latency_s()},
                             {"intra_chip_bandwidth_Bps", topology.intra_chip().bandwidth_Bps()},
-                            {"intra_chip_latency_s", topology.intra_chip().latency_s()}};
-      std::cout << workloads::dump_report(workloads::with_report_context(
-                       out, workloads::format::kTopology, "topo describe", {{"topology", spec}}))
+                            {"intra_chip_latency_s", topology.intra_chip().latency_s()},
+                            {"faults", topology.faults().text()}};
+      nlohmann::json inputs = {{"topology", spec}};
+      if (!faults.empty()) inputs["faults"] = faults;
+      std::cout << workloads::dump_report(workloads::with_report_context(out, workloads::format::kTopology,
+                                                                         "topo describe", inputs))
                 << "\n";
       return;
     }
@@ -49,6 +57,8 @@ void add_topo_command(CLI::App& app) {
     std::cout << fmt::format("shape           {} = {} cores\n", topology.shape(), topology.num_cores());
     std::cout << fmt::format("inter-chip link {}\n", topology.inter_chip().describe());
     std::cout << fmt::format("intra-chip link {}\n", topology.intra_chip().describe());
+    if (!topology.faults().empty())
+      std::cout << fmt::format("faults          {}\n", topology.faults().text());
     std::cout << fmt::format("links           {} full-duplex inter-chip links\n", figures.links);
     std::cout << fmt::format("diameter        {} hops\n", figures.diameter_hops);
     std::cout << fmt::format("average hops    {:.4f}\n", figures.average_hops);

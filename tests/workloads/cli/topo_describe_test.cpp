@@ -41,3 +41,24 @@ TEST_CASE("cli: topo describe --json gives the same figures as one JSON object")
   // Both directions of the 32 links crossing the cut.
   CHECK(figures.at("bisection_Bps").get<double>() == Approx(32 * 2 * 62e9));
 }
+
+TEST_CASE(
+    "cli: topo describe --faults gives the faulty pod's figures, and a bad fault is one line, status 2") {
+  const Scratch scratch;
+  // torus-4x4 without the x links from column 0 to column 1 (hand computation as in chip_graph_test): 28
+  // links, the weakest halving plane 4 links, the farthest chips 5 hops apart.
+  const auto run = scratch.run(
+      {"topo", "describe", "torus-4x4", "--faults", "down:0.0+x;down:0.1+x;down:0.2+x;down:0.3+x", "--json"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  const auto out = nlohmann::json::parse(run.out);
+  CHECK(out["links"] == 28);
+  CHECK(out["bisection_links"] == 4);
+  CHECK(out["diameter_hops"] == 5);
+  CHECK(out["faults"] == "down:0.0+x;down:0.1+x;down:0.2+x;down:0.3+x");
+  const auto bad = scratch.run({"topo", "describe", "torus-4x4", "--faults", "down:9.9+x"});
+  CHECK(bad.exit_status == 2);
+  CHECK(bad.out.empty());
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+  CHECK_THAT(bad.err, Catch::Contains("down:9.9+x"));
+}

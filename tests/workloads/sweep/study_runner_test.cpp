@@ -55,7 +55,7 @@ TEST_CASE("study runner: a record per point, then sweep.csv and sweep.json assem
   CHECK(json["sweep"]["name"] == "fake");
 }
 
-TEST_CASE("study runner: running again runs nothing; a removed record runs again, alone") {
+TEST_CASE("study runner: running again runs nothing, and a removed record runs again, alone") {
   const TempFolder temp;
   FakeStudy study("fake", 6, temp.path("out"));
   run(study);
@@ -121,7 +121,7 @@ TEST_CASE("study runner: -j 2 gives the records and rows of -j 1") {
   CHECK(record_names(temp.path("one")) == record_names(temp.path("two")));
 }
 
-TEST_CASE("study runner: a point failing at run time is a row with its error; the others finish") {
+TEST_CASE("study runner: a point failing at run time is a row with its error, and the others finish") {
   const TempFolder temp;
   FakeStudy study("fake", 5, temp.path("out"));
   study.failing = {1};
@@ -146,7 +146,8 @@ TEST_CASE("study runner: a point failing at run time is a row with its error; th
   CHECK(csv_without_wall(temp.path("out/sweep.csv"))[4] == "3,c3,9,");
 }
 
-TEST_CASE("study runner: temporaries of a killed writer are removed; other files keep the folder from use") {
+TEST_CASE(
+    "study runner: temporaries of a killed writer are removed, and other files keep the folder from use") {
   const TempFolder temp;
   FakeStudy study("fake", 2, temp.path("out"));
   run(study);
