@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 
@@ -15,28 +14,6 @@ namespace tpusim::topo {
 namespace {
 
 constexpr int kMaxMeshChipsForFigures = 4096;
-
-using ChipGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
-
-// Whether the link from `chip` to its + neighbour along d carries data: it exists and is not down.
-bool alive(const Topology& topology, int chip, int d) {
-  const int dims = static_cast<int>(topology.chip_dims().size());
-  return topology.has_link(chip, d) && !topology.faults().is_down(chip * dims + d);
-}
-
-// One full-duplex link per chip and dimension towards the + neighbour; without wraparound the last chip of a
-// row has none. A torus dimension of size 2 therefore has two links between its two chips, as on SimGrid's.
-// Links that are down are left out.
-ChipGraph build_graph(const Topology& topology) {
-  ChipGraph graph(topology.num_chips());
-  const int dims = static_cast<int>(topology.chip_dims().size());
-  for (int chip = 0; chip < topology.num_chips(); ++chip) {
-    for (int d = 0; d < dims; ++d) {
-      if (alive(topology, chip, d)) boost::add_edge(chip, neighbour_chip(topology, chip, 2 * d), graph);
-    }
-  }
-  return graph;
-}
 
 struct Cut {
   int links = 0;
@@ -54,7 +31,8 @@ Cut halving_cut(const Topology& topology, int dimension, int offset) {
   Cut cut;
   for (int chip = 0; chip < topology.num_chips(); ++chip) {
     for (int d = 0; d < dims; ++d) {
-      if (!alive(topology, chip, d) || lower(chip) == lower(neighbour_chip(topology, chip, 2 * d))) continue;
+      if (!link_alive(topology, chip, d) || lower(chip) == lower(neighbour_chip(topology, chip, 2 * d)))
+        continue;
       ++cut.links;
       cut.bandwidth_Bps +=
           topology.inter_chip().bandwidth_Bps() * topology.faults().bandwidth_factor(chip * dims + d);
@@ -77,8 +55,24 @@ Cut weakest_halving_cut(const Topology& topology, int dimension) {
 
 }  // namespace
 
+bool link_alive(const Topology& topology, int chip, int dimension) {
+  const int dims = static_cast<int>(topology.chip_dims().size());
+  return topology.has_link(chip, dimension) && !topology.faults().is_down(chip * dims + dimension);
+}
+
+ChipGraph chip_graph(const Topology& topology) {
+  ChipGraph graph(topology.num_chips());
+  const int dims = static_cast<int>(topology.chip_dims().size());
+  for (int chip = 0; chip < topology.num_chips(); ++chip) {
+    for (int d = 0; d < dims; ++d) {
+      if (link_alive(topology, chip, d)) boost::add_edge(chip, neighbour_chip(topology, chip, 2 * d), graph);
+    }
+  }
+  return graph;
+}
+
 GraphFigures graph_figures(const Topology& topology) {
-  const ChipGraph graph = build_graph(topology);
+  const ChipGraph graph = chip_graph(topology);
   GraphFigures figures;
   figures.chips = topology.num_chips();
   figures.links = static_cast<int>(boost::num_edges(graph));

@@ -1,5 +1,6 @@
 #pragma once
 // The chips and inter-chip links of a topology as a Boost.Graph, and the figures derived from it.
+#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 
 #include "topologies/topology.hpp"
@@ -17,6 +18,15 @@ struct GraphFigures {
 };
 
 GraphFigures graph_figures(const Topology& topology);
+
+// Whether the link from `chip` to its + neighbour along `dimension` carries data: it exists and is not down.
+bool link_alive(const Topology& topology, int chip, int dimension);
+
+// The chips and the links that carry data (link_alive): one full-duplex edge per chip and dimension towards
+// the + neighbour, twisted wraparounds followed. A torus dimension of size 2 has two links between its two
+// chips, as on SimGrid's.
+using ChipGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+ChipGraph chip_graph(const Topology& topology);
 
 // The bandwidth, one way, of the links cut by the weakest plane that halves `dimension` (half the coordinates
 // on each side; on a faulty torus every position round it is tried): twisted wraparounds included, links down

@@ -15,8 +15,6 @@
 namespace tpusim::topo {
 namespace {
 
-constexpr const char* kAxisNames[] = {"x", "y", "z"};
-
 int dimensions(const Topology& topology) { return static_cast<int>(topology.chip_dims().size()); }
 
 int parse_chip(const Topology& topology, const std::string& text, const std::string& item) {
@@ -31,7 +29,8 @@ int parse_chip(const Topology& topology, const std::string& text, const std::str
     try {
       coord.push_back(static_cast<int>(parse_whole_number(parts[d], 0, dims[d] - 1)));
     } catch (const InputError& error) {
-      throw InputError(fmt::format("fault '{}': chip coordinate {}: {}", item, kAxisNames[d], error.what()));
+      throw InputError(
+          fmt::format("fault '{}': chip coordinate {}: {}", item, kChipAxisNames[d], error.what()));
     }
   }
   return chip_id(topology, coord);
@@ -47,10 +46,10 @@ int parse_link(const Topology& topology, const std::string& text, const std::str
   const std::string axis = text.substr(plus + 1);
   int d = -1;
   for (int i = 0; i < dimensions(topology); ++i) {
-    if (axis == kAxisNames[i]) d = i;
+    if (axis == kChipAxisNames[i]) d = i;
   }
   if (d < 0) {
-    std::vector<std::string> valid(kAxisNames, kAxisNames + dimensions(topology));
+    std::vector<std::string> valid(kChipAxisNames, kChipAxisNames + dimensions(topology));
     throw InputError(
         fmt::format("fault '{}': unknown axis '{}'; the pod's axes are {}", item, axis, join(valid)));
   }
@@ -77,7 +76,7 @@ double parse_factor(const std::string& text, const std::string& item, double min
 
 std::string link_name(const Topology& topology, int link) {
   return fmt::format("{}+{}", chip_name(topology, link / dimensions(topology)),
-                     kAxisNames[link % dimensions(topology)]);
+                     kChipAxisNames[link % dimensions(topology)]);
 }
 
 Faults Faults::parse(const Topology& topology, const std::string& text) {

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 
+#include "topologies/chip_graph.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/input_error.hpp"
@@ -13,23 +13,13 @@
 
 namespace tpusim::topo {
 
-RouteTable::RouteTable(const Topology& topology, const std::set<int>& down_links, const char* why)
-    : chips_(topology.num_chips()) {
+RouteTable::RouteTable(const Topology& topology, const char* why) : chips_(topology.num_chips()) {
   if (chips_ > kMaxChipsRouted) {
     throw InputError(fmt::format("{} are simulated on pods of up to {} chips; this one has {}", why,
                                  kMaxChipsRouted, chips_));
   }
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
   const int dims = static_cast<int>(topology.chip_dims().size());
-  auto alive = [&](int owner, int d) {
-    return topology.has_link(owner, d) && down_links.count(owner * dims + d) == 0;
-  };
-  Graph graph(chips_);
-  for (int chip = 0; chip < chips_; ++chip) {
-    for (int d = 0; d < dims; ++d) {
-      if (alive(chip, d)) boost::add_edge(chip, neighbour_chip(topology, chip, 2 * d), graph);
-    }
-  }
+  const ChipGraph graph = chip_graph(topology);
   constexpr int kUnreached = -1;
   next_hop_.assign(static_cast<std::size_t>(chips_) * chips_, -1);
   std::vector<int> distance(chips_);
@@ -48,7 +38,8 @@ RouteTable::RouteTable(const Topology& topology, const std::set<int>& down_links
       auto& entry = next_hop_[static_cast<std::size_t>(to) * chips_ + from];
       for (int hop = 0; hop < 2 * dims; ++hop) {
         const int next = neighbour_chip(topology, from, hop);
-        if (next < 0 || !alive(hop % 2 == 0 ? from : next, hop / 2) || distance[next] != distance[from] - 1)
+        if (next < 0 || !link_alive(topology, hop % 2 == 0 ? from : next, hop / 2) ||
+            distance[next] != distance[from] - 1)
           continue;
         entry = static_cast<std::int8_t>(hop);
         break;

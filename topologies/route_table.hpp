@@ -4,7 +4,6 @@
 // breadth-first search from every chip; among the hops that bring a message one chip closer, dimension 0
 // first and the + way first. The table is quadratic in chips, so such pods are bounded (kMaxChipsRouted).
 #include <cstdint>
-#include <set>
 #include <vector>
 
 namespace tpusim::topo {
@@ -17,9 +16,9 @@ constexpr int kMaxChipsRouted = 1024;
 
 class RouteTable {
  public:
-  // Over the topology's links except `down_links` (numbered as faults.hpp numbers them). InputError when
-  // they cut a chip off, or beyond kMaxChipsRouted chips (`why` says what asked for the table).
-  RouteTable(const Topology& topology, const std::set<int>& down_links, const char* why);
+  // Over the links of the topology that carry data (chip_graph.hpp). InputError when they leave a chip cut
+  // off, or beyond kMaxChipsRouted chips (`why` says what asked for the table).
+  RouteTable(const Topology& topology, const char* why);
 
   // The first hop of the route from chip `from` to chip `to` (from != to), as dimension * 2 + (1 for the
   // - way, 0 for the + way): neighbour_chip's code.

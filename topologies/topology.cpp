@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <set>
-
 #include "topologies/rank_mapping.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -38,11 +36,10 @@ Topology::Topology(std::string name, std::vector<int> chip_dims, bool wraparound
 }
 
 std::vector<PhysicalAxis> Topology::axes() const {
-  static const char* names[] = {"x", "y", "z"};
   std::vector<PhysicalAxis> axes{{"core", cores_per_chip_, 1}};
   int stride = cores_per_chip_;
   for (std::size_t d = 0; d < chip_dims_.size(); ++d) {
-    axes.push_back({names[d], chip_dims_[d], stride});
+    axes.push_back({kChipAxisNames[d], chip_dims_[d], stride});
     stride *= chip_dims_[d];
   }
   return axes;
@@ -108,9 +105,9 @@ Topology Topology::with_twists(std::vector<Twist> twists) const {
 void Topology::build_route_table() {
   route_table_.reset();
   if (faults_.any_down()) {
-    route_table_ = std::make_shared<const RouteTable>(*this, faults_.down_links(), "faults with links down");
+    route_table_ = std::make_shared<const RouteTable>(*this, "faults with links down");
   } else if (twisted()) {
-    route_table_ = std::make_shared<const RouteTable>(*this, std::set<int>{}, "twisted tori");
+    route_table_ = std::make_shared<const RouteTable>(*this, "twisted tori");
   }
 }
 

@@ -8,25 +8,21 @@
 #include "topologies/support/text.hpp"
 
 namespace tpusim::topo {
-namespace {
-
-constexpr const char* kAxisNames[] = {"x", "y", "z"};
-
-}  // namespace
+namespace {}  // namespace
 
 std::string Twist::text() const {
-  return fmt::format("{}={}+{}", kAxisNames[dimension], kAxisNames[along], shift);
+  return fmt::format("{}={}+{}", kChipAxisNames[dimension], kChipAxisNames[along], shift);
 }
 
 Twist parse_twist(int dimension, const std::string& value, int dimensions, const std::string& topology_name) {
-  const std::string key = fmt::format("twist_{}", kAxisNames[dimension]);
+  const std::string key = fmt::format("twist_{}", kChipAxisNames[dimension]);
   const auto plus = value.find('+');
   int along = -1;
   for (int d = 0; d < dimensions && plus != std::string::npos; ++d) {
-    if (value.substr(0, plus) == kAxisNames[d]) along = d;
+    if (value.substr(0, plus) == kChipAxisNames[d]) along = d;
   }
   if (along < 0) {
-    std::vector<std::string> axes(kAxisNames, kAxisNames + dimensions);
+    std::vector<std::string> axes(kChipAxisNames, kChipAxisNames + dimensions);
     throw InputError(
         fmt::format("topology '{}': {}: '{}' is not <axis>+<shift> with an axis of the pod ({}), such as z+4",
                     topology_name, key, value, join(axes)));

@@ -10,6 +10,9 @@
 
 namespace tpusim::topo {
 
+// The names of the chip dimensions, as specs, faults, twists and group axes write them.
+constexpr const char* kChipAxisNames[] = {"x", "y", "z"};
+
 struct Twist {
   int dimension;  // the dimension whose wraparound is shifted
   int along;      // the dimension it shifts along
