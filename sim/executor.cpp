@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <exception>
 #include <limits>
 
 #include "sim/transfer_tracker.hpp"
@@ -50,6 +51,8 @@ class Driver {
       }
     }
   }
+
+  void drain() { tracker_.drain(); }
 
   ExecutionStats run() {
     stats_.start_s = s4u::Engine::get_clock();
@@ -141,7 +144,7 @@ class Driver {
   }
 
   void start_candidates() {
-    TransferTracker::in_maestro([this] { start_candidates_in_maestro(); });
+    tracker_.in_maestro([this] { start_candidates_in_maestro(); });
   }
 
   void start_candidates_in_maestro() {
@@ -346,7 +349,14 @@ class Driver {
 ExecutionStats execute(Platform& platform, const ExecutionInput& input, int num_ranks,
                        std::vector<double>& link_bytes) {
   Driver driver(platform, input, num_ranks, link_bytes);
-  return driver.run();
+  std::exception_ptr failure;
+  try {
+    return driver.run();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  driver.drain();  // outside the handler: draining switches to other actors
+  std::rethrow_exception(failure);
 }
 
 }  // namespace tpusim::sim

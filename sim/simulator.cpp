@@ -13,9 +13,11 @@
 
 #include "sim/algorithm_registry.hpp"
 #include "sim/chrome_trace.hpp"
+#include "sim/driver_actor.hpp"
 #include "sim/executor.hpp"
 #include "sim/platform.hpp"
 #include "sim/request_check.hpp"
+#include "topologies/support/check.hpp"
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::sim {
@@ -134,14 +136,15 @@ CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded)
   std::exception_ptr failure;
   auto* impl = impl_.get();
   const int ranks = impl_->topology.num_cores();
-  s4u::Actor::create("driver", impl_->platform.host(0), [&stats, &failure, &input, &link_bytes, impl, ranks] {
-    try {
-      stats = execute(impl->platform, input, ranks, link_bytes);
-    } catch (...) {
-      failure = std::current_exception();
-    }
-  });
-  impl_->engine->run();
+  const bool returned =
+      run_driver(impl_->platform.host(0), [&stats, &failure, &input, &link_bytes, impl, ranks] {
+        try {
+          stats = execute(impl->platform, input, ranks, link_bytes);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      });
+  TPUSIM_CHECK(returned);  // otherwise the driver waited for something that can never happen
   if (failure) std::rethrow_exception(failure);
 
   if (request.kind == CollectiveKind::permute && request.data != nullptr) {

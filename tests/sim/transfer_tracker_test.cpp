@@ -9,7 +9,9 @@
 #include <simgrid/s4u.hpp>
 #include <sstream>
 
+#include "sim/driver_actor.hpp"
 #include "sim/simulator.hpp"
+#include "sim_test_support.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/support/child_process.hpp"
 
@@ -44,7 +46,7 @@ void with_tracker(const Pattern& pattern, std::ostringstream& log) {
   std::map<std::uint32_t, int> transfer_of_slot;
   int next = 0;
   auto start = [&](std::size_t count) {
-    sim::TransferTracker::in_maestro([&] {
+    tracker.in_maestro([&] {
       for (std::size_t i = 0; i < count && next < kTransfers; ++i, ++next) {
         transfer_of_slot[tracker.start(pattern.src(next), pattern.dst(next), Pattern::bytes(next))] = next;
       }
@@ -99,9 +101,13 @@ std::string run_pattern(bool tracker) {
              pattern.hosts.push_back(engine->host_by_name("chip-" + std::to_string(chip)));
            std::ostringstream log;
            log.precision(17);
-           s4u::Actor::create("driver", pattern.hosts[0],
-                              [&] { tracker ? with_tracker(pattern, log) : with_wait_any(pattern, log); });
-           engine->run();
+           if (tracker) {
+             if (!sim::run_driver(pattern.hosts[0], [&] { with_tracker(pattern, log); }))
+               log << "never returned\n";
+           } else {
+             s4u::Actor::create("driver", pattern.hosts[0], [&] { with_wait_any(pattern, log); });
+             engine->run();
+           }
            return log.str();
          })
       .output;
@@ -125,4 +131,37 @@ TEST_CASE("the tracker sees the instants and the transfers ending at each that w
   CHECK(ended == kTransfers);
   CHECK(instants < kTransfers);
   CHECK(instants > kTransfers / 10);
+}
+
+// Endpoint actors outlive each collective (the engine is paused between them), so a later collective in the
+// same process runs on the actors an earlier one created. It must start at the instant the earlier one ended
+// and take as long as it takes alone in a fresh process: nothing of the earlier one may be left in flight.
+TEST_CASE("a collective after others in one process starts where they ended and takes as long as alone") {
+  const std::string spec = "torus:4x4,cores=2";
+  auto alone = sim::testing::in_child([&](std::ostream& out) {
+    const auto topology = topo::topology_from_spec(spec);
+    sim::Simulator simulator(topology);
+    out << simulator.run(sim::testing::request_along(topology, "alltoall", "pairwise", "64KiB")).time_s;
+  });
+  double alone_s = 0;
+  alone >> alone_s;
+
+  auto after = sim::testing::in_child([&](std::ostream& out) {
+    const auto topology = topo::topology_from_spec(spec);
+    sim::Simulator simulator(topology);
+    const double first_s =
+        simulator.run(sim::testing::request_along(topology, "allreduce", "bidir_ring", "1MiB")).time_s;
+    const double second_s =
+        simulator.run(sim::testing::request_along(topology, "allgather", "ring", "4KiB", "x")).time_s;
+    const double clock_before_s = simulator.now_s();
+    const double third_s =
+        simulator.run(sim::testing::request_along(topology, "alltoall", "pairwise", "64KiB")).time_s;
+    out << first_s << ' ' << second_s << ' ' << clock_before_s << ' ' << third_s << ' ' << simulator.now_s();
+  });
+  double first_s = 0, second_s = 0, clock_before_s = 0, third_s = 0, clock_after_s = 0;
+  after >> first_s >> second_s >> clock_before_s >> third_s >> clock_after_s;
+  REQUIRE(alone_s > 0);
+  CHECK(clock_before_s == Approx(first_s + second_s).epsilon(1e-12));
+  CHECK(clock_after_s == Approx(clock_before_s + third_s).epsilon(1e-12));
+  CHECK(third_s == Approx(alone_s).epsilon(1e-12));
 }

@@ -1,0 +1,19 @@
+#pragma once
+// sim-private: runs one collective's driver as a SimGrid actor and returns when it is done, with the engine
+// paused rather than run dry.
+//
+// Running the engine dry would end the endpoint actors (transfer_tracker.hpp) that later collectives of the
+// process reuse: SimGrid kills every actor left blocked when nothing more can happen. SimGrid 3.32 instead
+// leaves its main loop early when an activity was vetoed (a set the user owns), so the driver marks the set
+// when it returns; a timer at that instant keeps the loop's last turn from moving the clock, or from taking
+// the blocked endpoints for a deadlock.
+#include <functional>
+#include <simgrid/s4u.hpp>
+
+namespace tpusim::sim {
+
+// Runs `body` in a new actor on `host`; false if the engine ran out of events before `body` returned (it
+// waited for something that can never happen).
+bool run_driver(simgrid::s4u::Host* host, const std::function<void()>& body);
+
+}  // namespace tpusim::sim
