@@ -38,7 +38,8 @@ class Driver {
         per_rank_(num_ranks),
         participant_(num_ranks, 0),
         last_end_(num_ranks, -1.0),
-        buffers_(num_ranks, nullptr) {
+        buffers_(num_ranks, nullptr),
+        tracker_(input.transfers) {
     for (const Rank rank : input.participants) {
       if (!participant_[rank]) ++participants_;
       participant_[rank] = 1;

@@ -10,6 +10,7 @@
 #include "sim/collective.hpp"
 #include "sim/platform.hpp"
 #include "sim/schedule.hpp"
+#include "sim/simulator.hpp"
 
 namespace tpusim::sim {
 
@@ -31,6 +32,7 @@ struct ExecutionInput {
   bool reads_input =
       false;  // some transfers read the buffers as they were at the start (all-to-all, permute)
   bool fold_repeated_rounds = true;
+  TransferMechanism transfers = TransferMechanism::maestro_comms;
   int label = 0;
   std::vector<TraceEvent>* trace = nullptr;  // null: no trace
 };

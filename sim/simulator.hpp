@@ -2,6 +2,7 @@
 // The simulation engine of one process. SimGrid keeps global state, so at most one Simulator exists per
 // process; collectives run one after another on its clock, each timed as a clock difference.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,17 @@ namespace tpusim::sim {
 
 enum class NetworkModel { ideal, lv08 };
 
+// How a transfer is carried on SimGrid (sim/transfer_tracker.hpp): the same simulated times either way.
+enum class TransferMechanism { maestro_comms, endpoint_actors };
+
 struct SimOptions {
   NetworkModel network = NetworkModel::ideal;
   bool record_trace = false;  // keep every transfer for write_chrome_trace
   // Rounds whose transfers all started and ended together repeat exactly while the pattern repeats: simulate
   // one, advance the clock by the rest. Exact in the ideal model; tests compare it with folding off.
   bool fold_repeated_rounds = true;
+  // None: maestro_comms below 1024 chips, endpoint_actors from there (transfer_tracker.hpp says why).
+  std::optional<TransferMechanism> transfers;
 };
 
 struct LinkLoad {

@@ -1,11 +1,12 @@
 // The tracker reports the same instants, and the same transfers at each, as Comm::wait_any over every
-// transfer in flight: the executor's simulated times rest on it. Each variant runs in its own child (one
-// engine per process), so both start at clock 0 and must agree to the last bit.
+// transfer in flight, with either mechanism: the executor's simulated times rest on it. Each variant runs in
+// its own child (one engine per process), so all start at clock 0 and must agree to the last bit.
 #include "sim/transfer_tracker.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
+#include <optional>
 #include <simgrid/s4u.hpp>
 #include <sstream>
 
@@ -41,8 +42,8 @@ void log_instant(std::ostringstream& log, std::vector<int> ended) {
   log << '\n';
 }
 
-void with_tracker(const Pattern& pattern, std::ostringstream& log) {
-  sim::TransferTracker tracker;
+void with_tracker(sim::TransferMechanism mechanism, const Pattern& pattern, std::ostringstream& log) {
+  sim::TransferTracker tracker(mechanism);
   std::map<std::uint32_t, int> transfer_of_slot;
   int next = 0;
   auto start = [&](std::size_t count) {
@@ -91,8 +92,9 @@ void with_wait_any(const Pattern& pattern, std::ostringstream& log) {
   }
 }
 
-std::string run_pattern(bool tracker) {
-  return run_in_child([tracker] {
+// With no mechanism: Comm::wait_any over host-to-host comms, the reference.
+std::string run_pattern(std::optional<sim::TransferMechanism> mechanism) {
+  return run_in_child([mechanism] {
            const auto topology = topo::topology_from_spec("torus-4x4");
            sim::Simulator simulator(topology);  // configures the engine and builds the platform
            auto* engine = s4u::Engine::get_instance();
@@ -101,8 +103,8 @@ std::string run_pattern(bool tracker) {
              pattern.hosts.push_back(engine->host_by_name("chip-" + std::to_string(chip)));
            std::ostringstream log;
            log.precision(17);
-           if (tracker) {
-             if (!sim::run_driver(pattern.hosts[0], [&] { with_tracker(pattern, log); }))
+           if (mechanism) {
+             if (!sim::run_driver(pattern.hosts[0], [&] { with_tracker(*mechanism, pattern, log); }))
                log << "never returned\n";
            } else {
              s4u::Actor::create("driver", pattern.hosts[0], [&] { with_wait_any(pattern, log); });
@@ -116,9 +118,10 @@ std::string run_pattern(bool tracker) {
 }  // namespace
 
 TEST_CASE("the tracker sees the instants and the transfers ending at each that wait_any sees, to the bit") {
-  const std::string tracked = run_pattern(true);
-  const std::string waited = run_pattern(false);
+  const std::string waited = run_pattern(std::nullopt);
+  const std::string tracked = run_pattern(sim::TransferMechanism::maestro_comms);
   CHECK(tracked == waited);
+  CHECK(run_pattern(sim::TransferMechanism::endpoint_actors) == waited);
   // The pattern is worth checking: every transfer ended, at fewer instants than transfers.
   std::istringstream lines(tracked);
   int instants = 0, ended = 0;
@@ -138,30 +141,80 @@ TEST_CASE("the tracker sees the instants and the transfers ending at each that w
 // and take as long as it takes alone in a fresh process: nothing of the earlier one may be left in flight.
 TEST_CASE("a collective after others in one process starts where they ended and takes as long as alone") {
   const std::string spec = "torus:4x4,cores=2";
-  auto alone = sim::testing::in_child([&](std::ostream& out) {
-    const auto topology = topo::topology_from_spec(spec);
-    sim::Simulator simulator(topology);
-    out << simulator.run(sim::testing::request_along(topology, "alltoall", "pairwise", "64KiB")).time_s;
-  });
-  double alone_s = 0;
-  alone >> alone_s;
+  for (const auto mechanism :
+       {sim::TransferMechanism::endpoint_actors, sim::TransferMechanism::maestro_comms}) {
+    INFO("mechanism " << static_cast<int>(mechanism));
+    sim::SimOptions options;
+    options.transfers = mechanism;
+    auto alone = sim::testing::in_child([&](std::ostream& out) {
+      const auto topology = topo::topology_from_spec(spec);
+      sim::Simulator simulator(topology, options);
+      out << simulator.run(sim::testing::request_along(topology, "alltoall", "pairwise", "64KiB")).time_s;
+    });
+    double alone_s = 0;
+    alone >> alone_s;
 
-  auto after = sim::testing::in_child([&](std::ostream& out) {
-    const auto topology = topo::topology_from_spec(spec);
-    sim::Simulator simulator(topology);
-    const double first_s =
-        simulator.run(sim::testing::request_along(topology, "allreduce", "bidir_ring", "1MiB")).time_s;
-    const double second_s =
-        simulator.run(sim::testing::request_along(topology, "allgather", "ring", "4KiB", "x")).time_s;
-    const double clock_before_s = simulator.now_s();
-    const double third_s =
-        simulator.run(sim::testing::request_along(topology, "alltoall", "pairwise", "64KiB")).time_s;
-    out << first_s << ' ' << second_s << ' ' << clock_before_s << ' ' << third_s << ' ' << simulator.now_s();
-  });
-  double first_s = 0, second_s = 0, clock_before_s = 0, third_s = 0, clock_after_s = 0;
-  after >> first_s >> second_s >> clock_before_s >> third_s >> clock_after_s;
-  REQUIRE(alone_s > 0);
-  CHECK(clock_before_s == Approx(first_s + second_s).epsilon(1e-12));
-  CHECK(clock_after_s == Approx(clock_before_s + third_s).epsilon(1e-12));
-  CHECK(third_s == Approx(alone_s).epsilon(1e-12));
+    auto after = sim::testing::in_child([&](std::ostream& out) {
+      const auto topology = topo::topology_from_spec(spec);
+      sim::Simulator simulator(topology, options);
+      const double first_s =
+          simulator.run(sim::testing::request_along(topology, "allreduce", "bidir_ring", "1MiB")).time_s;
+      const double second_s =
+          simulator.run(sim::testing::request_along(topology, "allgather", "ring", "4KiB", "x")).time_s;
+      const double clock_before_s = simulator.now_s();
+      const double third_s =
+          simulator.run(sim::testing::request_along(topology, "alltoall", "pairwise", "64KiB")).time_s;
+      out << first_s << ' ' << second_s << ' ' << clock_before_s << ' ' << third_s << ' '
+          << simulator.now_s();
+    });
+    double first_s = 0, second_s = 0, clock_before_s = 0, third_s = 0, clock_after_s = 0;
+    after >> first_s >> second_s >> clock_before_s >> third_s >> clock_after_s;
+    REQUIRE(alone_s > 0);
+    CHECK(clock_before_s == Approx(first_s + second_s).epsilon(1e-12));
+    CHECK(clock_after_s == Approx(clock_before_s + third_s).epsilon(1e-12));
+    CHECK(third_s == Approx(alone_s).epsilon(1e-12));
+  }
+}
+
+// Whole collectives with real data, contention included (the direct all-to-all, multiport's parts sharing
+// on-chip links): the two mechanisms must give the same simulated time and the same data, to the bit.
+TEST_CASE("both transfer mechanisms give the same collectives, time and data to the bit") {
+  struct Case {
+    const char* op;
+    const char* algorithm;
+    const char* bytes;
+    const char* axes;
+  };
+  const Case cases[] = {{"allreduce", "bucket2d", "256KiB", "core+x,y"},
+                        {"allreduce", "multiport", "96KiB", "core,x,y"},
+                        {"alltoall", "direct", "64KiB", "all"},
+                        {"allgather", "halving_doubling", "32KiB", "all"},
+                        {"reduce_scatter", "ring", "4KiB", "x"}};
+  auto run = [&](sim::TransferMechanism mechanism) {
+    return sim::testing::in_child([&](std::ostream& out) {
+             const auto topology = topo::topology_from_spec("torus:4x4,cores=2");
+             sim::SimOptions options;
+             options.transfers = mechanism;
+             sim::Simulator simulator(topology, options);
+             for (const Case& c : cases) {
+               auto request = sim::testing::request_along(topology, c.op, c.algorithm, c.bytes, c.axes);
+               auto data = sim::random_inputs(request, 11);
+               request.data = &data;
+               const auto result = simulator.run(request);
+               std::uint64_t hash = 1469598103934665603ull;  // FNV-1a over every byte of every result buffer
+               for (const auto& [rank, buffer] : data) {
+                 const auto* bytes = reinterpret_cast<const unsigned char*>(buffer.data());
+                 for (std::size_t i = 0; i < buffer.size() * sizeof(float); ++i)
+                   hash = (hash ^ bytes[i]) * 1099511628211ull;
+               }
+               out << c.algorithm << ' ' << result.time_s << ' ' << hash << ' ' << result.simulated_messages
+                   << '\n';
+             }
+           })
+        .str();
+  };
+  const std::string maestro = run(sim::TransferMechanism::maestro_comms);
+  const std::string endpoints = run(sim::TransferMechanism::endpoint_actors);
+  CHECK(std::count(maestro.begin(), maestro.end(), '\n') == 5);
+  CHECK(maestro == endpoints);
 }
