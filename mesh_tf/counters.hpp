@@ -33,6 +33,18 @@ struct OpCost {
   double time_s = 0;              // roofline on the device model
 };
 
+// One collective as the backend issues it to the interconnect (collective_backend.hpp): the kind that runs,
+// over which mesh dims, on how many elements of how many bytes per core.
+struct IssuedCollective {
+  sim::CollectiveKind kind = sim::CollectiveKind::allreduce;
+  sim::ReduceOp reduce = sim::ReduceOp::sum;
+  std::vector<int> mesh_dims;  // indices into the mesh
+  std::uint64_t elements_per_core = 0;
+  std::uint32_t element_bytes = 4;
+  std::string
+      how;  // "" when it is the collective itself, else how it stands in: "masked allconcat, 32 copies"
+};
+
 struct CollectiveRecord {
   int op = -1;  // graph op whose lowering needs it
   std::string op_name;
@@ -44,6 +56,9 @@ struct CollectiveRecord {
   int group_size = 1;
   int num_groups = 1;
   std::uint64_t elements_per_core = 0;  // per member buffer (allgather: the gathered output)
+  // What the backend issues for it (one or more, run in turn) and their bytes per core: element_bytes is the
+  // first one's, which may differ from the tensor's dtype (a bfloat16 allreduce done in float32).
+  std::vector<IssuedCollective> issued;
   std::uint32_t element_bytes = 4;
   std::uint64_t bytes_per_core = 0;
   std::string key() const;  // "allreduce/cols/einsum"

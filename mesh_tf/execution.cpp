@@ -60,7 +60,7 @@ struct Executor::Impl {
         memo_result(s ? shared_memo(s) : own_memo) {
     LoweringOptions lowering;
     lowering.device = options.device;
-    lowering.bf16_allreduce_in_fp32_above_8 = options.bf16_allreduce_in_fp32_above_8;
+    lowering.collective_backend = options.collective_backend;
     for (const auto& t : options.outputs) {
       if (!t.valid() || &t.graph() != &graph)
         throw InputError("execution: an output tensor is not from this graph");
@@ -123,33 +123,40 @@ struct Executor::Impl {
     return it->second;
   }
 
-  sim::CollectiveRequest request_for(const Step& step) {
+  sim::CollectiveRequest request_for(const Step& step, const IssuedCollective& issued) {
     sim::CollectiveRequest request;
-    request.kind = step.record.kind;
-    request.op = step.record.reduce;
-    request.groups = groups(step.mesh_dims);
+    request.kind = issued.kind;
+    request.op = issued.reduce;
+    request.groups = groups(issued.mesh_dims);
     const bool ring_family =
         request.kind == sim::CollectiveKind::allreduce || request.kind == sim::CollectiveKind::allgather;
-    for (const int m : ring_family ? step.mesh_dims : std::vector<int>{}) {
+    for (const int m : ring_family ? issued.mesh_dims : std::vector<int>{}) {
       const auto it = options.algorithms.find(mesh.dim_name(m));
       std::string name = it != options.algorithms.end() ? it->second : options.default_algorithm;
       if (name.empty()) name = sim::default_algorithm(request.kind);
       request.algorithms.push_back(name);
     }
     if (step.collective == CollectiveOp::permute) request.permutation = permute_pairs(step, mapping);
-    request.elements = step.record.elements_per_core;
-    request.element_bytes = step.record.element_bytes;
-    request.label = step.label;
+    request.elements = issued.elements_per_core;
+    request.element_bytes = issued.element_bytes;
+    request.label = issued.how.empty() ? step.label : fmt::format("{} ({})", step.label, issued.how);
     // "auto" is chosen per collective, so per size, by simulating the candidates; the choice depends on
     // nothing else the step can change.
     if (simulator && sim::asks_auto(request)) {
-      const std::string key = fmt::format("{}|{}", step.signature, fmt::join(request.algorithms, ","));
+      const std::string key =
+          fmt::format("{}|{}", issued_signature(step, issued), fmt::join(request.algorithms, ","));
       auto it = auto_choices.find(key);
       if (it == auto_choices.end())
         it = auto_choices.emplace(key, sim::fastest_algorithms(*simulator, request)).first;
       request.algorithms = it->second;
     }
     return request;
+  }
+
+  // The step's signature, and which of its issued collectives: identical ones take identical time.
+  static std::string issued_signature(const Step& step, const IssuedCollective& issued) {
+    return fmt::format("{}/{}/{}/{}/{}", step.signature, sim::to_string(issued.kind),
+                       fmt::join(issued.mesh_dims, ","), issued.elements_per_core, issued.element_bytes);
   }
 
   // Every distinct collective the program needs, checked against its algorithms now rather than in the middle
@@ -160,49 +167,90 @@ struct Executor::Impl {
     std::set<std::string> checked;
     for (const auto& step : program.steps) {
       if (!step.is_comm) continue;
-      sim::CollectiveRequest request;
-      try {
-        request = request_for(step);  // auto is resolved here, by simulation
-        if (!checked.insert(fmt::format("{}|{}", step.signature, fmt::join(request.algorithms, ","))).second)
-          continue;
-        sim::check_algorithms(simulator->topology(), request);
-      } catch (const InputError& error) {
-        std::vector<std::string> dims;
-        for (const int m : step.mesh_dims) dims.push_back(mesh.dim_name(m));
-        throw CollectiveAlgorithmError(fmt::format("{} over mesh dimension {} ({}): {}",
-                                                   sim::to_string(step.record.kind), join(dims, ","),
-                                                   step.label, error.what()));
+      for (const auto& issued : step.record.issued) {
+        try {
+          const sim::CollectiveRequest request = request_for(step, issued);  // auto is resolved here
+          if (!checked
+                   .insert(fmt::format("{}|{}", issued_signature(step, issued),
+                                       fmt::join(request.algorithms, ",")))
+                   .second)
+            continue;
+          sim::check_algorithms(simulator->topology(), request);
+        } catch (const InputError& error) {
+          std::vector<std::string> dims;
+          for (const int m : issued.mesh_dims) dims.push_back(mesh.dim_name(m));
+          throw CollectiveAlgorithmError(fmt::format("{} over mesh dimension {} ({}): {}",
+                                                     sim::to_string(issued.kind), join(dims, ","), step.label,
+                                                     error.what()));
+        }
       }
     }
   }
 
-  // Runs one collective: data through the simulator (numerics), time from the simulator, memoised per
-  // signature since identical requests run in isolation take identical simulated time.
+  // Runs one collective as the backend issues it (collective_backend.hpp): data through the simulator
+  // (numerics), time from the simulator, memoised per issued collective since identical requests run in
+  // isolation take identical simulated time. Collectives issued in turn add their times.
   CollectiveTiming run_collective(const Step& step) {
     CollectiveTiming timing;
     timing.record = step.record;
-    sim::CollectiveRequest request = request_for(step);
-    const std::string signature = fmt::format("{}|{}|{}|{}", mesh.to_string(), mapping.note(), step.signature,
-                                              fmt::join(request.algorithms, ","));
-    const bool known = memo_result.count(signature) > 0;
-    if (options.numerics) {
-      sim::Buffers data = pack(step, program, store, mapping);
-      if (simulator) {
-        request.data = &data;
-        const auto result = simulator->run(request);
-        if (!known) memo_result[signature] = result;
-      } else {
-        data = sim::reference_result(request, data);
-        if (!known) memo_result[signature] = sim::CollectiveResult{};
+    sim::Buffers data;
+    if (options.numerics) data = pack(step, program, store, mapping);  // allconcat: already masked
+    double longest_s = -1;
+    for (const auto& issued : step.record.issued) {
+      sim::CollectiveRequest request = request_for(step, issued);
+      const std::string signature =
+          fmt::format("{}|{}|{}|{}", mesh.to_string(), mapping.note(), issued_signature(step, issued),
+                      fmt::join(request.algorithms, ","));
+      const bool known = memo_result.count(signature) > 0;
+      if (options.numerics) {
+        // A max allreduce issued as a stacked allconcat: every member's buffer becomes a slot per member of
+        // the group, its own filled, the rest zeros; the masked sum gathers them, a local max reduces them.
+        const bool stacked = step.record.reduce != issued.reduce;
+        if (stacked) stack(data, issued.mesh_dims.at(0));
+        if (simulator) {
+          request.data = &data;
+          const auto result = simulator->run(request);
+          if (!known) memo_result[signature] = result;
+        } else {
+          data = sim::reference_result(request, data);
+          if (!known) memo_result[signature] = sim::CollectiveResult{};
+        }
+        if (stacked) reduce_stack_max(data, mesh.dim_size(issued.mesh_dims.at(0)));
+      } else if (!known) {
+        memo_result[signature] = simulator ? simulator->run(request) : sim::CollectiveResult{};
       }
-      unpack(step, program, data, store, mapping);
-    } else if (!known) {
-      memo_result[signature] = simulator ? simulator->run(request) : sim::CollectiveResult{};
+      const auto& result = memo_result.at(signature);
+      timing.time_s += result.time_s;
+      if (result.time_s > longest_s) {
+        longest_s = result.time_s;
+        timing.busbw_Bps = result.busbw_Bps;
+      }
     }
-    const auto& result = memo_result.at(signature);
-    timing.time_s = result.time_s;
-    timing.busbw_Bps = result.busbw_Bps;
+    if (options.numerics) unpack(step, program, data, store, mapping);
     return timing;
+  }
+
+  void stack(sim::Buffers& data, int mesh_dim) const {
+    const int copies = mesh.dim_size(mesh_dim);
+    for (auto& [rank, buffer] : data) {
+      const std::size_t slot = mesh.processor_coords(mapping.processor_of(rank))[mesh_dim];
+      std::vector<float> stacked(buffer.size() * copies, 0.0f);
+      std::copy(buffer.begin(), buffer.end(),
+                stacked.begin() + static_cast<std::ptrdiff_t>(slot * buffer.size()));
+      buffer = std::move(stacked);
+    }
+  }
+
+  static void reduce_stack_max(sim::Buffers& data, int copies) {
+    for (auto& [rank, buffer] : data) {
+      const std::size_t elements = buffer.size() / copies;
+      std::vector<float> reduced(buffer.begin(), buffer.begin() + static_cast<std::ptrdiff_t>(elements));
+      for (int copy = 1; copy < copies; ++copy) {
+        for (std::size_t i = 0; i < elements; ++i)
+          reduced[i] = std::max(reduced[i], buffer[copy * elements + i]);
+      }
+      buffer = std::move(reduced);
+    }
   }
 };
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh_tf/collective_backend.hpp"
 #include "mesh_tf/counters.hpp"
 #include "mesh_tf/device_model.hpp"
 #include "mesh_tf/graph.hpp"
@@ -40,8 +41,8 @@ struct ExecutionOptions {
   // Tensors materialised on the devices as part of the step (their pending allreduces are lowered and
   // counted), e.g. a model output that nothing else reads. Fetching does not add collectives.
   std::vector<Tensor> outputs;
-  // TPUs allreduced bf16 tensors over groups larger than 8 cores in fp32 (mesh_tf.md): wire bytes 4 then.
-  bool bf16_allreduce_in_fp32_above_8 = true;
+  // How collectives are issued (collective_backend.hpp): as Mesh-TensorFlow's TPU backend did by default.
+  CollectiveBackend collective_backend = CollectiveBackend::mesh_tf_tpu;
 };
 
 // An algorithm of ExecutionOptions cannot run a collective the program needs (an unknown name, an allconcat

@@ -135,12 +135,11 @@ int Lowerer::add_collective(const OpNode& op, Step step, const std::string& reas
     r.group_size *= mesh_.dim_size(m);
   }
   r.num_groups = mesh_.size() / r.group_size;
-  r.element_bytes = dtype_bytes(in.dtype);
-  if (in.dtype == DType::bfloat16 && r.kind == sim::CollectiveKind::allreduce && r.group_size > 8 &&
-      options_.bf16_allreduce_in_fp32_above_8) {
-    r.element_bytes = 4;
-  }
-  r.bytes_per_core = r.elements_per_core * r.element_bytes;
+  r.issued = issue(options_.collective_backend, step.collective, r.reduce, in.dtype, step.mesh_dims, mesh_,
+                   r.elements_per_core);
+  r.element_bytes = r.issued.front().element_bytes;
+  r.bytes_per_core = 0;
+  for (const auto& issued : r.issued) r.bytes_per_core += issued.elements_per_core * issued.element_bytes;
   step.label = fmt::format(
       "{}[{}] {}{}", sim::to_string(r.kind), join(r.mesh_dims, ","), in.name,
       phase_suffix(in.tensor >= 0 ? graph_.op(graph_.tensor(in.tensor).producer).phase : op.phase));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh_tf/collective_backend.hpp"
 #include "mesh_tf/device_model.hpp"
 #include "mesh_tf/graph.hpp"
 #include "mesh_tf/layout_rules.hpp"
@@ -19,7 +20,7 @@ namespace tpusim::mtf {
 
 struct LoweringOptions {
   DeviceModel device = DeviceModel::tpu_v2_core();
-  bool bf16_allreduce_in_fp32_above_8 = true;
+  CollectiveBackend collective_backend = CollectiveBackend::mesh_tf_tpu;
   std::vector<int> outputs;  // tensor ids to materialise (force pending sums)
 };
 

@@ -96,6 +96,7 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   execution.device = config.hardware.device.slowed(config.hardware.topology.faults().slowest_straggler());
   execution.algorithms = config.hardware.collective_algorithm_by_axis;
   execution.mapping = config.mesh.mapping;
+  execution.collective_backend = config.hardware.collective_backend;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor =

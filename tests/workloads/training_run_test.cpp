@@ -2,7 +2,9 @@
 #include "workloads/training_run.hpp"
 
 #include <catch2/catch.hpp>
+#include <sstream>
 
+#include "topologies/support/child_process.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_parser.hpp"
 
@@ -61,4 +63,50 @@ TEST_CASE("an algorithm that cannot run a collective the model needs is reported
       Catch::StartsWith("configs/bad-algorithm.yaml:3: hardware.collectives: allreduce over mesh "
                         "dimension model (") &&
           Catch::Contains("bucket2d needs a group with two dimensions"));
+}
+
+// hardware.collective_backend: the TPU backend (the default) issues the softmax's max over the split vocab as
+// a masked allreduce of group-size copies; ideal as a max allreduce. The numbers are the same either way.
+// Each run is a child process (one simulation per process).
+TEST_CASE("hardware.collective_backend chooses how the step's collectives are issued") {
+  const std::string model =
+      "mesh: {shape: \"batch:2;model:4\", layout: \"batch:batch;vocab:model;heads:model;d_ff:model\"}\n"
+      "model: {kind: transformer_lm, layers: 1, d_model: 8, d_ff: 16, heads: 4, d_kv: 2, vocab: 16, batch: 4,"
+      " length: 4}\n"
+      "training: {numerics: full}\n";
+  struct Outcome {
+    double loss = 0, max_time_s = 0;
+    std::uint64_t max_bytes = 0;
+    int issued_as_sum = 0;
+  };
+  auto run = [&](const std::string& backend) {
+    const auto child = tpusim::run_in_child([&] {
+      const RunReport report = run_training(parse_run_config(
+          "hardware: {topology: ring-8, collective_backend: " + backend + "}\n" + model, "c.yaml"));
+      for (const auto& c : report.collectives) {
+        if (c.record.reduce != tpusim::sim::ReduceOp::max) continue;
+        std::ostringstream out;
+        out.precision(17);
+        out << report.steps.at(0).loss.value() << ' ' << c.time_s << ' ' << c.record.bytes_per_core << ' '
+            << (c.record.issued.at(0).reduce == tpusim::sim::ReduceOp::sum);
+        return out.str();
+      }
+      return std::string("no max allreduce");
+    });
+    std::istringstream in(child.output);
+    Outcome outcome;
+    in >> outcome.loss >> outcome.max_time_s >> outcome.max_bytes >> outcome.issued_as_sum;
+    REQUIRE(in);
+    return outcome;
+  };
+  const Outcome tpu = run("mesh_tf_tpu");
+  const Outcome ideal = run("ideal");
+  CHECK(tpu.loss == ideal.loss);
+  CHECK(tpu.issued_as_sum == 1);
+  CHECK(ideal.issued_as_sum == 0);
+  CHECK(tpu.max_bytes == 4 * ideal.max_bytes);  // model has 4 cores: 4 stacked copies
+  CHECK(tpu.max_time_s > ideal.max_time_s);
+  CHECK_THROWS_WITH(
+      parse_run_config("hardware: {topology: ring-8, collective_backend: xla}\n" + model, "b.yaml"),
+      Catch::StartsWith("b.yaml:1: hardware.collective_backend: 'xla' is not valid"));
 }

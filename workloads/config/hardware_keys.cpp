@@ -169,6 +169,20 @@ std::vector<ConfigKey> hardware_keys() {
           })
           .reports([](const RunConfig& c) { return c.hardware.topology.intra_chip().latency_s(); },
                    "intra_chip_latency_s"),
+      ConfigKey(
+          "hardware.collective_backend", "one of " + join(mtf::collective_backends().names()),
+          "How each collective is issued: mesh_tf_tpu as Mesh-TensorFlow's TPU backend did "
+          "(simd_mesh_impl.py: a bfloat16 allreduce over more than 8 cores in float32, an allconcat as a "
+          "masked allreduce of group-size copies, a max allreduce as such an allconcat per mesh axis, a "
+          "float32 alltoall in bfloat16), or ideal: each as the collective it stands for, in the tensor's "
+          "dtype.")
+          .absent_means("mesh_tf_tpu")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            r.config.hardware.collective_backend = value.choice(mtf::collective_backends());
+          })
+          .reports([](const RunConfig& c) {
+            return mtf::collective_backends().name_of(c.hardware.collective_backend);
+          }),
       ConfigKey("hardware.collectives", "map from mesh axis to a simulator algorithm name",
                 "The simulator's algorithm for the collectives along each mesh axis, such as "
                 "{batch: bidir_ring, model: ring} (tpusim collective --help lists the algorithms), or auto: "

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "mesh_tf/collective_backend.hpp"
 #include "mesh_tf/device_model.hpp"
 #include "mesh_tf/dimension.hpp"
 #include "mesh_tf/layout_rules.hpp"
@@ -38,6 +39,7 @@ struct HardwareConfig {
   topo::Topology topology;
   mtf::DeviceModel device;                                          // per core
   std::map<std::string, std::string> collective_algorithm_by_axis;  // mesh axis -> sim algorithm name
+  mtf::CollectiveBackend collective_backend = mtf::CollectiveBackend::mesh_tf_tpu;
 };
 
 struct MeshConfig {

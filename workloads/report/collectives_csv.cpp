@@ -11,7 +11,20 @@ const std::vector<std::string> kCollectivesCsvColumns = {"index",         "op",
                                                          "num_groups",    "elements_per_core",
                                                          "element_bytes", "bytes_per_core",
                                                          "time_s",        "algbw_Bps",
-                                                         "busbw_Bps"};
+                                                         "busbw_Bps",     "issued_as"};
+
+namespace {
+
+// How the collective backend issued it, when not as the collective itself ("masked allreduce of 32 copies").
+std::string issued_as(const mtf::CollectiveRecord& record) {
+  std::vector<std::string> hows;
+  for (const auto& issued : record.issued) {
+    if (!issued.how.empty()) hows.push_back(issued.how);
+  }
+  return join(hows, "; ");
+}
+
+}  // namespace
 
 void write_collectives_csv(std::ostream& out, const RunReport& report) {
   CsvWriter csv(out, kCollectivesCsvColumns);
@@ -35,6 +48,7 @@ void write_collectives_csv(std::ostream& out, const RunReport& report) {
         .number(c.time_s)
         .number(algbw)
         .number(c.busbw_Bps)
+        .text(issued_as(r))
         .end_row();
   }
 }

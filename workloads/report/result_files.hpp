@@ -27,7 +27,7 @@ nlohmann::json run_report_json(const RunConfig& config, const RunReport& report,
 void print_run_report(std::ostream& out, const RunConfig& config, const RunReport& report);
 
 // index, op, tensor, reason, kind, reduce, mesh_axes, group_size, num_groups, elements_per_core,
-// element_bytes, bytes_per_core, time_s, algbw_Bps, busbw_Bps
+// element_bytes, bytes_per_core, time_s, algbw_Bps, busbw_Bps, issued_as (collective_backend.hpp)
 extern const std::vector<std::string> kCollectivesCsvColumns;
 void write_collectives_csv(std::ostream& out, const RunReport& report);
 // Every chip runs the same SPMD program with the same simulated timing, so every chip's tracks hold the same
