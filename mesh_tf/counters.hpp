@@ -41,8 +41,8 @@ struct IssuedCollective {
   std::vector<int> mesh_dims;  // indices into the mesh
   std::uint64_t elements_per_core = 0;
   std::uint32_t element_bytes = 4;
-  std::string
-      how;  // "" when it is the collective itself, else how it stands in: "masked allconcat, 32 copies"
+  // Empty when it is the collective itself, else how it stands in: "masked allreduce of 32 copies".
+  std::string how;
 };
 
 struct CollectiveRecord {
