@@ -27,6 +27,8 @@ constexpr unsigned kEndpointStackKiB = 256;
 // One transfer: its mailbox and each side's view of the message.
 struct Slot {
   s4u::Mailbox* mailbox = nullptr;
+  s4u::Host* src = nullptr;
+  s4u::Host* dst = nullptr;
   std::uint64_t bytes = 0;
   s4u::CommPtr send;
   s4u::CommPtr receive;
@@ -61,6 +63,8 @@ class Transfers {
   std::uint32_t start(TransferTracker* owner, s4u::Host* src, s4u::Host* dst, std::uint64_t bytes) {
     const std::uint32_t index = take_slot();
     Slot& slot = slots_[index];
+    slot.src = src;
+    slot.dst = dst;
     slot.bytes = bytes;
     slot.owner = owner;
     slot.sides_to_clear = 2;
@@ -73,8 +77,8 @@ class Transfers {
     Slot& slot = slots_.at(index);
     TPUSIM_CHECK(slot.send != nullptr && slot.receive != nullptr);
     slot.owner = nullptr;
-    post(source_of_.at(index), {Job::Kind::clear_send, index});
-    post(destination_of_.at(index), {Job::Kind::clear_receive, index});
+    post(slot.src, {Job::Kind::clear_send, index});
+    post(slot.dst, {Job::Kind::clear_receive, index});
   }
 
  private:
@@ -98,8 +102,6 @@ class Transfers {
       const auto index = static_cast<std::uint32_t>(slots_.size());
       slots_.emplace_back();
       slots_.back().mailbox = s4u::Mailbox::by_name(fmt::format("tpusim-transfer-{}", index));
-      source_of_.push_back(nullptr);
-      destination_of_.push_back(nullptr);
       free_slots_.push_back(index);
     }
     const std::uint32_t index = free_slots_.back();
@@ -108,8 +110,6 @@ class Transfers {
   }
 
   void post(s4u::Host* host, Job job) {
-    if (job.kind == Job::Kind::send) source_of_[job.slot] = host;
-    if (job.kind == Job::Kind::receive) destination_of_[job.slot] = host;
     Endpoint& endpoint = endpoint_of(host);
     endpoint.jobs.push_back(job);
     if (!endpoint.signalled) {
@@ -146,11 +146,11 @@ class Transfers {
     switch (job.kind) {
       case Job::Kind::send:
         slot.send = slot.mailbox->put_async(&g_token, slot.bytes);
+        // Whichever side posted first, the send's activity is the one both sides share.
         slot_of_[slot.send->get_impl()] = job.slot;
         return;
       case Job::Kind::receive:
         slot.receive = slot.mailbox->get_async<int>(&slot.received);
-        slot_of_[slot.receive->get_impl()] = job.slot;
         return;
       case Job::Kind::clear_send:
         slot.send->wait();  // it has ended: this only takes it out of this actor's list
@@ -165,8 +165,6 @@ class Transfers {
   }
 
   std::deque<Slot> slots_;  // a deque: endpoints hold references across simcalls, while slots are added
-  std::vector<s4u::Host*> source_of_;
-  std::vector<s4u::Host*> destination_of_;
   std::vector<std::uint32_t> free_slots_;
   std::unordered_map<const void*, std::uint32_t> slot_of_;  // by the SimGrid activity of a message in flight
   std::unordered_map<s4u::Host*, std::unique_ptr<Endpoint>> endpoints_;
