@@ -38,6 +38,11 @@ std::vector<AlgorithmRow> algorithm_rows() {
        a::ring_closed_form, &a::ring_line, true},
       {K::reduce_scatter, "bidir_ring", "bidirectional ring, half of every chunk each way", true,
        S::per_dimension, nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line, true},
+      {K::reduce_scatter, "multiport",
+       "one bucket reduce-scatter per torus dimension on 1/d of every chunk, each starting along its own "
+       "dimension, all at once: every link of every chip busy",
+       false, S::per_axis, a::multiport_fits, a::multiport_reduce_scatter, a::multiport_closed_form, nullptr,
+       true},
       {K::reduce_scatter, "halving_doubling",
        "recursive halving, partner j xor p/2, p/4, ..., 1: log2 p steps, each on half the data left; extra "
        "ranks folded",
@@ -47,6 +52,11 @@ std::vector<AlgorithmRow> algorithm_rows() {
        a::ring_closed_form, &a::ring_line, true},
       {K::allgather, "bidir_ring", "bidirectional ring, half of every chunk each way", true, S::per_dimension,
        nullptr, nullptr, a::bidir_ring_closed_form, &a::bidir_ring_line, true},
+      {K::allgather, "multiport",
+       "one bucket allgather per torus dimension on 1/d of every chunk, each starting along its own "
+       "dimension, all at once: every link of every chip busy",
+       false, S::per_axis, a::multiport_fits, a::multiport_allgather, a::multiport_closed_form, nullptr,
+       true},
       {K::allgather, "halving_doubling",
        "recursive doubling, partner j xor 1, 2, ..., p/2: log2 p steps, the data held doubling each step; "
        "extra ranks folded",

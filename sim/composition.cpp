@@ -1,5 +1,7 @@
 #include "sim/composition.hpp"
 
+#include <algorithm>
+
 #include "topologies/support/check.hpp"
 
 namespace tpusim::sim {
@@ -13,25 +15,21 @@ int stride_of(const topo::Group& group, int dimension) {
   return stride;
 }
 
-// Flat chunk interval [first, first + count) of `parts` balanced chunks of [0, elements), as one range.
-ElementRange flat_chunks(std::uint64_t elements, std::uint64_t parts, std::uint64_t first,
-                         std::uint64_t count) {
-  const ElementRange whole{0, elements};
-  const auto lo = balanced_part(whole, parts, first);
-  const auto hi = balanced_part(whole, parts, first + count - 1);
-  return {lo.offset, hi.end() - lo.offset};
+// Flat chunk interval [first, first + count) of the chunks starting at `starts`, as one range.
+ElementRange flat_chunks(const std::vector<std::uint64_t>& starts, std::uint64_t first, std::uint64_t count) {
+  return {starts[first], starts[first + count] - starts[first]};
 }
 
 // What each member of a line along `dimension` owns when the group's flat chunk q belongs to position q: the
 // flat chunks whose coordinates from `dimension` up match the member's.
 std::vector<ElementRange> flat_owned(const topo::Group& group, int dimension, const GroupLine& line,
-                                     std::uint64_t elements) {
+                                     const std::vector<std::uint64_t>& starts) {
   const int stride = stride_of(group, dimension);
   // Coordinates above `dimension` of the line, as a flat offset; those below are zero for a flat interval.
   const int above = (line.base_position / (stride * group.dims[dimension])) * stride * group.dims[dimension];
   std::vector<ElementRange> owned;
   for (int t = 0; t < group.dims[dimension]; ++t) {
-    owned.push_back(flat_chunks(elements, group.size(), above + t * stride, stride));
+    owned.push_back(flat_chunks(starts, above + t * stride, stride));
   }
   return owned;
 }
@@ -54,27 +52,40 @@ std::vector<GroupLine> lines_along(const topo::Group& group, int dimension) {
 Schedule compose_by_dimension(CollectiveKind kind, const topo::Group& group,
                               const std::vector<const algorithms::LineOperations*>& per_dimension,
                               std::uint64_t elements) {
-  const int dims = static_cast<int>(group.dims.size());
-  TPUSIM_CHECK(static_cast<int>(per_dimension.size()) == dims);
-  Schedule schedule;
   if (kind == CollectiveKind::reduce_scatter || kind == CollectiveKind::allgather) {
-    // Outermost dimension first for reduce-scatter (so that position q ends with flat chunk q), innermost
-    // first for allgather.
-    for (int step = 0; step < dims; ++step) {
-      const int d = kind == CollectiveKind::reduce_scatter ? dims - 1 - step : step;
-      std::vector<Schedule> parts;
-      for (const auto& line : lines_along(group, d)) {
-        const auto owned = flat_owned(group, d, line, elements);
-        parts.push_back(kind == CollectiveKind::reduce_scatter
-                            ? per_dimension[d]->reduce_scatter_to(line.ranks, owned)
-                            : per_dimension[d]->allgather_from(line.ranks, owned));
-      }
-      schedule.then(concurrently(std::move(parts)));
-    }
-    return schedule;
+    std::vector<std::uint64_t> starts;
+    starts.reserve(group.size() + 1);
+    for (const auto& chunk : balanced_split({0, elements}, group.size())) starts.push_back(chunk.offset);
+    starts.push_back(elements);
+    return compose_half(kind, group, per_dimension, starts);
   }
   TPUSIM_CHECK(kind == CollectiveKind::allreduce);
   return compose_allreduce(group, per_dimension, ElementRange{0, elements});
+}
+
+Schedule compose_half(CollectiveKind kind, const topo::Group& group,
+                      const std::vector<const algorithms::LineOperations*>& per_dimension,
+                      const std::vector<std::uint64_t>& starts) {
+  const int dims = static_cast<int>(group.dims.size());
+  TPUSIM_CHECK(static_cast<int>(per_dimension.size()) == dims);
+  TPUSIM_CHECK(kind == CollectiveKind::reduce_scatter || kind == CollectiveKind::allgather);
+  TPUSIM_CHECK(static_cast<int>(starts.size()) == group.size() + 1 && starts.front() == 0);
+  TPUSIM_CHECK(std::is_sorted(starts.begin(), starts.end()));
+  Schedule schedule;
+  // Outermost dimension first for reduce-scatter (so that position q ends with flat chunk q), innermost
+  // first for allgather.
+  for (int step = 0; step < dims; ++step) {
+    const int d = kind == CollectiveKind::reduce_scatter ? dims - 1 - step : step;
+    std::vector<Schedule> parts;
+    for (const auto& line : lines_along(group, d)) {
+      const auto owned = flat_owned(group, d, line, starts);
+      parts.push_back(kind == CollectiveKind::reduce_scatter
+                          ? per_dimension[d]->reduce_scatter_to(line.ranks, owned)
+                          : per_dimension[d]->allgather_from(line.ranks, owned));
+    }
+    schedule.then(concurrently(std::move(parts)));
+  }
+  return schedule;
 }
 
 Schedule compose_allreduce(const topo::Group& group,

@@ -14,6 +14,12 @@ Schedule compose_by_dimension(CollectiveKind kind, const topo::Group& group,
                               const std::vector<const algorithms::LineOperations*>& per_dimension,
                               std::uint64_t elements);
 
+// The reduce-scatter or allgather of that composition with chunk q of position q the range [starts[q],
+// starts[q + 1]) rather than a balanced share (starts: group.size() + 1 ascending offsets from 0).
+Schedule compose_half(CollectiveKind kind, const topo::Group& group,
+                      const std::vector<const algorithms::LineOperations*>& per_dimension,
+                      const std::vector<std::uint64_t>& starts);
+
 // The allreduce of that composition on one element range of every member's buffer (the others untouched):
 // what an algorithm that runs several compositions at once on parts of the data builds on.
 Schedule compose_allreduce(const topo::Group& group,

@@ -16,6 +16,7 @@
 #include <exception>
 #include <limits>
 
+#include "sim/index_map.hpp"
 #include "sim/transfer_tracker.hpp"
 #include "topologies/support/check.hpp"
 
@@ -191,19 +192,37 @@ class Driver {
 
   std::vector<float> snapshot(const Transfer& t) const {
     const float* source = t.from_input ? inputs_.at(t.src).data() : buffers_[t.src];
-    return std::vector<float>(source + t.src_offset, source + t.src_offset + t.count);
+    if (t.layout == nullptr)
+      return std::vector<float>(source + t.src_offset, source + t.src_offset + t.count);
+    std::vector<float> payload;
+    payload.reserve(t.count);
+    t.layout->for_each_piece(t.src_offset, t.count, [&](std::uint64_t offset, std::uint64_t count) {
+      payload.insert(payload.end(), source + offset, source + offset + count);
+    });
+    return payload;
   }
 
   void apply(const Transfer& t, const std::vector<float>& payload) {
     float* target = buffers_[t.dst];
     if (target == nullptr) return;
-    float* out = target + t.dst_offset;
-    if (t.action == Action::copy) {
-      std::copy(payload.begin(), payload.end(), out);
+    if (t.layout == nullptr) {
+      apply_piece(t.action, payload.data(), payload.size(), target + t.dst_offset);
+      return;
+    }
+    const float* in = payload.data();
+    t.layout->for_each_piece(t.dst_offset, t.count, [&](std::uint64_t offset, std::uint64_t count) {
+      apply_piece(t.action, in, count, target + offset);
+      in += count;
+    });
+  }
+
+  void apply_piece(Action action, const float* in, std::size_t count, float* out) const {
+    if (action == Action::copy) {
+      std::copy(in, in + count, out);
     } else if (input_.op == ReduceOp::sum) {
-      for (std::size_t i = 0; i < payload.size(); ++i) out[i] += payload[i];
+      for (std::size_t i = 0; i < count; ++i) out[i] += in[i];
     } else {
-      for (std::size_t i = 0; i < payload.size(); ++i) out[i] = std::max(out[i], payload[i]);
+      for (std::size_t i = 0; i < count; ++i) out[i] = std::max(out[i], in[i]);
     }
   }
 

@@ -92,6 +92,23 @@ void Schedule::append_round(std::size_t round, std::vector<Transfer>& out) const
   }
 }
 
+Schedule laid_out(Schedule inner, std::shared_ptr<const IndexMap> layout) {
+  auto shared = std::make_shared<Schedule>(std::move(inner));
+  Schedule result;
+  result.then(
+      shared->round_count(),
+      [shared, layout](std::size_t round, std::vector<Transfer>& out) {
+        const std::size_t first = out.size();
+        shared->append_round(round, out);
+        for (std::size_t i = first; i < out.size(); ++i) {
+          TPUSIM_CHECK(out[i].layout == nullptr && !out[i].from_input);
+          out[i].layout = layout.get();
+        }
+      },
+      [shared](std::size_t round) { return shared->repeats_previous(round); });
+  return result;
+}
+
 Schedule materialized(std::vector<std::vector<Transfer>> rounds) {
   auto held = std::make_shared<std::vector<std::vector<Transfer>>>(std::move(rounds));
   Schedule schedule;

@@ -6,11 +6,14 @@
 // ring over 4096 cores has 16M transfers, too many to hold.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "topologies/topology.hpp"
 
 namespace tpusim::sim {
+
+class IndexMap;
 
 using topo::Rank;
 
@@ -31,6 +34,9 @@ struct Transfer {
   std::uint64_t count = 0;  // elements
   Action action = Action::copy;
   bool from_input = false;  // read the source's buffer as it was when the collective began (all-to-all)
+  // The offsets are positions in this map's order of both buffers (sim/index_map.hpp); nullptr: in the
+  // buffers' own. Owned by the schedule, which outlives its transfers.
+  const IndexMap* layout = nullptr;
 };
 
 // Balanced split: part i of `parts` is [offset + i*count/parts, offset + (i+1)*count/parts).
@@ -81,6 +87,10 @@ bool same_pattern(const std::vector<Transfer>& a, const std::vector<Transfer>& b
 // Runs all of `parts` at the same time (round k of the result is round k of each); used for the many groups
 // or lines of one collective.
 Schedule concurrently(std::vector<Schedule> parts);
+
+// `inner` with its transfers' offsets read through `layout` (the whole schedule works on one part's virtual
+// order); it keeps the map alive.
+Schedule laid_out(Schedule inner, std::shared_ptr<const IndexMap> layout);
 
 // A schedule held in memory, for algorithms with few rounds.
 Schedule materialized(std::vector<std::vector<Transfer>> rounds);

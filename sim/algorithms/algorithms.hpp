@@ -42,11 +42,14 @@ ClosedForm halving_doubling_closed_form(const ClosedFormInput& input);
 Schedule bucket2d_allreduce(const topo::Group& group, const AlgorithmInput& input);
 ClosedForm bucket2d_closed_form(const ClosedFormInput& input);
 
-// multiport.cpp: one bucket allreduce per torus dimension on 1/d of the data, each starting along its own
-// dimension (the cores merged into it), all at once, so that every link of every chip works. Fits groups with
-// at least two dimensions between chips, optionally the chip's cores first ("core,x,y").
+// multiport.cpp: one bucket allreduce (reduce-scatter, allgather) per torus dimension on 1/d of the data,
+// each starting along its own dimension (the cores merged into it), all at once, so that every link of every
+// chip works. Fits groups with at least two dimensions between chips, optionally the chip's cores first
+// ("core,x,y").
 std::string multiport_fits(const topo::Group& group, const AlgorithmInput& input);
 Schedule multiport_allreduce(const topo::Group& group, const AlgorithmInput& input);
+Schedule multiport_reduce_scatter(const topo::Group& group, const AlgorithmInput& input);
+Schedule multiport_allgather(const topo::Group& group, const AlgorithmInput& input);
 ClosedForm multiport_closed_form(const ClosedFormInput& input);
 
 // recursive_doubling.cpp: along each group dimension in turn, log2 k exchanges of the whole buffer (extra

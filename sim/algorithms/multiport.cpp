@@ -4,13 +4,18 @@
 // starting along dimension i and taking the others in cyclic order: while the parts reduce-scatter their
 // first dimension, every dimension's links carry one part in both directions, and the later, smaller phases
 // overlap the same way. The chip's cores join each part's first dimension (a snake through core and that
-// axis, as bucket2d's core+x), so the on-chip exchange happens inside the rings instead of before them.
+// axis, as bucket2d's core+x), so the on-chip exchange happens inside the rings instead of before them. The
+// reduce-scatter and allgather halves run the same parts, each a bucket reduce-scatter (allgather) in its own
+// dimension order, on interleaved slices of the members' chunks (sim/index_map.hpp).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
+#include <unordered_map>
 
 #include "sim/algorithms/algorithms.hpp"
 #include "sim/composition.hpp"
+#include "sim/index_map.hpp"
 
 namespace tpusim::sim::algorithms {
 namespace {
@@ -58,6 +63,59 @@ topo::Group rotated_group(const topo::Group& group, const TorusShape& shape, int
   return rotated;
 }
 
+// The group with its dimensions in reverse order (dimension 0 last), the members' coordinates with them.
+topo::Group reversed(const topo::Group& group) {
+  const int dims = static_cast<int>(group.dims.size());
+  topo::Group out;
+  out.dims.assign(group.dims.rbegin(), group.dims.rend());
+  out.ranks.resize(group.ranks.size());
+  std::vector<int> coordinates(dims);
+  for (int p = 0; p < group.size(); ++p) {
+    int rest = p;
+    for (int d = 0; d < dims; ++d) {
+      coordinates[d] = rest % group.dims[d];
+      rest /= group.dims[d];
+    }
+    int position = 0;  // the reversed group's dimension 0 is the group's last
+    for (int d = 0; d < dims; ++d) position = position * group.dims[d] + coordinates[d];
+    out.ranks[position] = group.ranks[p];
+  }
+  return out;
+}
+
+// The reduce-scatter or allgather: part j is the j-th of d slices of every member's chunk, laid out in part
+// j's rotated group order (its position q's slice at virtual chunk q), so that the part's composition, which
+// leaves virtual chunk q with position q, leaves each member with its own chunk's slice; the parts together
+// give every member its whole chunk. A part's transfers stay contiguous in its virtual order: one message
+// each, as in the allreduce.
+Schedule multiport_half(CollectiveKind kind, const topo::Group& group, const AlgorithmInput& input) {
+  const auto shape = torus_shape(group, input.topology);
+  const int parts = static_cast<int>(shape.torus_dims.size());
+  const int members = group.size();
+  const ElementRange whole{0, input.request.elements};
+  std::unordered_map<Rank, int> position_of;
+  for (int p = 0; p < members; ++p) position_of.emplace(group.ranks[p], p);
+  const std::vector<const LineOperations*> rings(parts, &bidir_ring_line);
+  std::vector<Schedule> concurrent;
+  for (int j = 0; j < parts; ++j) {
+    // A composed reduce-scatter starts along the group's last dimension: the part's order is reversed so
+    // that it starts with the snake through the cores, as the allreduce does, reducing the chip's cores'
+    // data while it crosses the first torus dimension (two rings of one core each would carry it twice).
+    const auto rotated = reversed(rotated_group(group, shape, j));
+    std::vector<IndexMap::Piece> pieces;
+    std::vector<std::uint64_t> starts{0};
+    for (int q = 0; q < members; ++q) {
+      const auto chunk = balanced_part(whole, members, position_of.at(rotated.ranks[q]));
+      const auto slice = balanced_part(chunk, parts, j);
+      pieces.push_back({starts.back(), slice.offset, slice.count});
+      starts.push_back(starts.back() + slice.count);
+    }
+    concurrent.push_back(
+        laid_out(compose_half(kind, rotated, rings, starts), std::make_shared<const IndexMap>(pieces)));
+  }
+  return concurrently(std::move(concurrent));
+}
+
 }  // namespace
 
 std::string multiport_fits(const topo::Group& group, const AlgorithmInput& input) {
@@ -82,13 +140,23 @@ Schedule multiport_allreduce(const topo::Group& group, const AlgorithmInput& inp
   return concurrently(std::move(concurrent));
 }
 
+Schedule multiport_reduce_scatter(const topo::Group& group, const AlgorithmInput& input) {
+  return multiport_half(CollectiveKind::reduce_scatter, group, input);
+}
+
+Schedule multiport_allgather(const topo::Group& group, const AlgorithmInput& input) {
+  return multiport_half(CollectiveKind::allgather, group, input);
+}
+
 // Every part is bucket2d's composition on S/d bytes; when all torus dimensions have one size the parts have
 // one shape and, running in lockstep on disjoint links, take the time of one.
 ClosedForm multiport_closed_form(const ClosedFormInput& input) {
   const int on_chip = input.first_on_chip ? 1 : 0;
   const std::vector<int> torus(input.dims.begin() + std::min<std::size_t>(on_chip, input.dims.size()),
                                input.dims.end());
-  if (input.kind != CollectiveKind::allreduce || torus.size() < 2) return {};
+  if (torus.size() < 2) return {};
+  const bool half = input.kind == CollectiveKind::reduce_scatter || input.kind == CollectiveKind::allgather;
+  if (input.kind != CollectiveKind::allreduce && !half) return {};
   for (const int k : torus) {
     if (k != torus.front()) return {};
   }
@@ -96,11 +164,14 @@ ClosedForm multiport_closed_form(const ClosedFormInput& input) {
   part.bytes = input.bytes / static_cast<double>(torus.size());
   part.dims = torus;
   if (on_chip) part.dims.front() *= input.dims.front();
+  if (half) std::reverse(part.dims.begin(), part.dims.end());  // as multiport_half orders them
   ClosedForm form =
       composed_closed_form(part, std::vector<ClosedFormFunction>(torus.size(), bidir_ring_closed_form));
   form.exact_multiple = 2 * static_cast<std::uint64_t>(input.members()) * torus.size();
-  if (form.time_s >= 0)
-    form.formula = "2D bucket allreduce of S/d along each of d rotated dimension orders at once";
+  if (form.time_s >= 0) {
+    form.formula = fmt::format("bucket {} of S/d along each of d rotated dimension orders at once",
+                               to_string(input.kind));
+  }
   return form;
 }
 

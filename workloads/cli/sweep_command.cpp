@@ -9,6 +9,7 @@
 
 #include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/cli/number_option.hpp"
 #include "workloads/report/report_context.hpp"
@@ -46,7 +47,7 @@ void list_sweeps() {
   for (const auto& name : workloads::sweep_preset_names()) {
     const auto study = workloads::load_study_preset(name);
     const std::string description = study->description().value("description", "");
-    std::cout << fmt::format("{:<16} {} points  {}\n", name, study->size(), description);
+    std::cout << fmt::format("{:<16} {:>4} points  {}\n", name, study->size(), description);
   }
 }
 
@@ -178,14 +179,16 @@ void add_sweep_command(CLI::App& app) {
       "memory_per_core_bytes, hbm_per_core_bytes, fits, collective_calls, wall_s, error) and sweep.json, "
       "assembled from the records. Running a sweep again runs only the points without a valid record "
       "(or whose record is a failure), so an interrupted sweep resumes.\n"
-      "Shipped sweeps (--list, run with --preset NAME): lm-s5-mesh, the 4.9B LM on the 512-core tpu-v2-pod "
-      "over five mesh shapes; lm-s2-layout, the 0.67B LM on tpu-v2-32 over mesh shape and mapping; "
-      "allreduce-torus, every allreduce algorithm on tori of 4x4 to 32x32 chips.\n"
-      "Exit status: 0 every point ran; 1 a point failed at run time; 2 a bad sweep file, point or argument, "
-      "or a layout only the engine rejects (found when that point runs: the others still run and the files "
-      "are written) "
-      "(one line: file:line: vary.KEY[I]: problem); 3 the results cannot be written (checked before any "
-      "point runs).");
+      "Shipped sweeps (described by --list, run with --preset NAME): " +
+          join(workloads::sweep_preset_names()) +
+          ".\n"
+          "Exit status: 0 every point ran; 1 a point failed at run time; 2 a bad sweep file, point or "
+          "argument, "
+          "or a layout only the engine rejects (found when that point runs: the others still run and the "
+          "files "
+          "are written) "
+          "(one line: file:line: vary.KEY[I]: problem); 3 the results cannot be written (checked before any "
+          "point runs).");
   command->add_option("sweep", args.sweep_path, "Sweep file (YAML)");
   command->add_option("--preset", args.preset, "Run a shipped sweep (see --list)");
   command->add_flag("--list", args.list, "List the shipped sweeps and exit");

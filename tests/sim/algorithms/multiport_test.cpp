@@ -1,6 +1,7 @@
-// The multiport torus allreduce: real data on random tori against a plain double-precision sum, its time
-// against a hand computation where it is contention free, and its targets against the injection bound on the
-// TPU v2 pod and on 3D tori. Every topology runs in a child process: one Simulator per process.
+// The multiport torus allreduce and its reduce-scatter and allgather halves: real data on random tori against
+// plain double-precision loops, times against hand computations where they are contention free, and the
+// targets against the injection bound on the TPU v2 pod and on 3D tori. Every topology runs in a child
+// process: one Simulator per process.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
@@ -24,14 +25,21 @@ struct DataOutcome {
   double bound_s = 0;
 };
 
-// Every member of every group must end with the sum of its group's inputs, summed here in double precision
-// from inputs drawn here: nothing of the engine's reference is used.
-DataOutcome run_with_data(const std::string& spec, const std::string& axes, std::uint64_t elements,
-                          unsigned seed) {
+// The element range [lo, hi) of chunk i of `parts` over `elements`, written out here from the data layout
+// of sim/collective.hpp (chunk i is [i*elements/p, (i+1)*elements/p)).
+std::pair<std::uint64_t, std::uint64_t> chunk(std::uint64_t elements, int parts, int i) {
+  return {elements * i / parts, elements * (i + 1) / parts};
+}
+
+// Every member of every group must end as the collective says, computed here in double precision from inputs
+// drawn here: nothing of the engine's reference is used. allreduce: every element the sum over the group;
+// reduce_scatter: position i's chunk i that sum; allgather: every member holds chunk j of position j's input.
+DataOutcome run_with_data(const std::string& kind, const std::string& spec, const std::string& axes,
+                          std::uint64_t elements, unsigned seed) {
   auto in = testing::in_child([&](std::ostream& out) {
     const auto topology = topo::topology_from_spec(spec);
     Simulator simulator(topology);
-    auto request = testing::request_along(topology, "allreduce", "multiport", "4", axes);
+    auto request = testing::request_along(topology, kind, "multiport", "4", axes);
     request.elements = elements;
     std::mt19937 random(seed);
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
@@ -48,15 +56,27 @@ DataOutcome run_with_data(const std::string& spec, const std::string& axes, std:
     double worst = 0;
     std::uint64_t compared = 0;
     for (const auto& group : request.groups) {
-      for (std::uint64_t e = 0; e < elements; ++e) {
-        double sum = 0, magnitude = 0;
-        for (const Rank rank : group.ranks) {
-          sum += inputs.at(rank)[e];
-          magnitude += std::fabs(inputs.at(rank)[e]);
-        }
-        for (const Rank rank : group.ranks) {
-          worst = std::max(worst, std::fabs(data.at(rank)[e] - sum) / std::max(magnitude, 1e-30));
-          ++compared;
+      const int p = group.size();
+      for (int i = 0; i < p; ++i) {
+        const Rank rank = group.ranks[i];
+        for (int j = 0; j < p; ++j) {
+          if (kind == "reduce_scatter" && j != i) continue;
+          const auto [lo, hi] = chunk(elements, p, j);
+          for (std::uint64_t e = lo; e < hi; ++e) {
+            double expected = 0, magnitude = 0;
+            if (kind == "allgather") {
+              expected = inputs.at(group.ranks[j])[e];
+            } else {
+              for (const Rank member : group.ranks) {
+                expected += inputs.at(member)[e];
+                magnitude += std::fabs(inputs.at(member)[e]);
+              }
+            }
+            // Sums may round differently in another order; a gathered value must arrive exactly.
+            const double error = std::fabs(data.at(rank)[e] - expected);
+            worst = std::max(worst, kind == "allgather" ? error : error / std::max(magnitude, 1e-30));
+            ++compared;
+          }
         }
       }
     }
@@ -99,7 +119,7 @@ Timing time_against_bucket2d(const std::string& spec, const std::string& bytes) 
 
 }  // namespace
 
-TEST_CASE("multiport sums real data on random tori of two and three dimensions") {
+TEST_CASE("multiport allreduce, reduce-scatter and allgather move real data on random tori") {
   std::mt19937 random(20261130);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
   for (int trial = 0; trial < 12; ++trial) {
@@ -115,10 +135,12 @@ TEST_CASE("multiport sums real data on random tori of two and three dimensions")
     const std::string axes = cores > 1 && trial % 3 == 0 ? (dimensions == 2 ? "x,y" : "x,y,z")
                                                          : topo::per_axis_group_axes(topology);
     const std::uint64_t elements = static_cast<std::uint64_t>(pick(1, 700));
-    INFO(spec << " along " << axes << ", " << elements << " elements");
-    const auto outcome = run_with_data(spec, axes, elements, trial + 1);
-    CHECK(outcome.max_relative_error <= 1e-6);
-    CHECK(outcome.time_s >= outcome.bound_s);
+    for (const std::string kind : {"allreduce", "reduce_scatter", "allgather"}) {
+      INFO(kind << " on " << spec << " along " << axes << ", " << elements << " elements");
+      const auto outcome = run_with_data(kind, spec, axes, elements, trial + 1);
+      CHECK(outcome.max_relative_error <= (kind == "allgather" ? 0.0 : 1e-6));
+      CHECK(outcome.time_s >= outcome.bound_s);
+    }
   }
 }
 
@@ -138,6 +160,58 @@ TEST_CASE("multiport on a 4x4 torus takes the time of one bucket allreduce on ha
   }) >>
       simulated_s;
   CHECK(simulated_s == Approx(2 * reduce_scatter + allreduce_rest).epsilon(1e-9));
+}
+
+TEST_CASE("multiport reduce-scatter and allgather on a 4x4 torus take two ring phases on half the data") {
+  // Hand computation (bounds.md, bidirectional rings of k = 4 over one-hop links): each half of S is
+  // reduce-scattered along its own dimension, then along the other on the quarter of it left, both halves
+  // at once on disjoint links; the allgather is the same phases backwards.
+  const auto topology = topo::preset("torus-4x4");
+  const double alpha = topology.inter_chip().latency_s(), bandwidth = topology.inter_chip().bandwidth_Bps();
+  const double s = 1024.0 * 1024, half = s / 2, k = 4;
+  auto ring_phase = [&](double bytes) { return (k - 1) * alpha + (k - 1) / k * bytes / (2 * bandwidth); };
+  const double expected_s = ring_phase(half) + ring_phase(half / k);
+  for (const char* kind : {"reduce_scatter", "allgather"}) {
+    INFO(kind);
+    double simulated_s = 0, closed_form_s = 0;
+    testing::in_child([&](std::ostream& out) {
+      Simulator simulator(topology);
+      const auto request = testing::request_along(topology, kind, "multiport", "1MiB", "x,y");
+      out << simulator.run(request).time_s << " " << closed_form(topology, request, alpha, bandwidth).time_s;
+    }) >>
+        simulated_s >> closed_form_s;
+    CHECK(simulated_s == Approx(expected_s).epsilon(1e-9));
+    CHECK(closed_form_s == Approx(expected_s).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("multiport reduce-scatter and allgather reach 1.3x of the chip injection bound") {
+  // On the TPU v2 pod each chip must send (C-1)/C x 64 MiB over its four links (270 us) once its cores'
+  // data is combined; a ring over all 512 cores drives two links per chip.
+  for (const char* spec : {"tpu-v2-pod", "torus:8x8x8", "torus:4x4x4,cores=2"}) {
+    for (const char* kind : {"reduce_scatter", "allgather"}) {
+      INFO(kind << " on " << spec);
+      auto in = testing::in_child([&](std::ostream& out) {
+        const auto topology = topo::topology_from_spec(spec);
+        Simulator simulator(topology);
+        const auto request =
+            testing::request_along(topology, kind, "multiport", "96MiB", topo::per_axis_group_axes(topology));
+        const auto bound = lower_bound(topology, request);
+        const double ring =
+            simulator.run(testing::request_along(topology, kind, "bidir_ring", "96MiB")).time_s;
+        out << simulator.run(request).time_s << " " << ring << " " << bound.time_s << " " << bound.binding;
+      });
+      double multiport_s = 0, ring_s = 0, bound_s = 0;
+      std::string binding;
+      in >> multiport_s >> ring_s >> bound_s >> binding;
+      INFO(in.str());
+      // With one core per chip the core's injection bound is the chip's.
+      CHECK((binding == "chip_injection" || binding == "core_injection"));
+      CHECK(multiport_s >= bound_s);
+      CHECK(multiport_s <= 1.3 * bound_s);
+      CHECK(multiport_s < ring_s / 2);
+    }
+  }
 }
 
 TEST_CASE("multiport on the TPU v2 pod reaches 1.3x of the chip injection bound, bucket2d does not") {

@@ -134,6 +134,24 @@ TEST_CASE("collective study: the shipped alltoall-twisted pairs each torus with 
   for (std::size_t p = 0; p < study->size(); ++p) CHECK(study->skip_reason(p).empty());
 }
 
+TEST_CASE("collective study: the shipped halves-torus runs every reduce-scatter and allgather algorithm") {
+  const auto study = load_study_preset("halves-torus");
+  const auto& spec = dynamic_cast<const CollectiveStudy&>(*study).spec();
+  auto values_of = [&](const std::string& key) {
+    auto values = spec.values[std::find(spec.keys.begin(), spec.keys.end(), key) - spec.keys.begin()];
+    std::sort(values.begin(), values.end());
+    return values;
+  };
+  CHECK(values_of("collective.op") == std::vector<std::string>{"allgather", "reduce_scatter"});
+  for (const auto kind :
+       {tpusim::sim::CollectiveKind::reduce_scatter, tpusim::sim::CollectiveKind::allgather}) {
+    auto registry = tpusim::sim::algorithm_names(kind);
+    std::sort(registry.begin(), registry.end());
+    CHECK(values_of("collective.algorithm") == registry);
+  }
+  for (std::size_t p = 0; p < study->size(); ++p) CHECK(study->skip_reason(p).empty());
+}
+
 TEST_CASE("collective study: every shipped sweep loads, of either kind") {
   for (const auto& name : sweep_preset_names()) {
     INFO(name);
