@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "mesh_tf/tpu_tiling.hpp"
+#include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -10,11 +14,41 @@
 namespace tpusim::mtf {
 namespace {
 
+// Whether the snake walk over `set` (fastest axis first) is a ring of neighbours: every step, the last back
+// to the first included, between two cores of one chip or over one inter-chip link. On a twisted torus a walk
+// whose slowest axis is twisted is not (its wraparound lands further along another axis). Tori, twisted ones
+// too, look the same from every chip, and on a mesh the walk's steps do not depend on the coordinates off the
+// set, so the walk from rank 0 answers for every line.
+bool walks_a_physical_ring(const topo::Topology& topology, const std::vector<topo::PhysicalAxis>& axes,
+                           const topo::AxisSet& set) {
+  std::vector<int> sizes;
+  for (const int a : set) sizes.push_back(axes[a].size);
+  const auto walk = topo::snake_order(sizes);
+  auto chip_at = [&](const std::vector<int>& along) {
+    topo::Rank rank = 0;
+    for (std::size_t k = 0; k < set.size(); ++k) rank += along[k] * axes[set[k]].stride;
+    return topo::chip_of(topology, rank);
+  };
+  const int hops = 2 * static_cast<int>(topology.chip_dims().size());
+  for (std::size_t i = 0; i < walk.size(); ++i) {
+    const int from = chip_at(walk[i]), to = chip_at(walk[(i + 1) % walk.size()]);
+    bool adjacent = from == to;
+    for (int hop = 0; hop < hops && !adjacent; ++hop)
+      adjacent = topo::neighbour_chip(topology, from, hop) == to;
+    if (!adjacent) return false;
+  }
+  return true;
+}
+
 // Assigns every physical axis of size > 1 to a mesh dimension so that each mesh dimension's size is the
-// product of its axes. Among the valid assignments, the fastest axes go to the last mesh dimensions (which
-// vary fastest in the processor numbering). Returns false when no assignment exists.
-bool factor_onto_axes(const MeshShape& mesh, const std::vector<topo::PhysicalAxis>& axes,
+// product of its axes, and orders each dimension's axes so that its snake walk is a physical ring where some
+// order is (the first such order from ascending axis order: on twisted tori the twisted axes must not be
+// the slowest). Among the valid assignments, the ones with the fewest dimensions that are not rings win, then
+// the fastest axes go to the last mesh dimensions (which vary fastest in the processor numbering). Returns
+// false when no assignment exists.
+bool factor_onto_axes(const MeshShape& mesh, const topo::Topology& topology,
                       std::vector<topo::AxisSet>& result) {
+  const auto axes = topology.axes();
   std::vector<int> real_axes;
   for (std::size_t a = 0; a < axes.size(); ++a) {
     if (axes[a].size > 1) real_axes.push_back(static_cast<int>(a));
@@ -24,7 +58,23 @@ bool factor_onto_axes(const MeshShape& mesh, const std::vector<topo::PhysicalAxi
   long long combos = 1;
   for (std::size_t i = 0; i < real_axes.size(); ++i) combos *= n_mesh;
   if (combos > 1'000'000) return false;
+  // An ascending axis set's ring order, or the set itself (and not a ring) when it has none.
+  std::map<topo::AxisSet, std::pair<topo::AxisSet, bool>> ring_orders;
+  auto ring_order = [&](const topo::AxisSet& set) {
+    auto [at, inserted] = ring_orders.try_emplace(set, set, false);
+    if (!inserted) return at->second;
+    topo::AxisSet order = set;
+    do {
+      if (walks_a_physical_ring(topology, axes, order)) {
+        at->second = {order, true};
+        break;
+      }
+    } while (std::next_permutation(order.begin(), order.end()));
+    return at->second;
+  };
   std::vector<int> best;
+  int best_broken = 0;
+  std::vector<topo::AxisSet> best_sets;
   for (long long c = 0; c < combos; ++c) {
     std::vector<int> assign(real_axes.size());
     long long rest = c;
@@ -36,11 +86,24 @@ bool factor_onto_axes(const MeshShape& mesh, const std::vector<topo::PhysicalAxi
     for (std::size_t i = 0; i < real_axes.size(); ++i) product[assign[i]] *= axes[real_axes[i]].size;
     bool ok = true;
     for (int m = 0; m < n_mesh; ++m) ok = ok && product[m] == mesh.dim_size(m);
-    if (ok && (best.empty() || assign > best)) best = assign;
+    if (!ok) continue;
+    std::vector<topo::AxisSet> sets(n_mesh);
+    for (std::size_t i = 0; i < real_axes.size(); ++i) sets[assign[i]].push_back(real_axes[i]);
+    int broken = 0;
+    for (auto& set : sets) {
+      if (set.empty()) continue;
+      const auto [order, ring] = ring_order(set);
+      set = order;
+      broken += ring ? 0 : 1;
+    }
+    if (best.empty() || broken < best_broken || (broken == best_broken && assign > best)) {
+      best = assign;
+      best_broken = broken;
+      best_sets = std::move(sets);
+    }
   }
   if (best.empty() && !real_axes.empty()) return false;
-  result.assign(n_mesh, {});
-  for (std::size_t i = 0; i < real_axes.size(); ++i) result[best[i]].push_back(real_axes[i]);
+  result = real_axes.empty() ? std::vector<topo::AxisSet>(n_mesh) : best_sets;
   return true;
 }
 
@@ -119,7 +182,7 @@ MeshMapping::MeshMapping(const MeshShape& mesh, const topo::Topology& topology, 
   processors_.assign(mesh.size(), 0);
   switch (spec.kind()) {
     case MappingSpec::Kind::rings:
-      factored_ = factor_onto_axes(mesh, axes, axes_);
+      factored_ = factor_onto_axes(mesh, topology, axes_);
       break;
     case MappingSpec::Kind::linear:
       factored_ = false;

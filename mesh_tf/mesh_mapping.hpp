@@ -2,7 +2,10 @@
 // Where each logical mesh processor lives on the physical pod, by a MappingSpec (mapping_spec.hpp). rings
 // (the default) gives each mesh dimension a set of physical axes (topologies/group.hpp AxisSet), walked in
 // snake order, so that every mesh dimension is a physically connected ring, as Mesh-TensorFlow did on TPU
-// pods: mesh "batch:16;model:32" on tpu-v2-pod (core:2, x:16, y:16) gives model = core+x and batch = y. When
+// pods: mesh "batch:16;model:32" on tpu-v2-pod (core:2, x:16, y:16) gives model = core+x and batch = y. The
+// axes of a dimension are ordered so that the walk closes over one link where some order does (on twisted
+// tori a twisted axis must not be the slowest: model = x+y+core on tpu-v4-4x4x8-twisted), and assignments
+// where every dimension is such a ring are preferred. When
 // the sizes do not factor onto whole axes, the pod is cut into tiles as Mesh-TensorFlow does (tpu_tiling.hpp:
 // batch:64;model:8 puts model on 2x2-chip tiles and batch on the ring of 8x8 tiles); where that does not
 // apply either, processors are assigned linearly (rank = logical processor index) and note() says so. linear

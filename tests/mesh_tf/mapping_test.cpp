@@ -1,4 +1,5 @@
 // Mesh dimensions map onto physical axes so that each is a ring of neighbours.
+#include <array>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
@@ -147,4 +148,63 @@ TEST_CASE("explicit assignments are checked against the mesh and the topology") 
   CHECK(error("modle=core+x;batch=y") ==
         "mesh mapping 'modle=core+x;batch=y': rule 'modle=core+x' names mesh dimension 'modle', but mesh "
         "batch:16;model:32 has no such dimension (did you mean 'model'?); its dimensions are batch, model");
+}
+
+namespace {
+
+// Whether two cores are one step apart on torus:XxYxZ with twists given as (dimension, along, shift): on one
+// chip, or over one link, written here from the twisted torus's definition (the + neighbour of the last chip
+// of a row wraps to the first, `shift` further along `along`).
+bool one_step_apart(const topo::Topology& topology, topo::Rank a, topo::Rank b,
+                    const std::vector<std::array<int, 3>>& twists) {
+  const auto ca = topo::coord_of(topology, a).chip, cb = topo::coord_of(topology, b).chip;
+  if (ca == cb) return true;
+  const auto& dims = topology.chip_dims();
+  auto plus = [&](std::vector<int> c, int d) {
+    if (++c[d] < dims[d]) return c;
+    c[d] = 0;
+    for (const auto& [dimension, along, shift] : twists) {
+      if (dimension == d) c[along] = (c[along] + shift) % dims[along];
+    }
+    return c;
+  };
+  for (int d = 0; d < static_cast<int>(dims.size()); ++d) {
+    if (dims[d] > 1 && (plus(ca, d) == cb || plus(cb, d) == ca)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("on a twisted torus rings order each dimension's axes so that every group is a physical ring") {
+  // tpu-v4-4x4x8-twisted: x and y wrap 4 chips further along z, so x or y as the slowest axis of a walk
+  // closes it 3 hops away; model = core+x+y (what the untwisted slice gets) would not be a ring.
+  const auto topology = topo::preset("tpu-v4-4x4x8-twisted");
+  const std::vector<std::array<int, 3>> twists = {{0, 2, 4}, {1, 2, 4}};
+  auto rings_of = [&](const MeshMapping& mapping, int m) {
+    for (const auto& group : mapping.groups({m})) {
+      for (int i = 0; i < group.size(); ++i) {
+        if (!one_step_apart(topology, group.ranks[i], group.ranks[(i + 1) % group.size()], twists))
+          return false;
+      }
+    }
+    return true;
+  };
+  // Shapes with an assignment of whole axes where every dimension is a ring: x and y each share a dimension
+  // with an untwisted axis (core or z) that their walk can end on.
+  for (const char* shape :
+       {"batch:8;model:32", "batch:32;model:8", "batch:2;model:128", "batch:128;model:2"}) {
+    const MeshMapping mapping(MeshShape::parse(shape), topology);
+    REQUIRE(mapping.factored());
+    INFO(shape << ": " << mapping.note());
+    for (int m = 0; m < mapping.mesh().rank(); ++m) CHECK(rings_of(mapping, m));
+  }
+  // 16 x 16 leaves x and y together (core and z make the other 16): that walk cannot close, the other does.
+  const MeshMapping square(MeshShape::parse("batch:16;model:16"), topology);
+  INFO(square.note());
+  CHECK(rings_of(square, 0) != rings_of(square, 1));
+  CHECK(MeshMapping(MeshShape::parse("batch:8;model:32"), topology).note() == "model = x+y+core, batch = z");
+  // The same slice untwisted keeps the cores fastest.
+  CHECK(MeshMapping(MeshShape::parse("batch:8;model:32"), topo::preset("tpu-v4-4x4x8")).note() ==
+        "model = core+x+y, batch = z");
 }

@@ -1,5 +1,5 @@
 // TPU v4 presets run training steps: the cube preset with the v4 core, the core chosen from the topology
-// when the config names none, and the twisted slice.
+// when the config names none, and the twisted slice, on rings the mapping keeps physical.
 #include <catch2/catch.hpp>
 
 #include "topologies/presets.hpp"
@@ -36,4 +36,10 @@ TEST_CASE("a v4 topology without a device takes the v4 core, and the twisted sli
   INFO(twisted.error);
   REQUIRE(twisted.error.empty());
   CHECK(twisted.step_time_s > 0);
+  // The rings mapping orders model's axes x+y+core (a physical ring on the twisted slice); the untwisted
+  // slice's core+x+y closes each model ring over a twisted wraparound, three hops, and its step is slower.
+  config.mesh.mapping = mtf::MappingSpec::parse("model=core+x+y;batch=z");
+  const auto across_twist = run_point(config);
+  REQUIRE(across_twist.error.empty());
+  CHECK(twisted.step_time_s < across_twist.step_time_s);
 }
