@@ -81,7 +81,7 @@ nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& t
       {"group_size", r.group_size},
       {"bytes", r.bytes_per_member},
       {"network", options.network},
-      {"time_s", r.time_s},
+      {"simulated_s", r.time_s},
       {"algbw_Bps", r.algbw_Bps},
       {"busbw_Bps", r.busbw_Bps},
       {"prediction_s", m.prediction.time_s},
@@ -101,7 +101,7 @@ nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& t
       {"busiest_links", links}};
   if (!topology.faults().empty()) {
     out["faults"] = topology.faults().text();
-    out["healthy_time_s"] = healthy_s;
+    out["healthy_simulated_s"] = healthy_s;
     out["slowdown"] = ratio(r.time_s, healthy_s);
   }
   if (m.data_checked) {

@@ -53,7 +53,7 @@ TEST_CASE("cli: every --json output opens with the same context block") {
        "topo describe",
        {{"topology", "ring-8"}}},
       {{"collective", "--topology", "ring-8", "--bytes", "4KiB", "--json"},
-       "tpusim.collective.v1",
+       "tpusim.collective.v2",
        "collective",
        {{"topology", "ring-8"},
         {"op", "allreduce"},

@@ -16,7 +16,7 @@ TEST_CASE("report context: the five fields, versions filled in, inputs as given"
   CHECK(keys == expected);
   CHECK(context["tpusim_version"] == TPUSIM_VERSION);
   CHECK(context["simgrid_version"].get<std::string>().rfind("3.", 0) == 0);
-  CHECK(context["format"] == "tpusim.collective.v1");
+  CHECK(context["format"] == "tpusim.collective.v2");
   CHECK(context["command"] == "collective");
   CHECK(context["inputs"] == nlohmann::json{{"topology", "ring-8"}});
   CHECK(report_context(format::kValidate, "validate")["inputs"] == nlohmann::json::object());
