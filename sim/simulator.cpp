@@ -33,7 +33,8 @@ constexpr int kMaxMeshChips = 1024;
 // Where endpoint actors start to beat comms started from maestro on this project's machine (transfer_tracker
 // .hpp), 64 MiB bucket2d end to end, maestro / endpoints: 0.113 / 0.141 s on 256 chips, 0.190 / 0.233 s on 512,
 // 0.427 / 0.455 s on 1024 (where the 4.9B-LM step takes 0.80 / 0.73 s), 8.9 / 1.8 s on 4096, 42.6 / 3.5 s on
-// 8192.
+// 8192. With two simcalls per message instead of four (a permanent receiver), medians of 5 in pairs: 0.144 /
+// 0.179 s on 256 chips, 0.189 / 0.263 s on 512, 0.419 / 0.423 s on 1024: the threshold stands.
 constexpr int kEndpointActorsFromChips = 1024;
 
 // Under AddressSanitizer, SimGrid must run its actors on threads. Its default raw contexts (and ucontext)
