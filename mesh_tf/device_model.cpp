@@ -55,8 +55,17 @@ DeviceModel DeviceModel::for_topology(const std::string& topology_name) {
   return tpu_v2_core();
 }
 
-double DeviceModel::op_time_s(double flops, double bytes) const {
-  return op_overhead_s_ + std::max(flops / peak_flops_, bytes / hbm_bandwidth_Bps_);
+const char* to_string(ComputeBound bound) {
+  return bound == ComputeBound::flop_rate ? "FLOP rate" : "HBM bandwidth";
+}
+
+OpTime DeviceModel::op_time(double flops, double bytes) const {
+  const double compute_s = flops / peak_flops_, memory_s = bytes / hbm_bandwidth_Bps_;
+  OpTime time;
+  time.overhead_s = op_overhead_s_;
+  time.bound = memory_s > compute_s ? ComputeBound::hbm_bandwidth : ComputeBound::flop_rate;
+  time.time_s = op_overhead_s_ + std::max(compute_s, memory_s);
+  return time;
 }
 
 DeviceModel DeviceModel::slowed(double factor) const {

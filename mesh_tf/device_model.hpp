@@ -10,6 +10,16 @@
 
 namespace tpusim::mtf {
 
+// The roofline term that set a local op's time (the per-op overhead comes on top of either).
+enum class ComputeBound { flop_rate, hbm_bandwidth };
+const char* to_string(ComputeBound bound);  // "FLOP rate", "HBM bandwidth"
+
+struct OpTime {
+  double time_s = 0;  // overhead_s plus the larger of flops / peak and bytes / HBM bandwidth
+  double overhead_s = 0;
+  ComputeBound bound = ComputeBound::flop_rate;
+};
+
 class DeviceModel {
  public:
   // Throws InputError naming the figure and its range when one is outside the plausible ranges of
@@ -30,7 +40,7 @@ class DeviceModel {
   double hbm_bandwidth_Bps() const { return hbm_bandwidth_Bps_; }
   std::uint64_t hbm_bytes() const { return hbm_bytes_; }
   double op_overhead_s() const { return op_overhead_s_; }
-  double op_time_s(double flops, double bytes) const;
+  OpTime op_time(double flops, double bytes) const;
   // Every operation `factor` times longer (peak rates divided, overhead multiplied): a straggler's core.
   DeviceModel slowed(double factor) const;
 

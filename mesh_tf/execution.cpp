@@ -298,6 +298,16 @@ Timeline schedule(const Program& program, const std::vector<double>& durations) 
     const bool take_comm = best_comm < n && (!compute_ready || comm_start < compute_start);
     TPUSIM_CHECK(take_comm || compute_ready);
     const std::size_t i = take_comm ? best_comm : next_compute;
+    TimelineEntry& entry = timeline.entries[i];
+    entry.waited_for = -1;
+    if (!take_comm && compute_start > compute_free) {
+      // The compute stream idled: the input that came last was a collective's (compute ones are done).
+      for (const int in : program.steps[i].inputs) {
+        const int producer = program.values[in].producer_step;
+        if (producer >= 0 && program.steps[producer].is_comm && ready[in] == compute_start)
+          entry.waited_for = producer;
+      }
+    }
     const double start = take_comm ? comm_start : compute_start;
     const double end = start + durations[i];
     const Step& step = program.steps[i];
@@ -305,13 +315,18 @@ Timeline schedule(const Program& program, const std::vector<double>& durations) 
     ready[step.output] = end;
     done_value[step.output] = true;
     (take_comm ? comm_free : compute_free) = end;
-    TimelineEntry& entry = timeline.entries[i];
     entry.step = static_cast<int>(i);
     entry.op = step.op;
     entry.label = step.label;
     entry.is_comm = step.is_comm;
     entry.start_s = start;
     entry.end_s = end;
+    if (!step.is_comm) {
+      entry.flops = step.flops;
+      entry.hbm_bytes = step.hbm_bytes;
+      entry.overhead_s = step.overhead_s;
+      entry.bound = step.bound;
+    }
   }
   return timeline;
 }
@@ -403,6 +418,10 @@ StepResult Executor::run(const std::vector<Tensor>& fetches) {
   // Device and link parameters are range-checked where they are read, so every duration is finite.
   for (const double duration : durations) TPUSIM_CHECK(std::isfinite(duration) && duration >= 0);
   result.timeline = schedule(program, durations);
+  for (auto& entry : result.timeline.entries) {
+    const Step& step = program.steps[entry.step];
+    entry.family = step.is_comm ? sim::to_string(step.record.kind) : to_string(im.graph.op(entry.op).kind);
+  }
   finalize_timeline(result.timeline);
   if (im.options.numerics) {
     for (const auto& t : fetches) {

@@ -112,7 +112,10 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
   double bytes = static_cast<double>(value(output).slice_bytes());
   for (const int in : step.inputs) bytes += static_cast<double>(value(in).slice_bytes());
   step.hbm_bytes = bytes;
-  step.time_s = options_.device.op_time_s(flops, bytes);
+  const OpTime time = options_.device.op_time(flops, bytes);
+  step.time_s = time.time_s;
+  step.overhead_s = time.overhead_s;
+  step.bound = time.bound;
   step.kernel = std::move(kernel);
   const int index = static_cast<int>(program_.steps.size());
   program_.values[output].producer_step = index;

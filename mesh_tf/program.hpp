@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mesh_tf/counters.hpp"
+#include "mesh_tf/device_model.hpp"
 #include "mesh_tf/mesh_shape.hpp"
 #include "mesh_tf/shape.hpp"
 
@@ -55,6 +56,8 @@ struct Step {
   int output = -1;          // value id
   // compute
   double flops = 0, hbm_bytes = 0, time_s = 0;
+  double overhead_s = 0;                         // of time_s
+  ComputeBound bound = ComputeBound::flop_rate;  // what set the rest of time_s
   double executed_flops = 0;  // numerics: flops over all distinct slices (replicas are computed once)
   bool is_einsum = false;
   std::function<void(Store&)> kernel;

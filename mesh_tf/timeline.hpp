@@ -4,15 +4,23 @@
 #include <string>
 #include <vector>
 
+#include "mesh_tf/device_model.hpp"
+
 namespace tpusim::mtf {
 
 struct TimelineEntry {
-  int step = 0;       // index in the lowered program
-  int op = -1;        // graph op
-  std::string label;  // "einsum_3" or "allreduce[cols] einsum_3"
+  int step = 0;        // index in the lowered program
+  int op = -1;         // graph op
+  std::string label;   // "einsum_3" or "allreduce[cols] einsum_3"
+  std::string family;  // the op's kind ("einsum", "unary"), for a collective its kind ("allreduce")
   bool is_comm = false;
   double start_s = 0, end_s = 0;
   double exposed_s = 0;  // comm only: time not overlapped by compute
+  // Compute only: the op's work, the per-op overhead in its duration, what set the rest, and the entry of
+  // the collective whose result it started late for (-1 when it did not wait for one).
+  double flops = 0, hbm_bytes = 0, overhead_s = 0;
+  ComputeBound bound = ComputeBound::flop_rate;
+  int waited_for = -1;
 };
 
 struct Timeline {

@@ -83,6 +83,20 @@ TEST_CASE("compute time follows the device roofline") {
       "tpu-v3-core, tpu-v4-core");
 }
 
+TEST_CASE("an op's time names the roofline term that set it, the overhead on top") {
+  // 1 TFLOP/s, 100 GB/s, 1 us per op: 1 MFLOP over 10 kB is 1 us of compute (the memory needs 0.1 us); 1 kFLOP
+  // over 1 MB is 10 us of memory.
+  const DeviceModel device("hand", 1e12, 1e11, 1ull << 30, 1e-6);
+  const auto compute = device.op_time(1e6, 1e4);
+  CHECK(compute.bound == ComputeBound::flop_rate);
+  CHECK(compute.overhead_s == 1e-6);
+  CHECK(compute.time_s == Approx(2e-6));
+  const auto memory = device.op_time(1e3, 1e6);
+  CHECK(memory.bound == ComputeBound::hbm_bandwidth);
+  CHECK(memory.time_s == Approx(11e-6));
+  CHECK(std::string(to_string(memory.bound)) == "HBM bandwidth");
+}
+
 TEST_CASE("a mesh whose size differs from the topology is an input error") {
   auto simulator = make_test_simulator(tpusim::topo::preset("ring-8"));
   auto t = two_layer_example(8, 8, 8);

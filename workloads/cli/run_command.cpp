@@ -17,6 +17,7 @@
 #include "workloads/config/schema_text.hpp"
 #include "workloads/report/report_context.hpp"
 #include "workloads/report/result_files.hpp"
+#include "workloads/report/step_explanation.hpp"
 #include "workloads/training_run.hpp"
 
 namespace tpusim::cli {
@@ -30,6 +31,7 @@ struct RunArgs {
   bool schema = false;
   bool json = false;
   bool no_files = false;
+  bool explain = false;
   std::string output;
   int steps = 0;
   int trace_chips = -1;
@@ -112,6 +114,10 @@ void run(const RunArgs& args) {
     std::cout << workloads::dump_report(workloads::run_report_json(config, report, inputs)) << "\n";
   } else {
     workloads::print_run_report(std::cout, config, report);
+    if (args.explain) {
+      workloads::print_explanation(
+          std::cout, workloads::explain_step(report.timeline, config.hardware.device.peak_flops()));
+    }
   }
   if (!args.no_files) {
     const int chips = config.hardware.topology.num_chips();
@@ -180,6 +186,12 @@ void add_run_command(CLI::App& app) {
       "Faults of the pod (overrides hardware.faults): down:3.4+x, slow:3.4+x:0.5, "
       "straggler:3.4:1.5, random:4:7, ';'-separated; the healthy pod's step is reported beside");
   command->add_flag("--no-files", args.no_files, "Do not write result files");
+  command->add_flag(
+      "--explain", args.explain,
+      "Explain the step time: by bound (FLOP rate, HBM bandwidth, per-op overhead, exposed "
+      "communication, idle) and by op kind, the 20 longest ops with their FLOPs, bytes, achieved "
+      "rate and bound, and the ops that waited for each exposed collective (also in summary.json "
+      "and --json as \"explain\")");
   command->callback([] { run(args); });
 }
 

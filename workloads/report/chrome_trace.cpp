@@ -9,8 +9,14 @@ void write_chrome_trace(std::ostream& out, const RunConfig& config, const RunRep
   const auto& topology = config.hardware.topology;
   const int chips = max_chips > 0 ? std::min(max_chips, topology.num_chips()) : topology.num_chips();
   // Labels are escaped once; the events are then repeated per chip.
-  std::vector<std::string> names;
-  for (const auto& entry : report.timeline.entries) names.push_back(nlohmann::json(entry.label).dump());
+  std::vector<std::string> names, args;
+  for (const auto& entry : report.timeline.entries) {
+    names.push_back(nlohmann::json(entry.label).dump());
+    // What bounded a compute slice, how much of a collective compute waited for (tpusim run --explain has
+    // the rest); kept short, since every chip repeats the events.
+    args.push_back(entry.is_comm ? nlohmann::json{{"exposed_us", entry.exposed_s * 1e6}}.dump()
+                                 : nlohmann::json{{"bound", to_string(entry.bound)}}.dump());
+  }
   out << "{\"displayTimeUnit\":\"ns\",\"otherData\":"
       << nlohmann::json{{"run", config.name},
                         {"topology", topology.name()},
@@ -45,9 +51,10 @@ void write_chrome_trace(std::ostream& out, const RunConfig& config, const RunRep
     for (std::size_t i = 0; i < report.timeline.entries.size(); ++i) {
       const auto& entry = report.timeline.entries[i];
       comma();
-      out << fmt::format(R"({{"name":{},"cat":"{}","ph":"X","ts":{:.4f},"dur":{:.4f},"pid":{},"tid":{}}})",
-                         names[i], entry.is_comm ? "collective" : "compute", entry.start_s * 1e6,
-                         (entry.end_s - entry.start_s) * 1e6, chip, entry.is_comm ? 1 : 0);
+      out << fmt::format(
+          R"({{"name":{},"cat":"{}","ph":"X","ts":{:.4f},"dur":{:.4f},"pid":{},"tid":{},"args":{}}})",
+          names[i], entry.is_comm ? "collective" : "compute", entry.start_s * 1e6,
+          (entry.end_s - entry.start_s) * 1e6, chip, entry.is_comm ? 1 : 0, args[i]);
     }
   }
   out << "\n]}\n";

@@ -138,3 +138,18 @@ TEST_CASE("cli: the files in a result folder carry the context block of the comm
   CHECK(document.at("sweep").at("name") == "tiny");
   CHECK(document.at("sweep").at("vary").at(0).at("key") == "mesh.shape");
 }
+
+TEST_CASE("cli: run --explain prints why the step takes its time, and summary.json holds the same parts") {
+  const Scratch scratch;
+  const auto run = scratch.run({"run", "--preset", "tiny-lm", "--explain", "--output", "out"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  for (const char* part : {"why the step takes", "by bound", "FLOP rate", "by op kind", "longest ops"})
+    CHECK(run.out.find(part) != std::string::npos);
+  const auto summary = nlohmann::json::parse(read_text(scratch.work() / "out" / "summary.json"));
+  double sum = 0;
+  for (const auto& share : summary.at("explain").at("by_bound")) sum += share.at("time_s").get<double>();
+  CHECK(sum == Approx(summary.at("step_time").at("step_time_s").get<double>()).epsilon(1e-12));
+  // The trace names each compute slice's bound.
+  CHECK(read_text(scratch.work() / "out" / "trace.json").find("\"args\":{\"bound\":\"") != std::string::npos);
+}
