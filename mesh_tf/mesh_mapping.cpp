@@ -30,12 +30,18 @@ bool walks_a_physical_ring(const topo::Topology& topology, const std::vector<top
     return topo::chip_of(topology, rank);
   };
   const int hops = 2 * static_cast<int>(topology.chip_dims().size());
-  for (std::size_t i = 0; i < walk.size(); ++i) {
+  auto step_is_a_link = [&](std::size_t i) {
     const int from = chip_at(walk[i]), to = chip_at(walk[(i + 1) % walk.size()]);
     bool adjacent = from == to;
     for (int hop = 0; hop < hops && !adjacent; ++hop)
       adjacent = topo::neighbour_chip(topology, from, hop) == to;
-    if (!adjacent) return false;
+    return adjacent;
+  };
+  // The closing step first: a snake's other steps move by one along one axis without wrapping, so it is the
+  // one that fails, and orders that are not rings are rejected without walking a whole pod.
+  if (!step_is_a_link(walk.size() - 1)) return false;
+  for (std::size_t i = 0; i + 1 < walk.size(); ++i) {
+    if (!step_is_a_link(i)) return false;
   }
   return true;
 }
