@@ -183,12 +183,9 @@ void add_sweep_command(CLI::App& app) {
           join(workloads::sweep_preset_names()) +
           ".\n"
           "Exit status: 0 every point ran; 1 a point failed at run time; 2 a bad sweep file, point or "
-          "argument, "
-          "or a layout only the engine rejects (found when that point runs: the others still run and the "
-          "files "
-          "are written) "
-          "(one line: file:line: vary.KEY[I]: problem); 3 the results cannot be written (checked before any "
-          "point runs).");
+          "argument, or a layout only the engine rejects (found when that point runs: the others still run "
+          "and the files are written) (one line: file:line: vary.KEY[I]: problem); 3 the results cannot be "
+          "written (checked before any point runs).");
   command->add_option("sweep", args.sweep_path, "Sweep file (YAML)");
   command->add_option("--preset", args.preset, "Run a shipped sweep (see --list)");
   command->add_flag("--list", args.list, "List the shipped sweeps and exit");

@@ -18,16 +18,14 @@ namespace tpusim::workloads {
 
 // Every document format, one name each; a format's fields change only with its version.
 namespace format {
-inline constexpr const char* kRunSummary = "tpusim.run_summary.v1";  // tpusim run, summary.json
-inline constexpr const char* kSweep = "tpusim.sweep.v1";             // tpusim sweep, sweep.json
-inline constexpr const char* kCollectiveSweep =
-    "tpusim.collective_sweep.v1";                                        // a collective study's sweep.json
+inline constexpr const char* kRunSummary = "tpusim.run_summary.v1";      // tpusim run, summary.json
+inline constexpr const char* kSweep = "tpusim.sweep.v1";                 // tpusim sweep, sweep.json
+inline constexpr const char* kCollectiveSweep = "tpusim.collective_sweep.v1";  // a collective study's sweep.json
 inline constexpr const char* kConfigSchema = "tpusim.config_schema.v1";  // tpusim run --schema
 inline constexpr const char* kTopology = "tpusim.topology.v1";           // tpusim topo describe
-inline constexpr const char* kCollective =
-    "tpusim.collective.v2";  // tpusim collective (v2: simulated_s, was time_s)
-inline constexpr const char* kAlgorithms = "tpusim.algorithms.v1";  // collective --list-algorithms
-inline constexpr const char* kValidate = "tpusim.validate.v1";      // tpusim validate, validate.json
+inline constexpr const char* kCollective = "tpusim.collective.v2";       // tpusim collective
+inline constexpr const char* kAlgorithms = "tpusim.algorithms.v1";       // collective --list-algorithms
+inline constexpr const char* kValidate = "tpusim.validate.v1";           // tpusim validate, validate.json
 inline constexpr const char* kBenchCollectives = "tpusim.bench_collectives.v1";  // tpusim bench collectives
 inline constexpr const char* kBenchStep = "tpusim.bench_step.v1";                // tpusim bench step
 inline constexpr const char* kBenchEngine = "tpusim.bench_engine.v1";            // tpusim bench engine
