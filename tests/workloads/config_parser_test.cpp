@@ -260,6 +260,19 @@ TEST_CASE("implausible device and link figures are refused at their key") {
   CHECK(with("hbm_per_core: 1") ==
         "configs/test.yaml:4: hardware.hbm_per_core: '1' is not a plausible memory size: expected 1 KiB to 1 "
         "PiB");
+  CHECK(with("op_overhead: 2") ==
+        "configs/test.yaml:4: hardware.op_overhead: '2' is not a plausible latency: expected 0 s to 1 s");
+}
+
+TEST_CASE("the per-op overhead is a user setting that keeps the device's other figures") {
+  const auto config = parse_run_config(
+      replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  op_overhead: 2.5us\n"),
+      "configs/test.yaml");
+  const auto& device = config.hardware.device;
+  CHECK(device.op_overhead_s() == Approx(2.5e-6));
+  CHECK(device.peak_flops() == 22.5e12);
+  CHECK(device.hbm_bandwidth_Bps() == 350e9);
+  CHECK(parse_run_config(kValid, "configs/test.yaml").hardware.device.op_overhead_s() == 0);
 }
 
 TEST_CASE("mesh sizes are never cut to 32 bits or multiplied past an int") {

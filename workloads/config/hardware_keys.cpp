@@ -25,14 +25,15 @@ struct DeviceFigures {
   double peak_flops;
   double hbm_bandwidth_Bps;
   std::uint64_t hbm_bytes;
+  double op_overhead_s;
 };
 void set_device(ConfigReading& r, DeviceFigures figures) {
   const mtf::DeviceModel& device = r.config.hardware.device;
   r.config.hardware.device = mtf::DeviceModel(device.name(), figures.peak_flops, figures.hbm_bandwidth_Bps,
-                                              figures.hbm_bytes, device.op_overhead_s());
+                                              figures.hbm_bytes, figures.op_overhead_s);
 }
 DeviceFigures figures_of(const mtf::DeviceModel& device) {
-  return {device.peak_flops(), device.hbm_bandwidth_Bps(), device.hbm_bytes()};
+  return {device.peak_flops(), device.hbm_bandwidth_Bps(), device.hbm_bytes(), device.op_overhead_s()};
 }
 
 // The topology with the link parameters of one kind replaced.
@@ -132,6 +133,19 @@ std::vector<ConfigKey> hardware_keys() {
           })
           .reports([](const RunConfig& c) { return c.hardware.device.hbm_bandwidth_Bps(); },
                    "hbm_bandwidth_Bps_per_core"),
+      ConfigKey("hardware.op_overhead", kLatency,
+                "Time every local op of the lowered program takes on top of its roofline time (launch and "
+                "pipeline latency of a kernel). A user setting: no public source gives it for the TPU cores "
+                "modelled, so the devices' is 0; tpusim run --explain shows what it adds.")
+          .ranged(kLatencyRange_s.text)
+          .absent_means("the device's (0)")
+          .needs({"hardware.device"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            DeviceFigures figures = figures_of(r.config.hardware.device);
+            figures.op_overhead_s = value.latency_s();
+            set_device(r, figures);
+          })
+          .reports([](const RunConfig& c) { return c.hardware.device.op_overhead_s(); }, "op_overhead_s"),
       ConfigKey("hardware.inter_chip_bandwidth", kBandwidth, "Bandwidth of each link between chips, one way.")
           .ranged(kBandwidthRange_Bps.text)
           .absent_means("the topology's")

@@ -137,3 +137,20 @@ TEST_CASE("explain: a simulated step's parts add up and name the roofline term o
   for (const auto& e : timeline.entries) exposed += e.is_comm && e.exposed_s > 0 ? 1 : 0;
   CHECK(static_cast<int>(x.waits.size()) == exposed);
 }
+
+TEST_CASE("explain: a per-op overhead shows as its own share, once per local op") {
+  RunConfig config = load_preset("tiny-lm");
+  config.training.steps = 1;
+  const auto& d = config.hardware.device;
+  config.hardware.device =
+      mtf::DeviceModel(d.name(), d.peak_flops(), d.hbm_bandwidth_Bps(), d.hbm_bytes(), 2e-6);
+  const RunReport report = run_training(config);
+  int compute_ops = 0;
+  for (const auto& e : report.timeline.entries) compute_ops += e.is_comm ? 0 : 1;
+  REQUIRE(compute_ops > 0);
+  const auto x = explain_step(report.timeline, d.peak_flops());
+  CHECK(share(x.by_bound, "per-op overhead") == Approx(2e-6 * compute_ops).epsilon(1e-9));
+  double sum = 0;
+  for (const auto& s : x.by_bound) sum += s.time_s;
+  CHECK(sum == Approx(report.timeline.step_time_s).epsilon(1e-12));
+}
