@@ -80,14 +80,14 @@ StepExplanation explain_step(const mtf::Timeline& timeline, double peak_flops, i
   std::stable_sort(out.top_ops.begin(), out.top_ops.end(),
                    [](const ExplainedOp& a, const ExplainedOp& b) { return a.time_s > b.time_s; });
   if (static_cast<int>(out.top_ops.size()) > top_ops) out.top_ops.resize(top_ops);
-  for (std::size_t i = 0; i < timeline.entries.size(); ++i) {
-    const auto& e = timeline.entries[i];
+  std::map<int, std::string> waiter_of;  // by the step of the collective waited for
+  for (const auto& e : timeline.entries) {
+    if (e.waited_for >= 0) waiter_of[e.waited_for] = e.label;
+  }
+  for (const auto& e : timeline.entries) {
     if (!e.is_comm || e.exposed_s <= 0) continue;
-    ExposedWait wait{e.label, e.family, e.exposed_s, ""};
-    for (const auto& waiter : timeline.entries) {
-      if (waiter.waited_for == e.step) wait.waiting_op = waiter.label;
-    }
-    out.waits.push_back(std::move(wait));
+    const auto waiter = waiter_of.find(e.step);
+    out.waits.push_back({e.label, e.family, e.exposed_s, waiter == waiter_of.end() ? "" : waiter->second});
   }
   std::stable_sort(out.waits.begin(), out.waits.end(),
                    [](const ExposedWait& a, const ExposedWait& b) { return a.exposed_s > b.exposed_s; });
