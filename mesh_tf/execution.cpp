@@ -258,8 +258,9 @@ namespace {
 
 // Two streams per core: compute runs the program's local steps in order; the one communication stream runs a
 // collective as soon as its input is ready and the stream is free (earliest-ready first), so gradient
-// allreduces overlap the backward matmuls that follow them. Events are placed in order of start time.
-Timeline schedule(const Program& program, const std::vector<double>& durations) {
+// allreduces overlap the backward matmuls that follow them. Events are placed in order of start time. With
+// OverlapPolicy::none the two streams are one: whatever runs holds back the other.
+Timeline schedule(const Program& program, const std::vector<double>& durations, OverlapPolicy overlap) {
   const std::size_t n = program.steps.size();
   std::vector<double> ready(program.values.size(), 0.0);
   std::vector<bool> done_value(program.values.size(), true), scheduled(n, false);
@@ -280,6 +281,8 @@ Timeline schedule(const Program& program, const std::vector<double>& durations) 
   Timeline timeline;
   timeline.entries.resize(n);
   double compute_free = 0, comm_free = 0;
+  double compute_end = 0;     // of the last compute step placed
+  std::size_t last_comm = n;  // the last collective placed
   for (std::size_t placed = 0; placed < n; ++placed) {
     while (next_compute < n && (program.steps[next_compute].is_comm || scheduled[next_compute]))
       ++next_compute;
@@ -300,13 +303,16 @@ Timeline schedule(const Program& program, const std::vector<double>& durations) 
     const std::size_t i = take_comm ? best_comm : next_compute;
     TimelineEntry& entry = timeline.entries[i];
     entry.waited_for = -1;
-    if (!take_comm && compute_start > compute_free) {
-      // The compute stream idled: the input that came last was a collective's (compute ones are done).
+    if (!take_comm && compute_start > compute_end) {
+      // The compute stream idled: for an input a collective produced (compute ones are done), or, when the
+      // streams are one, behind the collective that held the stream.
       for (const int in : program.steps[i].inputs) {
         const int producer = program.values[in].producer_step;
         if (producer >= 0 && program.steps[producer].is_comm && ready[in] == compute_start)
           entry.waited_for = producer;
       }
+      if (entry.waited_for < 0 && last_comm < n && timeline.entries[last_comm].end_s == compute_start)
+        entry.waited_for = static_cast<int>(last_comm);
     }
     const double start = take_comm ? comm_start : compute_start;
     const double end = start + durations[i];
@@ -315,6 +321,12 @@ Timeline schedule(const Program& program, const std::vector<double>& durations) 
     ready[step.output] = end;
     done_value[step.output] = true;
     (take_comm ? comm_free : compute_free) = end;
+    if (overlap == OverlapPolicy::none) comm_free = compute_free = end;
+    if (take_comm) {
+      last_comm = i;
+    } else {
+      compute_end = end;
+    }
     entry.step = static_cast<int>(i);
     entry.op = step.op;
     entry.label = step.label;
@@ -417,7 +429,7 @@ StepResult Executor::run(const std::vector<Tensor>& fetches) {
   }
   // Device and link parameters are range-checked where they are read, so every duration is finite.
   for (const double duration : durations) TPUSIM_CHECK(std::isfinite(duration) && duration >= 0);
-  result.timeline = schedule(program, durations);
+  result.timeline = schedule(program, durations, im.options.overlap);
   for (auto& entry : result.timeline.entries) {
     const Step& step = program.steps[entry.step];
     entry.family = step.is_comm ? sim::to_string(step.record.kind) : to_string(im.graph.op(entry.op).kind);

@@ -16,6 +16,7 @@
 #include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/mesh_mapping.hpp"
 #include "mesh_tf/mesh_shape.hpp"
+#include "mesh_tf/overlap_policy.hpp"
 #include "mesh_tf/tensor_layout.hpp"
 #include "mesh_tf/timeline.hpp"
 #include "topologies/support/input_error.hpp"
@@ -43,6 +44,8 @@ struct ExecutionOptions {
   std::vector<Tensor> outputs;
   // How collectives are issued (collective_backend.hpp): as Mesh-TensorFlow's TPU backend did by default.
   CollectiveBackend collective_backend = CollectiveBackend::mesh_tf_tpu;
+  // Whether collectives overlap compute (overlap_policy.hpp).
+  OverlapPolicy overlap = OverlapPolicy::dependencies;
 };
 
 // An algorithm of ExecutionOptions cannot run a collective the program needs (an unknown name, an allconcat

@@ -97,6 +97,7 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   execution.algorithms = config.hardware.collective_algorithm_by_axis;
   execution.mapping = config.mesh.mapping;
   execution.collective_backend = config.hardware.collective_backend;
+  execution.overlap = config.hardware.overlap;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor =

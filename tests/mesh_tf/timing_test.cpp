@@ -1,5 +1,6 @@
 // Simulated timing: every collective goes through sim::Simulator; numerics and timing-only runs give the same
 // timeline; the step obeys max(compute, comm) <= step <= compute + comm.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "mesh_tf/execution.hpp"
@@ -16,10 +17,11 @@ using namespace tpusim::mtf::testing;
 namespace {
 
 StepResult run_two_layer(tpusim::sim::Simulator* simulator, bool numerics, const std::string& mesh,
-                         const std::string& rules) {
+                         const std::string& rules, OverlapPolicy overlap = OverlapPolicy::dependencies) {
   auto t = two_layer_example(64, 128, 256);
   ExecutionOptions options;
   options.numerics = numerics;
+  options.overlap = overlap;
   options.outputs = {t.y, t.grads[0], t.grads[1], t.grads[2]};
   Executor executor(*t.graph, MeshShape::parse(mesh), LayoutRules::parse(rules), simulator, options);
   executor.feed(t.x, random_values(64 * 128, 1));
@@ -61,6 +63,31 @@ TEST_CASE("step time lies between the stream maximum and the stream sum") {
   CHECK(tl.summary().find("allreduce[all]") != std::string::npos);
 }
 
+TEST_CASE("without overlap the step is the sum of every op and collective, each after the one before") {
+  auto simulator = make_test_simulator(tpusim::topo::preset("ring-8"));
+  const auto overlapped = run_two_layer(simulator.get(), false, "all:8", "batch:all");
+  const auto serial = run_two_layer(simulator.get(), false, "all:8", "batch:all", OverlapPolicy::none);
+  const auto& tl = serial.timeline;
+  // The same ops and collectives take the same times; only their placement changes.
+  CHECK(tl.compute_s == Approx(overlapped.timeline.compute_s).epsilon(1e-12));
+  CHECK(tl.comm_s == Approx(overlapped.timeline.comm_s).epsilon(1e-12));
+  CHECK(tl.step_time_s == Approx(tl.compute_s + tl.comm_s).epsilon(1e-12));
+  CHECK(tl.exposed_comm_s == Approx(tl.comm_s).epsilon(1e-12));
+  CHECK(overlapped.timeline.step_time_s < tl.step_time_s);
+  // One stream: no two entries overlap in time, and every compute step that follows a collective waited for
+  // it.
+  std::vector<const TimelineEntry*> entries;
+  for (const auto& e : tl.entries) entries.push_back(&e);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto* a, const auto* b) { return a->start_s < b->start_s; });
+  for (std::size_t i = 1; i < entries.size(); ++i) {
+    CHECK(entries[i]->start_s >= entries[i - 1]->end_s - 1e-15);
+    if (!entries[i]->is_comm && entries[i - 1]->is_comm)
+      CHECK(entries[i]->waited_for == entries[i - 1]->step);
+  }
+  CHECK(overlap_policies().parse("none") == OverlapPolicy::none);
+}
+
 TEST_CASE("compute time follows the device roofline") {
   auto t = two_layer_example(1024, 1024, 4096);
   ExecutionOptions options;
@@ -84,8 +111,8 @@ TEST_CASE("compute time follows the device roofline") {
 }
 
 TEST_CASE("an op's time names the roofline term that set it, the overhead on top") {
-  // 1 TFLOP/s, 100 GB/s, 1 us per op: 1 MFLOP over 10 kB is 1 us of compute (the memory needs 0.1 us); 1 kFLOP
-  // over 1 MB is 10 us of memory.
+  // 1 TFLOP/s, 100 GB/s, 1 us per op: 1 MFLOP over 10 kB is 1 us of compute (the memory needs 0.1 us); 1
+  // kFLOP over 1 MB is 10 us of memory.
   const DeviceModel device("hand", 1e12, 1e11, 1ull << 30, 1e-6);
   const auto compute = device.op_time(1e6, 1e4);
   CHECK(compute.bound == ComputeBound::flop_rate);

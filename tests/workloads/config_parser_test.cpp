@@ -264,6 +264,20 @@ TEST_CASE("implausible device and link figures are refused at their key") {
         "configs/test.yaml:4: hardware.op_overhead: '2' is not a plausible latency: expected 0 s to 1 s");
 }
 
+TEST_CASE("hardware.overlap is dependencies unless the config says none") {
+  CHECK(parse_run_config(kValid, "configs/test.yaml").hardware.overlap ==
+        tpusim::mtf::OverlapPolicy::dependencies);
+  const auto add = [](const std::string& line) {
+    return replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  " + line + "\n");
+  };
+  CHECK(parse_run_config(add("overlap: none"), "configs/test.yaml").hardware.overlap ==
+        tpusim::mtf::OverlapPolicy::none);
+  CHECK(
+      error_of(add("overlap: nonee")) ==
+      "configs/test.yaml:4: hardware.overlap: 'nonee' is not valid (did you mean 'none'?); valid values are "
+      "dependencies, none");
+}
+
 TEST_CASE("the per-op overhead is a user setting that keeps the device's other figures") {
   const auto config = parse_run_config(
       replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  op_overhead: 2.5us\n"),

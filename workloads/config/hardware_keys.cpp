@@ -197,6 +197,18 @@ std::vector<ConfigKey> hardware_keys() {
           .reports([](const RunConfig& c) {
             return mtf::collective_backends().name_of(c.hardware.collective_backend);
           }),
+      ConfigKey(
+          "hardware.overlap", "one of " + join(mtf::overlap_policies().names()),
+          "Whether collectives overlap local compute: dependencies, a collective starting as soon as its "
+          "input is ready and the communication stream is free, beside the compute stream; or none, "
+          "one stream, every collective holding back the compute after it (the step is then the sum "
+          "of every op and collective). The Mesh-TensorFlow sources do not say which the TPU runtime "
+          "of 2018 did: none bounds the step from above.")
+          .absent_means("dependencies")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            r.config.hardware.overlap = value.choice(mtf::overlap_policies());
+          })
+          .reports([](const RunConfig& c) { return mtf::overlap_policies().name_of(c.hardware.overlap); }),
       ConfigKey("hardware.collectives", "map from mesh axis to a simulator algorithm name",
                 "The simulator's algorithm for the collectives along each mesh axis, such as "
                 "{batch: bidir_ring, model: ring} (tpusim collective --help lists the algorithms), or auto: "

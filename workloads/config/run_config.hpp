@@ -14,6 +14,7 @@
 #include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/mapping_spec.hpp"
 #include "mesh_tf/mesh_shape.hpp"
+#include "mesh_tf/overlap_policy.hpp"
 #include "topologies/support/name_table.hpp"
 #include "topologies/topology.hpp"
 
@@ -40,6 +41,7 @@ struct HardwareConfig {
   mtf::DeviceModel device;                                          // per core
   std::map<std::string, std::string> collective_algorithm_by_axis;  // mesh axis -> sim algorithm name
   mtf::CollectiveBackend collective_backend = mtf::CollectiveBackend::mesh_tf_tpu;
+  mtf::OverlapPolicy overlap = mtf::OverlapPolicy::dependencies;
 };
 
 struct MeshConfig {
