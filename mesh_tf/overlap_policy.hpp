@@ -5,7 +5,8 @@
 //   none          one stream: every collective waits for the compute before it and holds back the compute
 //                 after it, so the step takes the sum of every op's and collective's time
 // The sources at hand (the Mesh-TensorFlow paper and code) do not say how the TPU runtime of 2018 ordered
-// collectives against compute, so both are offered: none bounds the step from above, dependencies from below.
+// collectives against compute, so both are offered: none bounds the step from above; dependencies is the most
+// overlap one communication stream allows.
 #include "topologies/support/name_table.hpp"
 
 namespace tpusim::mtf {
