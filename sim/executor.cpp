@@ -190,13 +190,22 @@ class Driver {
     link_bytes_[link] += bytes;
   }
 
+  // Calls fn(buffer offset, count) for the buffer ranges the transfer's range at `offset` stands for: itself,
+  // or its pieces when the transfer has a layout.
+  template <typename Fn>
+  static void for_each_buffer_range(const Transfer& t, std::uint64_t offset, Fn&& fn) {
+    if (t.layout == nullptr) {
+      fn(offset, t.count);
+    } else {
+      t.layout->for_each_piece(offset, t.count, fn);
+    }
+  }
+
   std::vector<float> snapshot(const Transfer& t) const {
     const float* source = t.from_input ? inputs_.at(t.src).data() : buffers_[t.src];
-    if (t.layout == nullptr)
-      return std::vector<float>(source + t.src_offset, source + t.src_offset + t.count);
     std::vector<float> payload;
     payload.reserve(t.count);
-    t.layout->for_each_piece(t.src_offset, t.count, [&](std::uint64_t offset, std::uint64_t count) {
+    for_each_buffer_range(t, t.src_offset, [&](std::uint64_t offset, std::uint64_t count) {
       payload.insert(payload.end(), source + offset, source + offset + count);
     });
     return payload;
@@ -205,12 +214,8 @@ class Driver {
   void apply(const Transfer& t, const std::vector<float>& payload) {
     float* target = buffers_[t.dst];
     if (target == nullptr) return;
-    if (t.layout == nullptr) {
-      apply_piece(t.action, payload.data(), payload.size(), target + t.dst_offset);
-      return;
-    }
     const float* in = payload.data();
-    t.layout->for_each_piece(t.dst_offset, t.count, [&](std::uint64_t offset, std::uint64_t count) {
+    for_each_buffer_range(t, t.dst_offset, [&](std::uint64_t offset, std::uint64_t count) {
       apply_piece(t.action, in, count, target + offset);
       in += count;
     });
