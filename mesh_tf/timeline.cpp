@@ -14,7 +14,7 @@ namespace tpusim::mtf {
 
 void finalize_timeline(Timeline& timeline) {
   std::vector<std::pair<double, double>> compute;
-  timeline.step_time_s = timeline.compute_s = timeline.comm_s = timeline.exposed_comm_s = 0;
+  timeline.step_time_s = timeline.compute_s = timeline.comm_s = timeline.exposed_comm_s = timeline.idle_s = 0;
   for (const auto& e : timeline.entries) {
     timeline.step_time_s = std::max(timeline.step_time_s, e.end_s);
     if (!e.is_comm && e.end_s > e.start_s) compute.emplace_back(e.start_s, e.end_s);
@@ -36,6 +36,9 @@ void finalize_timeline(Timeline& timeline) {
     e.exposed_s = duration - overlap;
     timeline.exposed_comm_s += e.exposed_s;
   }
+  // The three parts are sums of different events, so a true zero comes back as rounding noise.
+  const double idle_s = timeline.step_time_s - timeline.compute_s - timeline.exposed_comm_s;
+  timeline.idle_s = idle_s > 1e-9 * timeline.step_time_s ? idle_s : 0.0;
 }
 
 std::string Timeline::summary(int max_rows) const {

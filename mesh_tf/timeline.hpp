@@ -29,11 +29,12 @@ struct Timeline {
   double compute_s = 0;       // busy time of the compute stream
   double comm_s = 0;          // busy time of the communication stream
   double exposed_comm_s = 0;  // communication not hidden behind compute
+  double idle_s = 0;          // neither compute nor exposed communication
   std::string summary(int max_rows = 40) const;
   void write_chrome_trace(const std::string& path) const;  // atomically (temp file then rename)
 };
 
-// Fills the totals and per-entry exposed communication from the entries' start/end times.
+// Fills the totals, idle time and per-entry exposed communication from the entries' start/end times.
 void finalize_timeline(Timeline& timeline);
 
 }  // namespace tpusim::mtf

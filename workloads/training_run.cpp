@@ -143,9 +143,6 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
     }
   }
   const auto& timeline = report.timeline;
-  // The three parts are sums of different events, so a true zero comes back as rounding noise.
-  const double idle_s = timeline.step_time_s - timeline.compute_s - timeline.exposed_comm_s;
-  report.idle_s = idle_s > 1e-9 * timeline.step_time_s ? idle_s : 0.0;
   if (timeline.step_time_s > 0) {
     report.achieved_flops = report.model_flops_per_step / timeline.step_time_s;
     report.mfu = report.achieved_flops / (config.hardware.device.peak_flops() * config.mesh.num_cores());

@@ -62,7 +62,6 @@ struct RunReport {
   FlopBreakdown counted;              // the same, split into matmuls and other work
   std::vector<StepRecord> steps;
   mtf::Timeline timeline;     // of the last step
-  double idle_s = 0;          // step time when neither compute nor exposed communication runs
   double achieved_flops = 0;  // model FLOPs / step time, whole pod
   double mfu = 0;             // achieved / (peak per core * cores)
   // Work per simulated second, comparable across pods of any size (weak and strong scaling): model FLOPs per

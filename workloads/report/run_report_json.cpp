@@ -38,7 +38,7 @@ nlohmann::json run_report_json(const RunConfig& config, const RunReport& r, nloh
                               {"compute_s", timeline.compute_s},
                               {"communication_s", timeline.comm_s},
                               {"exposed_communication_s", timeline.exposed_comm_s},
-                              {"idle_s", r.idle_s}}},
+                              {"idle_s", timeline.idle_s}}},
                             {"explain",
                              explanation_json(explain_step(timeline, config.hardware.device.peak_flops()))},
                             {"flops",

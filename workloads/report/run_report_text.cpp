@@ -56,8 +56,8 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
                      percent_of(t.compute_s, t.step_time_s));
   out << fmt::format("  exposed communication {:>12}  {}\n", format_duration(t.exposed_comm_s),
                      percent_of(t.exposed_comm_s, t.step_time_s));
-  out << fmt::format("  idle                  {:>12}  {}\n", format_duration(r.idle_s),
-                     percent_of(r.idle_s, t.step_time_s));
+  out << fmt::format("  idle                  {:>12}  {}\n", format_duration(t.idle_s),
+                     percent_of(t.idle_s, t.step_time_s));
   out << fmt::format("  communication (busy)  {:>12}  {} overlapped with compute\n",
                      format_duration(t.comm_s), format_duration(std::max(0.0, t.comm_s - t.exposed_comm_s)));
   out << fmt::format("FLOPs per step          {:.4g} model (matmuls, closed form)\n", r.model_flops_per_step);

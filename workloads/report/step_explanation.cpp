@@ -67,8 +67,7 @@ StepExplanation explain_step(const mtf::Timeline& timeline, double peak_flops, i
     op_bound[e.op][to_string(e.bound)] += bounded_s;
   }
   add(out.by_bound, kExposed, timeline.exposed_comm_s);
-  add(out.by_bound, kIdle,
-      std::max(0.0, timeline.step_time_s - timeline.compute_s - timeline.exposed_comm_s));
+  add(out.by_bound, kIdle, timeline.idle_s);
   for (const int id : op_order) {
     ExplainedOp op = ops[id];
     const auto& bounds = op_bound[id];

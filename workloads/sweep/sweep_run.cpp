@@ -13,7 +13,7 @@ std::string point_summary_json(const RunReport& report) {
                         {"compute_s", timeline.compute_s},
                         {"communication_s", timeline.comm_s},
                         {"exposed_communication_s", timeline.exposed_comm_s},
-                        {"idle_s", report.idle_s},
+                        {"idle_s", timeline.idle_s},
                         {"model_flops_per_step", report.model_flops_per_step},
                         {"mfu", report.mfu},
                         {"parameters", report.parameters},
