@@ -40,9 +40,13 @@ StepExplanation explain_step(const mtf::Timeline& timeline, double peak_flops, i
   for (const char* bound : {to_string(mtf::ComputeBound::flop_rate),
                             to_string(mtf::ComputeBound::hbm_bandwidth), kOverhead, kExposed, kIdle})
     out.by_bound.push_back({bound, 0});
-  std::map<int, ExplainedOp> ops;                         // by graph op
-  std::map<int, std::map<std::string, double>> op_bound;  // time per bound, to name an op's main one
-  std::vector<int> op_order;
+  // Per graph op, in order of first step: its figures and its time per bound, to name the main one.
+  struct OpSum {
+    ExplainedOp op;
+    std::map<std::string, double> bound_s;
+  };
+  std::vector<OpSum> ops;
+  std::map<int, std::size_t> index_of_op;
   for (const auto& e : timeline.entries) {
     const double duration = e.end_s - e.start_s;
     if (e.is_comm) {
@@ -53,28 +57,22 @@ StepExplanation explain_step(const mtf::Timeline& timeline, double peak_flops, i
     add(out.by_bound, to_string(e.bound), bounded_s);
     add(out.by_bound, kOverhead, duration - bounded_s);
     add(out.by_family, e.family, duration);
-    auto [it, inserted] = ops.try_emplace(e.op);
-    if (inserted) {
-      op_order.push_back(e.op);
-      it->second.op = e.label;
-      it->second.family = e.family;
-    }
-    ExplainedOp& op = it->second;
-    ++op.steps;
-    op.time_s += duration;
-    op.flops += e.flops;
-    op.hbm_bytes += e.hbm_bytes;
-    op_bound[e.op][to_string(e.bound)] += bounded_s;
+    const auto [at, inserted] = index_of_op.try_emplace(e.op, ops.size());
+    if (inserted) ops.push_back({{e.label, e.family}, {}});
+    OpSum& sum = ops[at->second];
+    ++sum.op.steps;
+    sum.op.time_s += duration;
+    sum.op.flops += e.flops;
+    sum.op.hbm_bytes += e.hbm_bytes;
+    sum.bound_s[to_string(e.bound)] += bounded_s;
   }
   add(out.by_bound, kExposed, timeline.exposed_comm_s);
   add(out.by_bound, kIdle, timeline.idle_s);
-  for (const int id : op_order) {
-    ExplainedOp op = ops[id];
-    const auto& bounds = op_bound[id];
-    const auto main = std::max_element(bounds.begin(), bounds.end(),
+  for (auto& sum : ops) {
+    const auto main = std::max_element(sum.bound_s.begin(), sum.bound_s.end(),
                                        [](const auto& a, const auto& b) { return a.second < b.second; });
-    op.bound = main != bounds.end() && main->second > 0 ? main->first : kOverhead;
-    out.top_ops.push_back(std::move(op));
+    sum.op.bound = main != sum.bound_s.end() && main->second > 0 ? main->first : kOverhead;
+    out.top_ops.push_back(std::move(sum.op));
   }
   std::stable_sort(out.top_ops.begin(), out.top_ops.end(),
                    [](const ExplainedOp& a, const ExplainedOp& b) { return a.time_s > b.time_s; });
@@ -112,7 +110,7 @@ void print_explanation(std::ostream& out, const StepExplanation& x) {
   out << fmt::format("    {:<36} {:<10} {:>5} {:>11} {:>10} {:>10} {:>13} {:>6}  {}\n", "op", "kind", "steps",
                      "time", "FLOP", "HBM bytes", "FLOP/s", "of peak", "bound");
   for (const auto& op : x.top_ops) {
-    const double rate = op.time_s > 0 ? op.flops / op.time_s : 0;
+    const double rate = op.flops_per_s();
     out << fmt::format("    {:<36} {:<10} {:>5} {:>11} {:>10.3g} {:>10} {:>13} {:>6}  {}\n",
                        op.op.substr(0, 36), op.family, op.steps, format_duration(op.time_s), op.flops,
                        format_bytes(op.hbm_bytes), fmt::format("{:.3g}", rate), percent(rate, x.peak_flops),
@@ -149,7 +147,7 @@ nlohmann::json explanation_json(const StepExplanation& x) {
                    {"time_s", op.time_s},
                    {"flops", op.flops},
                    {"hbm_bytes", op.hbm_bytes},
-                   {"flops_per_s", op.time_s > 0 ? op.flops / op.time_s : 0.0},
+                   {"flops_per_s", op.flops_per_s()},
                    {"bound", op.bound}});
   }
   nlohmann::json waits = nlohmann::json::array();

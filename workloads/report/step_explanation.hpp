@@ -23,6 +23,7 @@ struct ExplainedOp {
   int steps = 0;       // lowered steps of this op in the step
   double time_s = 0, flops = 0, hbm_bytes = 0;
   std::string bound;  // what set most of its time
+  double flops_per_s() const { return time_s > 0 ? flops / time_s : 0; }
 };
 
 struct ExposedWait {
