@@ -27,13 +27,14 @@ struct DeviceFigures {
   std::uint64_t hbm_bytes;
   double op_overhead_s;
 };
-void set_device(ConfigReading& r, DeviceFigures figures) {
+template <typename T>
+void set_device_figure(ConfigReading& r, T DeviceFigures::*figure, T value) {
   const mtf::DeviceModel& device = r.config.hardware.device;
+  DeviceFigures figures{device.peak_flops(), device.hbm_bandwidth_Bps(), device.hbm_bytes(),
+                        device.op_overhead_s()};
+  figures.*figure = value;
   r.config.hardware.device = mtf::DeviceModel(device.name(), figures.peak_flops, figures.hbm_bandwidth_Bps,
                                               figures.hbm_bytes, figures.op_overhead_s);
-}
-DeviceFigures figures_of(const mtf::DeviceModel& device) {
-  return {device.peak_flops(), device.hbm_bandwidth_Bps(), device.hbm_bytes(), device.op_overhead_s()};
 }
 
 // The topology with the link parameters of one kind replaced.
@@ -107,9 +108,7 @@ std::vector<ConfigKey> hardware_keys() {
           .absent_means("the device's")
           .needs({"hardware.device"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            DeviceFigures figures = figures_of(r.config.hardware.device);
-            figures.peak_flops = value.flops();
-            set_device(r, figures);
+            set_device_figure(r, &DeviceFigures::peak_flops, value.flops());
           })
           .reports([](const RunConfig& c) { return c.hardware.device.peak_flops(); }),
       ConfigKey("hardware.hbm_per_core", kMemorySize, "HBM of one core.")
@@ -117,9 +116,7 @@ std::vector<ConfigKey> hardware_keys() {
           .absent_means("the device's")
           .needs({"hardware.device"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            DeviceFigures figures = figures_of(r.config.hardware.device);
-            figures.hbm_bytes = value.memory_bytes();
-            set_device(r, figures);
+            set_device_figure(r, &DeviceFigures::hbm_bytes, value.memory_bytes());
           })
           .reports([](const RunConfig& c) { return c.hardware.device.hbm_bytes(); }, "hbm_bytes_per_core"),
       ConfigKey("hardware.hbm_bandwidth_per_core", kBandwidth, "HBM bandwidth of one core.")
@@ -127,9 +124,7 @@ std::vector<ConfigKey> hardware_keys() {
           .absent_means("the device's")
           .needs({"hardware.device"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            DeviceFigures figures = figures_of(r.config.hardware.device);
-            figures.hbm_bandwidth_Bps = value.bandwidth_Bps();
-            set_device(r, figures);
+            set_device_figure(r, &DeviceFigures::hbm_bandwidth_Bps, value.bandwidth_Bps());
           })
           .reports([](const RunConfig& c) { return c.hardware.device.hbm_bandwidth_Bps(); },
                    "hbm_bandwidth_Bps_per_core"),
@@ -141,9 +136,7 @@ std::vector<ConfigKey> hardware_keys() {
           .absent_means("the device's (0)")
           .needs({"hardware.device"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            DeviceFigures figures = figures_of(r.config.hardware.device);
-            figures.op_overhead_s = value.latency_s();
-            set_device(r, figures);
+            set_device_figure(r, &DeviceFigures::op_overhead_s, value.latency_s());
           })
           .reports([](const RunConfig& c) { return c.hardware.device.op_overhead_s(); }, "op_overhead_s"),
       ConfigKey("hardware.inter_chip_bandwidth", kBandwidth, "Bandwidth of each link between chips, one way.")
