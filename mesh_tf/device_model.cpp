@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "topologies/support/check.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/name_table.hpp"
 #include "topologies/support/units.hpp"
@@ -29,10 +30,20 @@ DeviceModel::DeviceModel(std::string name, double peak_flops, double hbm_bandwid
   check("per-op overhead", op_overhead_s_, kLatencyRange_s, "s");
 }
 
-// Half a chip of the public per-chip figures (two cores per chip), see shared reference mesh_tf.md.
-DeviceModel DeviceModel::tpu_v2_core() { return DeviceModel("tpu-v2-core", 22.5e12, 350e9, 8ull << 30); }
-DeviceModel DeviceModel::tpu_v3_core() { return DeviceModel("tpu-v3-core", 61.5e12, 450e9, 16ull << 30); }
-DeviceModel DeviceModel::tpu_v4_core() { return DeviceModel("tpu-v4-core", 137.5e12, 600e9, 16ull << 30); }
+// Half a chip of the public per-chip figures (two cores per chip), see shared reference mesh_tf.md. Matrix
+// units: 128 x 128 arrays of 16K multiply-accumulates per cycle each (Cloud TPU system architecture page);
+// one per TensorCore on v2, two on v3 (Cloud TPU v2 and v3 pages), four on v4 (Cloud TPU v4 page; Jouppi et
+// al., ISCA 2023); rows in groups of 8 sublanes (matrix_unit.hpp). The clocks these imply, 687 MHz, 938 MHz
+// and 1049 MHz, agree with the published 700, 940 and 1050 MHz (Jouppi et al., CACM 2020 and ISCA 2023).
+DeviceModel DeviceModel::tpu_v2_core() {
+  return DeviceModel("tpu-v2-core", 22.5e12, 350e9, 8ull << 30).with_matrix_unit(MatrixUnit(128, 1, 8));
+}
+DeviceModel DeviceModel::tpu_v3_core() {
+  return DeviceModel("tpu-v3-core", 61.5e12, 450e9, 16ull << 30).with_matrix_unit(MatrixUnit(128, 2, 8));
+}
+DeviceModel DeviceModel::tpu_v4_core() {
+  return DeviceModel("tpu-v4-core", 137.5e12, 600e9, 16ull << 30).with_matrix_unit(MatrixUnit(128, 4, 8));
+}
 
 namespace {
 const NameTable<DeviceModel (*)()>& presets() {
@@ -56,22 +67,57 @@ DeviceModel DeviceModel::for_topology(const std::string& topology_name) {
 }
 
 const char* to_string(ComputeBound bound) {
-  return bound == ComputeBound::flop_rate ? "FLOP rate" : "HBM bandwidth";
+  switch (bound) {
+    case ComputeBound::flop_rate:
+      return "FLOP rate";
+    case ComputeBound::matrix_unit:
+      return "matrix unit";
+    case ComputeBound::hbm_bandwidth:
+      return "HBM bandwidth";
+  }
+  return "?";
 }
 
-OpTime DeviceModel::op_time(double flops, double bytes) const {
-  const double compute_s = flops / peak_flops_, memory_s = bytes / hbm_bandwidth_Bps_;
+DeviceModel DeviceModel::with_matrix_unit(std::optional<MatrixUnit> unit) const {
+  DeviceModel device = *this;
+  device.matrix_unit_ = unit;
+  return device;
+}
+
+double DeviceModel::clock_Hz() const {
+  TPUSIM_CHECK(matrix_unit_.has_value());
+  return peak_flops_ / (2 * matrix_unit_->macs_per_cycle());
+}
+
+namespace {
+OpTime roofline(double compute_s, ComputeBound compute_bound, double bytes, double hbm_bandwidth_Bps,
+                double overhead_s) {
+  const double memory_s = bytes / hbm_bandwidth_Bps;
   OpTime time;
-  time.overhead_s = op_overhead_s_;
-  time.bound = memory_s > compute_s ? ComputeBound::hbm_bandwidth : ComputeBound::flop_rate;
-  time.time_s = op_overhead_s_ + std::max(compute_s, memory_s);
+  time.overhead_s = overhead_s;
+  time.bound = memory_s > compute_s ? ComputeBound::hbm_bandwidth : compute_bound;
+  time.time_s = overhead_s + std::max(compute_s, memory_s);
   return time;
+}
+}  // namespace
+
+OpTime DeviceModel::op_time(double flops, double bytes) const {
+  return roofline(flops / peak_flops_, ComputeBound::flop_rate, bytes, hbm_bandwidth_Bps_, op_overhead_s_);
+}
+
+OpTime DeviceModel::matmul_time(const MatmulSizes& sizes, double flops, double bytes) const {
+  if (!matrix_unit_ || !runs_on_matrix_unit(sizes)) return op_time(flops, bytes);
+  const double matmul_flops = 2.0 * sizes.batch * sizes.m * sizes.n * sizes.k;
+  TPUSIM_CHECK(flops >= matmul_flops);
+  const double compute_s = matrix_unit_->cycles(sizes) / clock_Hz() + (flops - matmul_flops) / peak_flops_;
+  return roofline(compute_s, ComputeBound::matrix_unit, bytes, hbm_bandwidth_Bps_, op_overhead_s_);
 }
 
 DeviceModel DeviceModel::slowed(double factor) const {
   if (factor == 1.0) return *this;
   return DeviceModel(fmt::format("{} slowed {:g}x", name_, factor), peak_flops_ / factor,
-                     hbm_bandwidth_Bps_ / factor, hbm_bytes_, op_overhead_s_ * factor);
+                     hbm_bandwidth_Bps_ / factor, hbm_bytes_, op_overhead_s_ * factor)
+      .with_matrix_unit(matrix_unit_);
 }
 
 }  // namespace tpusim::mtf

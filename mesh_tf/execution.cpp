@@ -61,6 +61,7 @@ struct Executor::Impl {
     LoweringOptions lowering;
     lowering.device = options.device;
     lowering.collective_backend = options.collective_backend;
+    lowering.fusion = options.fusion;
     for (const auto& t : options.outputs) {
       if (!t.valid() || &t.graph() != &graph)
         throw InputError("execution: an output tensor is not from this graph");

@@ -12,6 +12,7 @@
 #include "mesh_tf/collective_backend.hpp"
 #include "mesh_tf/counters.hpp"
 #include "mesh_tf/device_model.hpp"
+#include "mesh_tf/fusion.hpp"
 #include "mesh_tf/graph.hpp"
 #include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/mesh_mapping.hpp"
@@ -44,6 +45,8 @@ struct ExecutionOptions {
   std::vector<Tensor> outputs;
   // How collectives are issued (collective_backend.hpp): as Mesh-TensorFlow's TPU backend did by default.
   CollectiveBackend collective_backend = CollectiveBackend::mesh_tf_tpu;
+  // Whether XLA's loop fusion shortens elementwise chains (fusion.hpp).
+  FusionPolicy fusion = FusionPolicy::xla;
   // Whether collectives overlap compute (overlap_policy.hpp).
   OverlapPolicy overlap = OverlapPolicy::dependencies;
 };

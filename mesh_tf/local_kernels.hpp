@@ -1,9 +1,12 @@
 #pragma once
 // Local work on one slice: einsum through BLAS sgemm (batched by loops over the batch dims), broadcasting
 // elementwise ops, reductions and block copies. Plans are built once at lowering and run per slice and step.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "mesh_tf/matrix_unit.hpp"
 
 namespace tpusim::mtf::kernels {
 
@@ -23,6 +26,12 @@ class EinsumPlan {
   EinsumPlan() = default;
   EinsumPlan(std::vector<LocalDims> inputs, LocalDims output);
   double flops() const { return flops_; }
+  // The batched matmul a two-input plan runs (all 1 for a one-input plan, which has none).
+  MatmulSizes matmul_sizes() const { return {nb_, nm_, nn_, nk_}; }
+  // Whether a two-input plan first sums a dim only one input has.
+  bool pre_reduces() const {
+    return std::find(needs_pre_reduce_.begin(), needs_pre_reduce_.end(), true) != needs_pre_reduce_.end();
+  }
   // scratch is reused between calls; it only grows.
   void run(const std::vector<const float*>& inputs, float* output, std::vector<float>& scratch) const;
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "mesh_tf/fusion.hpp"
 #include "mesh_tf/op_table.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
@@ -55,6 +56,10 @@ void Lowerer::run() {
   for (int t = 0; t < n; ++t) {
     if (program_.value_of_tensor[t] < 0) program_.value_of_tensor[t] = program_.raw_value_of_tensor[t];
   }
+  std::vector<int> kept;
+  for (const int t : options_.outputs) kept.push_back(program_.value_of_tensor[t]);
+  for (const auto& a : program_.assignments) kept.push_back(a.new_value);
+  fuse_elementwise(program_, options_.device, kept, options_.fusion);
   finish_counters();
 }
 
@@ -102,7 +107,8 @@ std::vector<std::vector<int>> Lowerer::key_maps(const Value& out, const std::vec
 }
 
 int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector<int> inputs, int output,
-                         double flops, std::function<void(Store&)> kernel) {
+                         double flops, std::function<void(Store&)> kernel,
+                         std::optional<MatmulSizes> matmul) {
   Step step;
   step.op = op.id;
   step.label = label + phase_suffix(op.phase);
@@ -112,11 +118,13 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
   double bytes = static_cast<double>(value(output).slice_bytes());
   for (const int in : step.inputs) bytes += static_cast<double>(value(in).slice_bytes());
   step.hbm_bytes = bytes;
-  const OpTime time = options_.device.op_time(flops, bytes);
+  const OpTime time =
+      matmul ? options_.device.matmul_time(*matmul, flops, bytes) : options_.device.op_time(flops, bytes);
   step.time_s = time.time_s;
   step.overhead_s = time.overhead_s;
   step.bound = time.bound;
   step.kernel = std::move(kernel);
+  step.fusion = op_row(op.kind).fusion;
   const int index = static_cast<int>(program_.steps.size());
   program_.values[output].producer_step = index;
   program_.steps.push_back(std::move(step));
@@ -201,7 +209,7 @@ int Lowerer::allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
   auto in_sizes = in.local_sizes, out_sizes = o.local_sizes;
   const auto in_elems = in.slice_elements, out_elems = o.slice_elements;
   const int out_slices = o.num_slices;
-  add_compute(
+  const int index = add_compute(
       op, fmt::format("allsplit[{}] {}", mesh_.dim_name(mesh_dim), in.name), {v}, out, 0, [=](Store& s) {
         s[out].resize(out_elems * out_slices);
         for (int key = 0; key < out_slices; ++key) {
@@ -209,6 +217,7 @@ int Lowerer::allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
                               s[out].data() + key * out_elems, out_sizes, tensor_dim, begins[key], 0, len);
         }
       });
+  step(index).fusion = FusionRole::none;  // a relayout, whatever op needed it
   return out;
 }
 
@@ -269,7 +278,8 @@ int Lowerer::relayout(int v, const std::vector<int>& target, const OpNode& op) {
   if (relabelled != value(v).mesh_dims) {
     const Value in = value(v);
     const int out = new_value(in.tensor, in.name, in.shape, in.dtype, relabelled, in.pending);
-    add_compute(op, "relabel " + in.name, {v}, out, 0, [=](Store& s) { s[out] = s[v]; });
+    step(add_compute(op, "relabel " + in.name, {v}, out, 0, [=](Store& s) { s[out] = s[v]; })).fusion =
+        FusionRole::none;
     v = out;
   }
   // Alltoalls first (a mesh dim moving between tensor dims), then allconcats, then the free allsplits.

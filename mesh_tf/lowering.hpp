@@ -5,11 +5,13 @@
 // and collectives; each op family lowers itself (mesh_tf/ops/, dispatched through op_table.hpp) with the
 // public members below.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mesh_tf/collective_backend.hpp"
 #include "mesh_tf/device_model.hpp"
+#include "mesh_tf/fusion.hpp"
 #include "mesh_tf/graph.hpp"
 #include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/local_kernels.hpp"
@@ -21,6 +23,7 @@ namespace tpusim::mtf {
 struct LoweringOptions {
   DeviceModel device = DeviceModel::tpu_v2_core();
   CollectiveBackend collective_backend = CollectiveBackend::mesh_tf_tpu;
+  FusionPolicy fusion = FusionPolicy::xla;
   std::vector<int> outputs;  // tensor ids to materialise (force pending sums)
 };
 
@@ -50,9 +53,11 @@ class Lowerer {
   // input keys for each output key (inputs must vary only along dims the output varies along)
   std::vector<std::vector<int>> key_maps(const Value& out, const std::vector<int>& inputs) const;
 
-  // A local step; returns its index in the program.
+  // A local step; returns its index in the program. A contraction gives its matmul's sizes, for the matrix
+  // unit's timing.
   int add_compute(const OpNode& op, const std::string& label, std::vector<int> inputs, int output,
-                  double flops, std::function<void(Store&)> kernel);
+                  double flops, std::function<void(Store&)> kernel,
+                  std::optional<MatmulSizes> matmul = std::nullopt);
   Step& step(int index) { return program_.steps[index]; }
   int add_collective(const OpNode& op, Step step, const std::string& reason);
   int allreduce(int v, const std::vector<int>& dims, sim::ReduceOp reduce, const OpNode& op,

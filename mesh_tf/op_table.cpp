@@ -8,27 +8,28 @@ namespace tpusim::mtf {
 namespace {
 
 using namespace ops;
+using R = FusionRole;
 
 constexpr std::array<OpRow, kOpKindCount> kOps = {{
-    {OpKind::input, "input", lower_source, nullptr, nullptr},
-    {OpKind::variable, "variable", lower_source, nullptr, nullptr},
-    {OpKind::fill, "fill", lower_source, nullptr, nullptr},
-    {OpKind::random_mask, "random_mask", lower_source, nullptr, nullptr},
-    {OpKind::einsum, "einsum", lower_einsum, einsum_gradient, nullptr},
-    {OpKind::binary, "binary", lower_binary, binary_gradient, binary_passes_gradient},
-    {OpKind::unary, "unary", lower_unary, unary_gradient, unary_passes_gradient},
-    {OpKind::scalar_affine, "scalar_affine", lower_unary, affine_gradient, nullptr},
-    {OpKind::reduce, "reduce", lower_reduce, reduce_gradient, nullptr},
-    {OpKind::reshape, "reshape", lower_reshape, reshape_gradient, nullptr},
-    {OpKind::shift, "shift", lower_shift, shift_gradient, nullptr},
-    {OpKind::concat, "concat", lower_concat, concat_gradient, nullptr},
-    {OpKind::slice, "slice", lower_slice, slice_gradient, nullptr},
-    {OpKind::pad, "pad", lower_pad, pad_gradient, nullptr},
-    {OpKind::cumsum, "cumsum", lower_cumsum, cumsum_gradient, nullptr},
-    {OpKind::one_hot, "one_hot", lower_one_hot, nullptr, nullptr},
-    {OpKind::argmax_one_hot, "argmax_one_hot", lower_argmax_one_hot, nullptr, nullptr},
-    {OpKind::stop_gradient, "stop_gradient", lower_stop_gradient, nullptr, nullptr},
-    {OpKind::assign, "assign", lower_assign, nullptr, nullptr},
+    {OpKind::input, "input", lower_source, nullptr, nullptr, R::none},
+    {OpKind::variable, "variable", lower_source, nullptr, nullptr, R::none},
+    {OpKind::fill, "fill", lower_source, nullptr, nullptr, R::elementwise},
+    {OpKind::random_mask, "random_mask", lower_source, nullptr, nullptr, R::elementwise},
+    {OpKind::einsum, "einsum", lower_einsum, einsum_gradient, nullptr, R::none},
+    {OpKind::binary, "binary", lower_binary, binary_gradient, binary_passes_gradient, R::elementwise},
+    {OpKind::unary, "unary", lower_unary, unary_gradient, unary_passes_gradient, R::elementwise},
+    {OpKind::scalar_affine, "scalar_affine", lower_unary, affine_gradient, nullptr, R::elementwise},
+    {OpKind::reduce, "reduce", lower_reduce, reduce_gradient, nullptr, R::reduction},
+    {OpKind::reshape, "reshape", lower_reshape, reshape_gradient, nullptr, R::none},
+    {OpKind::shift, "shift", lower_shift, shift_gradient, nullptr, R::none},
+    {OpKind::concat, "concat", lower_concat, concat_gradient, nullptr, R::none},
+    {OpKind::slice, "slice", lower_slice, slice_gradient, nullptr, R::none},
+    {OpKind::pad, "pad", lower_pad, pad_gradient, nullptr, R::none},
+    {OpKind::cumsum, "cumsum", lower_cumsum, cumsum_gradient, nullptr, R::none},
+    {OpKind::one_hot, "one_hot", lower_one_hot, nullptr, nullptr, R::elementwise},
+    {OpKind::argmax_one_hot, "argmax_one_hot", lower_argmax_one_hot, nullptr, nullptr, R::none},
+    {OpKind::stop_gradient, "stop_gradient", lower_stop_gradient, nullptr, nullptr, R::none},
+    {OpKind::assign, "assign", lower_assign, nullptr, nullptr, R::none},
 }};
 
 constexpr bool rows_in_enum_order() {

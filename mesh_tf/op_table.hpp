@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mesh_tf/graph.hpp"
+#include "mesh_tf/program.hpp"
 
 namespace tpusim::mtf {
 
@@ -47,6 +48,8 @@ struct OpRow {
   // Whether an op of this kind passes a gradient (some binary and unary ops do not); nullptr: it does when
   // `gradient` is set.
   bool (*passes_gradient)(const OpNode&);
+  // How XLA may fuse the op's own steps (fusion.hpp); einsum decides per step from its matmul's sizes.
+  FusionRole fusion;
 };
 
 const OpRow& op_row(OpKind kind);

@@ -48,6 +48,11 @@ using Store = std::vector<std::vector<float>>;  // value id -> data (empty in ti
 
 enum class CollectiveOp { allreduce, allconcat, alltoall, permute };
 
+// How XLA may fuse a local step (fusion.hpp): an elementwise step fuses into the one step that reads its
+// output; a reduction takes elementwise producers in but is not fused into what follows; `none` neither
+// (matmuls on the matrix unit, copies and relayouts).
+enum class FusionRole { none, elementwise, reduction };
+
 struct Step {
   bool is_comm = false;
   int op = -1;
@@ -60,6 +65,7 @@ struct Step {
   ComputeBound bound = ComputeBound::flop_rate;  // what set the rest of time_s
   double executed_flops = 0;  // numerics: flops over all distinct slices (replicas are computed once)
   bool is_einsum = false;
+  FusionRole fusion = FusionRole::none;
   std::function<void(Store&)> kernel;
   // collective
   CollectiveOp collective = CollectiveOp::allreduce;

@@ -98,6 +98,7 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   execution.mapping = config.mesh.mapping;
   execution.collective_backend = config.hardware.collective_backend;
   execution.overlap = config.hardware.overlap;
+  execution.fusion = config.hardware.fusion;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor =

@@ -264,6 +264,35 @@ TEST_CASE("implausible device and link figures are refused at their key") {
         "configs/test.yaml:4: hardware.op_overhead: '2' is not a plausible latency: expected 0 s to 1 s");
 }
 
+TEST_CASE("the matrix unit and fusion keys: defaults, overrides and bad values at their key") {
+  const auto with = [](const std::string& lines) {
+    return replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n" + lines);
+  };
+  const auto defaults = parse_run_config(kValid, "configs/test.yaml");
+  REQUIRE(defaults.hardware.device.matrix_unit().has_value());
+  CHECK(defaults.hardware.device.matrix_unit()->side() == 128);
+  CHECK(defaults.hardware.device.matrix_unit()->arrays_per_core() == 1);
+  CHECK(defaults.hardware.fusion == tpusim::mtf::FusionPolicy::xla);
+  const auto changed = parse_run_config(
+      with("  matrix_units_per_core: 2\n  peak_flops_per_core: 45T\n  fusion: none\n"), "configs/test.yaml");
+  CHECK(changed.hardware.device.matrix_unit()->arrays_per_core() == 2);
+  CHECK(changed.hardware.device.clock_Hz() == Approx(45e12 / (2 * 2 * 128 * 128)));
+  CHECK(changed.hardware.fusion == tpusim::mtf::FusionPolicy::none);
+  CHECK_FALSE(parse_run_config(with("  matrix_unit: peak_rate\n"), "configs/test.yaml")
+                  .hardware.device.matrix_unit()
+                  .has_value());
+  CHECK(error_of(with("  matrix_unit_side: 4\n")) ==
+        "configs/test.yaml:4: hardware.matrix_unit_side: matrix unit: side 4 is not plausible: expected 8 to "
+        "1024 cells");
+  CHECK(error_of(with("  matrix_unit: peak_rate\n  matrix_units_per_core: 2\n")) ==
+        "configs/test.yaml:5: hardware.matrix_units_per_core: the matrix unit is off (hardware.matrix_unit: "
+        "peak_rate)");
+  CHECK(
+      error_of(with("  fusion: xl\n")) ==
+      "configs/test.yaml:4: hardware.fusion: 'xl' is not valid (did you mean 'xla'?); valid values are xla, "
+      "none");
+}
+
 TEST_CASE("hardware.overlap is dependencies unless the config says none") {
   CHECK(parse_run_config(kValid, "configs/test.yaml").hardware.overlap ==
         tpusim::mtf::OverlapPolicy::dependencies);

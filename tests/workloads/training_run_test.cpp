@@ -7,6 +7,7 @@
 #include "topologies/support/child_process.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_parser.hpp"
+#include "workloads/config/preset_catalog.hpp"
 
 using namespace tpusim::workloads;
 
@@ -109,4 +110,32 @@ TEST_CASE("hardware.collective_backend chooses how the step's collectives are is
   CHECK_THROWS_WITH(
       parse_run_config("hardware: {topology: ring-8, collective_backend: xla}\n" + model, "b.yaml"),
       Catch::StartsWith("b.yaml:1: hardware.collective_backend: 'xla' is not valid"));
+}
+
+// A regression guard: the simulated step of the default run as tpusim printed it before the matrix unit and
+// fusion were modelled (commit 3978b24, `tpusim run --json`), every op timed max(flops / peak, bytes / HBM
+// bandwidth). The two mechanisms switched off must give it back exactly; each one on must change it. (One
+// simulation per process: one run per test case.)
+constexpr double kRooflineDefaultStep_s = 0.25342450741571393;
+
+RunConfig default_run(bool matrix_unit, tpusim::mtf::FusionPolicy fusion) {
+  RunConfig config = load_preset("lm-s5");
+  if (!matrix_unit) config.hardware.device = config.hardware.device.with_matrix_unit(std::nullopt);
+  config.hardware.fusion = fusion;
+  return config;
+}
+
+TEST_CASE("with the matrix unit and fusion off, the default step is the plain roofline's, to the bit") {
+  CHECK(run_training(default_run(false, tpusim::mtf::FusionPolicy::none)).timeline.step_time_s ==
+        kRooflineDefaultStep_s);
+}
+
+TEST_CASE("fusion alone shortens the default step by more than a tenth") {
+  CHECK(run_training(default_run(false, tpusim::mtf::FusionPolicy::xla)).timeline.step_time_s <
+        0.9 * kRooflineDefaultStep_s);
+}
+
+TEST_CASE("the matrix unit alone lengthens the default step") {
+  CHECK(run_training(default_run(true, tpusim::mtf::FusionPolicy::none)).timeline.step_time_s >
+        kRooflineDefaultStep_s);
 }

@@ -9,6 +9,7 @@
 #include "topologies/presets.hpp"
 #include "topologies/simulation_memory.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/name_table.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/config/config_schema.hpp"
 
@@ -34,7 +35,40 @@ void set_device_figure(ConfigReading& r, T DeviceFigures::*figure, T value) {
                         device.op_overhead_s()};
   figures.*figure = value;
   r.config.hardware.device = mtf::DeviceModel(device.name(), figures.peak_flops, figures.hbm_bandwidth_Bps,
-                                              figures.hbm_bytes, figures.op_overhead_s);
+                                              figures.hbm_bytes, figures.op_overhead_s)
+                                 .with_matrix_unit(device.matrix_unit());
+}
+
+// hardware.matrix_unit: whether matmuls are timed on the device's systolic arrays or at the peak FLOP rate.
+const NameTable<bool>& matrix_unit_modes() {
+  static const NameTable<bool> table("matrix unit timing", {{"systolic", true}, {"peak_rate", false}});
+  return table;
+}
+
+// The device with its matrix unit's shape changed (side or arrays), or InputError at the key.
+void set_matrix_unit(const ConfigNode& value, ConfigReading& r, std::optional<int> side,
+                     std::optional<int> arrays) {
+  mtf::DeviceModel& device = r.config.hardware.device;
+  if (!device.matrix_unit()) value.fail("the matrix unit is off (hardware.matrix_unit: peak_rate)");
+  const mtf::MatrixUnit& unit = *device.matrix_unit();
+  try {
+    device = device.with_matrix_unit(mtf::MatrixUnit(
+        side.value_or(unit.side()), arrays.value_or(unit.arrays_per_core()), unit.row_granule()));
+  } catch (const InputError& error) {
+    value.fail(error.what());
+  }
+}
+
+// A key choosing one of the names of `table` for a member of the hardware section.
+template <typename T>
+ConfigKey policy_key(const std::string& key, const NameTable<T>& table, T HardwareConfig::*member,
+                     const std::string& absent, const std::string& help) {
+  return ConfigKey(key, "one of " + join(table.names()), help)
+      .absent_means(absent)
+      .reads([&table, member](const ConfigNode& value, ConfigReading& r) {
+        r.config.hardware.*member = value.choice(table);
+      })
+      .reports([&table, member](const RunConfig& c) { return table.name_of(c.hardware.*member); });
 }
 
 // The topology with the link parameters of one kind replaced.
@@ -139,6 +173,46 @@ std::vector<ConfigKey> hardware_keys() {
             set_device_figure(r, &DeviceFigures::op_overhead_s, value.latency_s());
           })
           .reports([](const RunConfig& c) { return c.hardware.device.op_overhead_s(); }, "op_overhead_s"),
+      ConfigKey("hardware.matrix_unit", "one of " + join(matrix_unit_modes().names()),
+                "How matmuls are timed: systolic, on the device's matrix unit (weight-stationary arrays "
+                "of side x side cells; operands padded to whole tiles and rows of 8, each tile at least "
+                "`side` cycles, one fill and drain per matmul; dots XLA turns into multiply and reduce "
+                "excluded: mesh_tf/matrix_unit.hpp), or peak_rate, every FLOP at the peak rate (the plain "
+                "roofline).")
+          .absent_means("systolic")
+          .needs({"hardware.device"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            if (!value.choice(matrix_unit_modes()))
+              r.config.hardware.device = r.config.hardware.device.with_matrix_unit(std::nullopt);
+          })
+          .reports([](const RunConfig& c) {
+            return matrix_unit_modes().name_of(c.hardware.device.matrix_unit().has_value());
+          }),
+      ConfigKey("hardware.matrix_unit_side", "whole number of cells",
+                "Side of each systolic array of the matrix unit (128 on TPU v2 to v4).")
+          .ranged("8 to 1024")
+          .absent_means("the device's")
+          .needs({"hardware.matrix_unit"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            set_matrix_unit(value, r, static_cast<int>(std::min<std::int64_t>(value.integer(), 1 << 20)),
+                            std::nullopt);
+          })
+          .reports([](const RunConfig& c) {
+            return c.hardware.device.matrix_unit() ? c.hardware.device.matrix_unit()->side() : 0;
+          }),
+      ConfigKey("hardware.matrix_units_per_core", "whole number",
+                "Systolic arrays per core (1 on TPU v2, 2 on v3, 4 on v4). The clock follows from the peak "
+                "FLOP rate: peak / (2 x side^2 x arrays).")
+          .ranged("1 to 64")
+          .absent_means("the device's")
+          .needs({"hardware.matrix_unit"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            set_matrix_unit(value, r, std::nullopt,
+                            static_cast<int>(std::min<std::int64_t>(value.integer(), 1 << 20)));
+          })
+          .reports([](const RunConfig& c) {
+            return c.hardware.device.matrix_unit() ? c.hardware.device.matrix_unit()->arrays_per_core() : 0;
+          }),
       ConfigKey("hardware.inter_chip_bandwidth", kBandwidth, "Bandwidth of each link between chips, one way.")
           .ranged(kBandwidthRange_Bps.text)
           .absent_means("the topology's")
@@ -176,32 +250,26 @@ std::vector<ConfigKey> hardware_keys() {
           })
           .reports([](const RunConfig& c) { return c.hardware.topology.intra_chip().latency_s(); },
                    "intra_chip_latency_s"),
-      ConfigKey(
-          "hardware.collective_backend", "one of " + join(mtf::collective_backends().names()),
+      policy_key(
+          "hardware.collective_backend", mtf::collective_backends(), &HardwareConfig::collective_backend,
+          "mesh_tf_tpu",
           "How each collective is issued: mesh_tf_tpu as Mesh-TensorFlow's TPU backend did "
           "(simd_mesh_impl.py: a bfloat16 allreduce over more than 8 cores in float32, an allconcat as a "
           "masked allreduce of group-size copies, a max allreduce as such an allconcat per mesh axis, a "
           "float32 alltoall in bfloat16), or ideal: each as the collective it stands for, in the tensor's "
-          "dtype.")
-          .absent_means("mesh_tf_tpu")
-          .reads([](const ConfigNode& value, ConfigReading& r) {
-            r.config.hardware.collective_backend = value.choice(mtf::collective_backends());
-          })
-          .reports([](const RunConfig& c) {
-            return mtf::collective_backends().name_of(c.hardware.collective_backend);
-          }),
-      ConfigKey(
-          "hardware.overlap", "one of " + join(mtf::overlap_policies().names()),
+          "dtype."),
+      policy_key("hardware.fusion", mtf::fusion_policies(), &HardwareConfig::fusion, "xla",
+                 "Whether XLA's loop fusion shortens chains of elementwise ops: xla, an elementwise op whose "
+                 "result only one later elementwise op or reduction reads runs fused into it, its result "
+                 "never going through HBM and the per-op overhead paid once per fusion "
+                 "(mesh_tf/fusion.hpp); or none, every op reading and writing HBM."),
+      policy_key(
+          "hardware.overlap", mtf::overlap_policies(), &HardwareConfig::overlap, "dependencies",
           "Whether collectives overlap local compute: dependencies, a collective starting as soon as its "
           "input is ready and the communication stream is free, beside the compute stream; or none, "
           "one stream, every collective holding back the compute after it (the step is then the sum "
           "of every op and collective). The Mesh-TensorFlow sources do not say which the TPU runtime "
-          "of 2018 did: none bounds the step from above.")
-          .absent_means("dependencies")
-          .reads([](const ConfigNode& value, ConfigReading& r) {
-            r.config.hardware.overlap = value.choice(mtf::overlap_policies());
-          })
-          .reports([](const RunConfig& c) { return mtf::overlap_policies().name_of(c.hardware.overlap); }),
+          "of 2018 did: none bounds the step from above."),
       ConfigKey("hardware.collectives", "map from mesh axis to a simulator algorithm name",
                 "The simulator's algorithm for the collectives along each mesh axis, such as "
                 "{batch: bidir_ring, model: ring} (tpusim collective --help lists the algorithms), or auto: "

@@ -11,6 +11,7 @@
 #include "mesh_tf/collective_backend.hpp"
 #include "mesh_tf/device_model.hpp"
 #include "mesh_tf/dimension.hpp"
+#include "mesh_tf/fusion.hpp"
 #include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/mapping_spec.hpp"
 #include "mesh_tf/mesh_shape.hpp"
@@ -42,6 +43,7 @@ struct HardwareConfig {
   std::map<std::string, std::string> collective_algorithm_by_axis;  // mesh axis -> sim algorithm name
   mtf::CollectiveBackend collective_backend = mtf::CollectiveBackend::mesh_tf_tpu;
   mtf::OverlapPolicy overlap = mtf::OverlapPolicy::dependencies;
+  mtf::FusionPolicy fusion = mtf::FusionPolicy::xla;
 };
 
 struct MeshConfig {

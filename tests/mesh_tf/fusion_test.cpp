@@ -1,0 +1,97 @@
+// XLA-style loop fusion against hand-computed HBM bytes and times on one core.
+#include "mesh_tf/fusion.hpp"
+
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "mesh_tf/execution.hpp"
+#include "mesh_tf/graph.hpp"
+
+using namespace tpusim::mtf;
+
+namespace {
+
+constexpr double kPeak_flops = 22.5e12, kHbm_Bps = 350e9, kOverhead_s = 1e-6;
+constexpr double kMiB = 1 << 20;
+
+struct OpFigures {
+  double bytes = 0, flops = 0, time_s = 0;
+};
+
+// relu -> scale -> add (with a second input) -> sum over b, fp32 [1024 x 1024] tensors (4 MiB each), and
+// optionally the relu's result read a second time (by an extra add) or asked for as an output.
+std::map<std::string, OpFigures> run_chain(FusionPolicy fusion, bool relu_read_twice, bool relu_is_output) {
+  Graph g(1);
+  const Dimension a("a", 1024), b("b", 1024);
+  const Tensor x = g.input("x", {a, b}), x2 = g.input("x2", {a, b});
+  const Tensor y = relu(x, "relu");
+  const Tensor z = scale(y, 2.0, "scale");
+  const Tensor w = add(z, x2, "add");
+  const Tensor s = reduce_sum(w, Shape{a}, "sum");
+  std::vector<Tensor> outputs{s};
+  if (relu_read_twice) outputs.push_back(add(y, x2, "second_reader"));
+  if (relu_is_output) outputs.push_back(y);
+  ExecutionOptions options;
+  options.numerics = false;
+  options.fusion = fusion;
+  options.outputs = outputs;
+  const DeviceModel v2 = DeviceModel::tpu_v2_core();
+  options.device = DeviceModel("hand", kPeak_flops, kHbm_Bps, v2.hbm_bytes(), kOverhead_s);
+  Executor executor(g, MeshShape(), LayoutRules(), nullptr, options);
+  executor.run();
+  std::map<std::string, OpFigures> out;
+  for (const auto& op : executor.counters().ops)
+    out[op.name] = {op.hbm_bytes_per_core, op.flops_per_core, op.time_s};
+  return out;
+}
+
+double roofline_s(double flops, double bytes) { return std::max(flops / kPeak_flops, bytes / kHbm_Bps); }
+
+}  // namespace
+
+TEST_CASE("fusion: an elementwise chain into a reduction reads its inputs and writes its result once") {
+  const auto fused = run_chain(FusionPolicy::xla, false, false);
+  const auto unfused = run_chain(FusionPolicy::none, false, false);
+  // By hand, fused: relu reads x (its result stays on chip); scale moves nothing; add reads x2; the sum
+  // writes its 4 KiB row sums. Unfused every op reads its inputs and writes its result.
+  CHECK(fused.at("relu").bytes == 4 * kMiB);
+  CHECK(fused.at("scale").bytes == 0);
+  CHECK(fused.at("add").bytes == 4 * kMiB);
+  CHECK(fused.at("sum").bytes == 4096);
+  CHECK(unfused.at("relu").bytes == 8 * kMiB);
+  CHECK(unfused.at("scale").bytes == 8 * kMiB);
+  CHECK(unfused.at("add").bytes == 12 * kMiB);
+  CHECK(unfused.at("sum").bytes == 4 * kMiB + 4096);
+  // Times: each op's roofline on the bytes it still moves; the 1 us overhead once, on the fusion's last op.
+  CHECK(fused.at("relu").time_s == Approx(roofline_s(fused.at("relu").flops, 4 * kMiB)).epsilon(1e-12));
+  CHECK(fused.at("scale").time_s == Approx(1024.0 * 1024 / kPeak_flops).epsilon(1e-12));  // FLOP rate
+  CHECK(fused.at("add").time_s == Approx(roofline_s(fused.at("add").flops, 4 * kMiB)).epsilon(1e-12));
+  CHECK(fused.at("sum").time_s ==
+        Approx(kOverhead_s + roofline_s(fused.at("sum").flops, 4096)).epsilon(1e-12));
+  for (const auto& [name, op] : unfused) {
+    if (op.bytes == 0) continue;  // the inputs: no step
+    INFO(name);
+    CHECK(op.time_s == Approx(kOverhead_s + roofline_s(op.flops, op.bytes)).epsilon(1e-12));
+  }
+  double fused_s = 0, unfused_s = 0;
+  for (const auto& [name, op] : fused) fused_s += op.time_s;
+  for (const auto& [name, op] : unfused) unfused_s += op.time_s;
+  CHECK(fused_s < 0.3 * unfused_s);
+}
+
+TEST_CASE("fusion: a result read twice, or asked for, goes to HBM") {
+  for (const bool twice : {true, false}) {
+    INFO((twice ? "read twice" : "an output"));
+    const auto ops = run_chain(FusionPolicy::xla, twice, !twice);
+    CHECK(ops.at("relu").bytes == 8 * kMiB);     // writes its result
+    CHECK(ops.at("scale").bytes == 4 * kMiB);    // reads it, its own result fused into the add
+    CHECK(ops.at("relu").time_s > kOverhead_s);  // the end of a fusion: its overhead paid
+    if (twice) CHECK(ops.at("second_reader").bytes == 12 * kMiB);
+  }
+}
+
+TEST_CASE("fusion: policies by name") {
+  CHECK(fusion_policies().parse("xla") == FusionPolicy::xla);
+  CHECK(fusion_policies().parse("none") == FusionPolicy::none);
+  CHECK(fusion_policies().names() == std::vector<std::string>{"xla", "none"});
+}
