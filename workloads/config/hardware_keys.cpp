@@ -45,6 +45,11 @@ const NameTable<bool>& matrix_unit_modes() {
   return table;
 }
 
+// A whole number read into an int, clamped first: the range check that follows refuses anything clamped.
+int whole_number_in_int(const ConfigNode& value) {
+  return static_cast<int>(std::clamp<std::int64_t>(value.integer(), -1, 1 << 20));
+}
+
 // The device with its matrix unit's shape changed (side or arrays), or InputError at the key.
 void set_matrix_unit(const ConfigNode& value, ConfigReading& r, std::optional<int> side,
                      std::optional<int> arrays) {
@@ -194,7 +199,7 @@ std::vector<ConfigKey> hardware_keys() {
           .absent_means("the device's")
           .needs({"hardware.matrix_unit"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            set_matrix_unit(value, r, static_cast<int>(std::min<std::int64_t>(value.integer(), 1 << 20)),
+            set_matrix_unit(value, r, whole_number_in_int(value),
                             std::nullopt);
           })
           .reports([](const RunConfig& c) {
@@ -208,7 +213,7 @@ std::vector<ConfigKey> hardware_keys() {
           .needs({"hardware.matrix_unit"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
             set_matrix_unit(value, r, std::nullopt,
-                            static_cast<int>(std::min<std::int64_t>(value.integer(), 1 << 20)));
+                            whole_number_in_int(value));
           })
           .reports([](const RunConfig& c) {
             return c.hardware.device.matrix_unit() ? c.hardware.device.matrix_unit()->arrays_per_core() : 0;
