@@ -282,8 +282,9 @@ TEST_CASE("the matrix unit and fusion keys: defaults, overrides and bad values a
                   .hardware.device.matrix_unit()
                   .has_value());
   CHECK(error_of(with("  matrix_unit_side: 4\n")) ==
-        "configs/test.yaml:4: hardware.matrix_unit_side: matrix unit: side 4 is not plausible: expected 8 to "
-        "1024 cells");
+        "configs/test.yaml:4: hardware.matrix_unit_side: 4 is not plausible: expected 8 to 1024");
+  CHECK(error_of(with("  matrix_units_per_core: -1\n")) ==
+        "configs/test.yaml:4: hardware.matrix_units_per_core: -1 is not plausible: expected 1 to 64");
   CHECK(error_of(with("  matrix_unit: peak_rate\n  matrix_units_per_core: 2\n")) ==
         "configs/test.yaml:5: hardware.matrix_units_per_core: the matrix unit is off (hardware.matrix_unit: "
         "peak_rate)");

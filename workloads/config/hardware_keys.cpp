@@ -45,9 +45,12 @@ const NameTable<bool>& matrix_unit_modes() {
   return table;
 }
 
-// A whole number read into an int, clamped first: the range check that follows refuses anything clamped.
-int whole_number_in_int(const ConfigNode& value) {
-  return static_cast<int>(std::clamp<std::int64_t>(value.integer(), -1, 1 << 20));
+// A whole number in [min, max], or an error at the key.
+int whole_number_in(const ConfigNode& value, int min, int max) {
+  const std::int64_t number = value.integer();
+  if (number < min || number > max)
+    value.fail(fmt::format("{} is not plausible: expected {} to {}", number, min, max));
+  return static_cast<int>(number);
 }
 
 // The device with its matrix unit's shape changed (side or arrays), or InputError at the key.
@@ -199,8 +202,7 @@ std::vector<ConfigKey> hardware_keys() {
           .absent_means("the device's")
           .needs({"hardware.matrix_unit"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            set_matrix_unit(value, r, whole_number_in_int(value),
-                            std::nullopt);
+            set_matrix_unit(value, r, whole_number_in(value, 8, 1024), std::nullopt);
           })
           .reports([](const RunConfig& c) {
             return c.hardware.device.matrix_unit() ? c.hardware.device.matrix_unit()->side() : 0;
@@ -212,8 +214,7 @@ std::vector<ConfigKey> hardware_keys() {
           .absent_means("the device's")
           .needs({"hardware.matrix_unit"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            set_matrix_unit(value, r, std::nullopt,
-                            whole_number_in_int(value));
+            set_matrix_unit(value, r, std::nullopt, whole_number_in(value, 1, 64));
           })
           .reports([](const RunConfig& c) {
             return c.hardware.device.matrix_unit() ? c.hardware.device.matrix_unit()->arrays_per_core() : 0;
