@@ -35,14 +35,25 @@ DeviceModel::DeviceModel(std::string name, double peak_flops, double hbm_bandwid
 // one per TensorCore on v2, two on v3 (Cloud TPU v2 and v3 pages), four on v4 (Cloud TPU v4 page; Jouppi et
 // al., ISCA 2023); rows in groups of 8 sublanes (matrix_unit.hpp). The clocks these imply, 687 MHz, 938 MHz
 // and 1049 MHz, agree with the published 700, 940 and 1050 MHz (Jouppi et al., CACM 2020 and ISCA 2023).
+// Vector units: 128 lanes x 8 sublanes x 2 ALUs (vector_unit.hpp: Norrie and Patil, Hot Chips 2020, for v2
+// and v3; assumed the same on v4).
+namespace {
+const VectorUnit kTpuVectorUnit(128, 8, 2);
+}
 DeviceModel DeviceModel::tpu_v2_core() {
-  return DeviceModel("tpu-v2-core", 22.5e12, 350e9, 8ull << 30).with_matrix_unit(MatrixUnit(128, 1, 8));
+  return DeviceModel("tpu-v2-core", 22.5e12, 350e9, 8ull << 30)
+      .with_matrix_unit(MatrixUnit(128, 1, 8))
+      .with_vector_unit(kTpuVectorUnit);
 }
 DeviceModel DeviceModel::tpu_v3_core() {
-  return DeviceModel("tpu-v3-core", 61.5e12, 450e9, 16ull << 30).with_matrix_unit(MatrixUnit(128, 2, 8));
+  return DeviceModel("tpu-v3-core", 61.5e12, 450e9, 16ull << 30)
+      .with_matrix_unit(MatrixUnit(128, 2, 8))
+      .with_vector_unit(kTpuVectorUnit);
 }
 DeviceModel DeviceModel::tpu_v4_core() {
-  return DeviceModel("tpu-v4-core", 137.5e12, 600e9, 16ull << 30).with_matrix_unit(MatrixUnit(128, 4, 8));
+  return DeviceModel("tpu-v4-core", 137.5e12, 600e9, 16ull << 30)
+      .with_matrix_unit(MatrixUnit(128, 4, 8))
+      .with_vector_unit(kTpuVectorUnit);
 }
 
 namespace {
@@ -72,6 +83,8 @@ const char* to_string(ComputeBound bound) {
       return "FLOP rate";
     case ComputeBound::matrix_unit:
       return "matrix unit";
+    case ComputeBound::vector_unit:
+      return "vector unit";
     case ComputeBound::hbm_bandwidth:
       return "HBM bandwidth";
   }
@@ -81,6 +94,34 @@ const char* to_string(ComputeBound bound) {
 DeviceModel DeviceModel::with_matrix_unit(std::optional<MatrixUnit> unit) const {
   DeviceModel device = *this;
   device.matrix_unit_ = unit;
+  return device;
+}
+
+DeviceModel DeviceModel::with_figures(double peak_flops, double hbm_bandwidth_Bps, std::uint64_t hbm_bytes,
+                                      double op_overhead_s) const {
+  DeviceModel device(name_, peak_flops, hbm_bandwidth_Bps, hbm_bytes, op_overhead_s);
+  device.matrix_unit_ = matrix_unit_;
+  device.vector_unit_ = vector_unit_;
+  device.matrix_unit_timed_ = matrix_unit_timed_;
+  device.vector_unit_timed_ = vector_unit_timed_;
+  return device;
+}
+
+DeviceModel DeviceModel::with_vector_unit(std::optional<VectorUnit> unit) const {
+  DeviceModel device = *this;
+  device.vector_unit_ = unit;
+  return device;
+}
+
+DeviceModel DeviceModel::with_matrix_unit_timing(bool timed) const {
+  DeviceModel device = *this;
+  device.matrix_unit_timed_ = timed;
+  return device;
+}
+
+DeviceModel DeviceModel::with_vector_unit_timing(bool timed) const {
+  DeviceModel device = *this;
+  device.vector_unit_timed_ = timed;
   return device;
 }
 
@@ -101,23 +142,35 @@ OpTime roofline(double compute_s, ComputeBound compute_bound, double bytes, doub
 }
 }  // namespace
 
-OpTime DeviceModel::op_time(double flops, double bytes) const {
-  return roofline(flops / peak_flops_, ComputeBound::flop_rate, bytes, hbm_bandwidth_Bps_, op_overhead_s_);
+double DeviceModel::vector_compute_s(double flops, double transcendentals) const {
+  if (!times_vector_unit()) return flops / peak_flops_;
+  return vector_unit_->vector_ops(flops, transcendentals) / (vector_unit_->ops_per_cycle() * clock_Hz());
+}
+
+OpTime DeviceModel::op_time(double flops, double bytes, double transcendentals) const {
+  return roofline(vector_compute_s(flops, transcendentals),
+                  times_vector_unit() ? ComputeBound::vector_unit : ComputeBound::flop_rate, bytes,
+                  hbm_bandwidth_Bps_, op_overhead_s_);
 }
 
 OpTime DeviceModel::matmul_time(const MatmulSizes& sizes, double flops, double bytes) const {
-  if (!matrix_unit_ || !runs_on_matrix_unit(sizes)) return op_time(flops, bytes);
+  if (!runs_on_matrix_unit(sizes)) return op_time(flops, bytes);
   const double matmul_flops = 2.0 * sizes.batch * sizes.m * sizes.n * sizes.k;
   TPUSIM_CHECK(flops >= matmul_flops);
-  const double compute_s = matrix_unit_->cycles(sizes) / clock_Hz() + (flops - matmul_flops) / peak_flops_;
+  const double extra_s = vector_compute_s(flops - matmul_flops, 0);
+  if (!times_matrix_unit())
+    return roofline(matmul_flops / peak_flops_ + extra_s, ComputeBound::flop_rate, bytes, hbm_bandwidth_Bps_,
+                    op_overhead_s_);
+  const double compute_s = matrix_unit_->cycles(sizes) / clock_Hz() + extra_s;
   return roofline(compute_s, ComputeBound::matrix_unit, bytes, hbm_bandwidth_Bps_, op_overhead_s_);
 }
 
 DeviceModel DeviceModel::slowed(double factor) const {
   if (factor == 1.0) return *this;
-  return DeviceModel(fmt::format("{} slowed {:g}x", name_, factor), peak_flops_ / factor,
-                     hbm_bandwidth_Bps_ / factor, hbm_bytes_, op_overhead_s_ * factor)
-      .with_matrix_unit(matrix_unit_);
+  DeviceModel device =
+      with_figures(peak_flops_ / factor, hbm_bandwidth_Bps_ / factor, hbm_bytes_, op_overhead_s_ * factor);
+  device.name_ = fmt::format("{} slowed {:g}x", name_, factor);
+  return device;
 }
 
 }  // namespace tpusim::mtf

@@ -1,7 +1,8 @@
 #pragma once
 // Time of local work on one core: a roofline per operation, max(compute time, bytes / HBM bandwidth), plus
-// the per-op overhead. Compute time is flops / peak, except for matmuls when the device has a matrix unit:
-// then the systolic arrays' cycles (matrix_unit.hpp) at the clock the peak implies. Bytes follow the
+// the per-op overhead. Compute time is a matmul's cycles on the systolic arrays (matrix_unit.hpp) and other
+// work's vector operations on the vector unit (vector_unit.hpp), both at the clock the peak rate implies;
+// with either unit's timing off, its work runs at the peak FLOP rate (the plain roofline). Bytes follow the
 // tensors' dtypes (bf16 activations cost 2 bytes in HBM even though numerics run in fp32). Presets are half
 // a chip's public figures (v2, v3: Jouppi et al., CACM 2020, see shared reference mesh_tf.md; v4: the Cloud
 // TPU v4 page, 275 TFLOP/s, 32 GiB and 1200 GB/s of HBM per chip of two TensorCores).
@@ -11,13 +12,14 @@
 #include <vector>
 
 #include "mesh_tf/matrix_unit.hpp"
+#include "mesh_tf/vector_unit.hpp"
 
 namespace tpusim::mtf {
 
 // The roofline term that set a local op's time (the per-op overhead comes on top of either).
-// flop_rate: flops at the peak rate (every op without a matrix unit, and what is not a matmul).
-enum class ComputeBound { flop_rate, matrix_unit, hbm_bandwidth };
-const char* to_string(ComputeBound bound);  // "FLOP rate", "matrix unit", "HBM bandwidth"
+// flop_rate: flops at the peak rate, the work of a unit whose timing is off.
+enum class ComputeBound { flop_rate, matrix_unit, vector_unit, hbm_bandwidth };
+const char* to_string(ComputeBound bound);  // "FLOP rate", "matrix unit", "vector unit", "HBM bandwidth"
 
 struct OpTime {
   double time_s = 0;  // overhead_s plus the larger of the compute time and bytes / HBM bandwidth
@@ -32,7 +34,8 @@ class DeviceModel {
   // is a latency).
   DeviceModel(std::string name, double peak_flops, double hbm_bandwidth_Bps, std::uint64_t hbm_bytes,
               double op_overhead_s = 0);
-  // With their matrix units: 128 x 128 arrays, 1, 2 and 4 of them per core.
+  // With their matrix units (128 x 128 arrays, 1, 2 and 4 of them per core) and vector units (128 lanes x 8
+  // sublanes x 2 ALUs), both timed.
   static DeviceModel tpu_v2_core();                    // 22.5 TFLOP/s bf16, 350 GB/s, 8 GiB
   static DeviceModel tpu_v3_core();                    // 61.5 TFLOP/s bf16, 450 GB/s, 16 GiB
   static DeviceModel tpu_v4_core();                    // 137.5 TFLOP/s bf16, 600 GB/s, 16 GiB
@@ -46,16 +49,28 @@ class DeviceModel {
   double hbm_bandwidth_Bps() const { return hbm_bandwidth_Bps_; }
   std::uint64_t hbm_bytes() const { return hbm_bytes_; }
   double op_overhead_s() const { return op_overhead_s_; }
-  // Without one, every matmul runs at the peak FLOP rate (the plain roofline).
+  // The same device with other figures (checked as by the constructor), its units and their timing kept.
+  DeviceModel with_figures(double peak_flops, double hbm_bandwidth_Bps, std::uint64_t hbm_bytes,
+                           double op_overhead_s) const;
+  // The units' shapes (a hand-made device may have none: its work runs at the peak rate).
   const std::optional<MatrixUnit>& matrix_unit() const { return matrix_unit_; }
+  const std::optional<VectorUnit>& vector_unit() const { return vector_unit_; }
   DeviceModel with_matrix_unit(std::optional<MatrixUnit> unit) const;
+  DeviceModel with_vector_unit(std::optional<VectorUnit> unit) const;
+  // Whether each unit's timing is on (config hardware.matrix_unit and hardware.vector_unit); off, its work
+  // runs at the peak FLOP rate. The vector unit needs the matrix unit's shape for the clock.
+  DeviceModel with_matrix_unit_timing(bool timed) const;
+  DeviceModel with_vector_unit_timing(bool timed) const;
+  bool times_matrix_unit() const { return matrix_unit_ && matrix_unit_timed_; }
+  bool times_vector_unit() const { return vector_unit_ && matrix_unit_ && vector_unit_timed_; }
   // The clock at which the matrix unit reaches the peak FLOP rate (two FLOPs per multiply-accumulate).
   double clock_Hz() const;
 
-  OpTime op_time(double flops, double bytes) const;
+  // Work that is not a matmul: flops and transcendental functions, on the vector unit where it is timed.
+  OpTime op_time(double flops, double bytes, double transcendentals = 0) const;
   // A contraction of `sizes` (flops may add work beside the matmul, such as summing a dim only one operand
-  // has, which runs at the peak rate): on the matrix unit where the device has one and XLA keeps the dot
-  // (runs_on_matrix_unit), else op_time.
+  // has, which is vector work). Where XLA keeps the dot (runs_on_matrix_unit): on the matrix unit, or at the
+  // peak rate with its timing off; a dot XLA strength-reduces is vector work (op_time).
   OpTime matmul_time(const MatmulSizes& sizes, double flops, double bytes) const;
   // Every operation `factor` times longer (peak rates divided, overhead multiplied): a straggler's core.
   DeviceModel slowed(double factor) const;
@@ -67,6 +82,10 @@ class DeviceModel {
   std::uint64_t hbm_bytes_;
   double op_overhead_s_;
   std::optional<MatrixUnit> matrix_unit_;
+  std::optional<VectorUnit> vector_unit_;
+  bool matrix_unit_timed_ = true;
+  bool vector_unit_timed_ = true;
+  double vector_compute_s(double flops, double transcendentals) const;
 };
 
 }  // namespace tpusim::mtf

@@ -54,7 +54,7 @@ int fuse_elementwise(Program& program, const DeviceModel& device, const std::vec
     Step& step = program.steps[i];
     step.hbm_bytes -= saved_bytes[i];
     TPUSIM_CHECK(step.hbm_bytes >= 0);
-    OpTime time = device.op_time(step.flops, step.hbm_bytes);
+    OpTime time = device.op_time(step.flops, step.hbm_bytes, step.transcendentals);
     if (fused_away[i]) {  // not the last step of its fusion: the fusion's overhead is its last step's
       time.time_s -= time.overhead_s;
       time.overhead_s = 0;

@@ -107,19 +107,19 @@ std::vector<std::vector<int>> Lowerer::key_maps(const Value& out, const std::vec
 }
 
 int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector<int> inputs, int output,
-                         double flops, std::function<void(Store&)> kernel,
-                         std::optional<MatmulSizes> matmul) {
+                         LocalWork work, std::function<void(Store&)> kernel) {
   Step step;
   step.op = op.id;
   step.label = label + phase_suffix(op.phase);
   step.inputs = std::move(inputs);
   step.output = output;
-  step.flops = flops;
+  step.flops = work.flops;
+  step.transcendentals = work.transcendentals;
   double bytes = static_cast<double>(value(output).slice_bytes());
   for (const int in : step.inputs) bytes += static_cast<double>(value(in).slice_bytes());
   step.hbm_bytes = bytes;
-  const OpTime time =
-      matmul ? options_.device.matmul_time(*matmul, flops, bytes) : options_.device.op_time(flops, bytes);
+  const OpTime time = work.matmul ? options_.device.matmul_time(*work.matmul, work.flops, bytes)
+                                  : options_.device.op_time(work.flops, bytes, work.transcendentals);
   step.time_s = time.time_s;
   step.overhead_s = time.overhead_s;
   step.bound = time.bound;

@@ -53,11 +53,17 @@ class Lowerer {
   // input keys for each output key (inputs must vary only along dims the output varies along)
   std::vector<std::vector<int>> key_maps(const Value& out, const std::vector<int>& inputs) const;
 
-  // A local step; returns its index in the program. A contraction gives its matmul's sizes, for the matrix
-  // unit's timing.
+  // The work of a local step, for its time on the device: a plain FLOP count converts to it.
+  struct LocalWork {
+    LocalWork(double flops, double transcendentals = 0, std::optional<MatmulSizes> matmul = std::nullopt)
+        : flops(flops), transcendentals(transcendentals), matmul(matmul) {}
+    double flops;
+    double transcendentals;             // among the flops: transcendental functions (vector_unit.hpp)
+    std::optional<MatmulSizes> matmul;  // a contraction's matmul, for the matrix unit
+  };
+  // A local step; returns its index in the program.
   int add_compute(const OpNode& op, const std::string& label, std::vector<int> inputs, int output,
-                  double flops, std::function<void(Store&)> kernel,
-                  std::optional<MatmulSizes> matmul = std::nullopt);
+                  LocalWork work, std::function<void(Store&)> kernel);
   Step& step(int index) { return program_.steps[index]; }
   int add_collective(const OpNode& op, Step step, const std::string& reason);
   int allreduce(int v, const std::vector<int>& dims, sim::ReduceOp reduce, const OpNode& op,

@@ -61,6 +61,7 @@ struct Step {
   int output = -1;          // value id
   // compute
   double flops = 0, hbm_bytes = 0, time_s = 0;
+  double transcendentals = 0;                    // among flops (vector_unit.hpp)
   double overhead_s = 0;                         // of time_s
   ComputeBound bound = ComputeBound::flop_rate;  // what set the rest of time_s
   double executed_flops = 0;  // numerics: flops over all distinct slices (replicas are computed once)

@@ -137,9 +137,8 @@ void lower_einsum(Lowerer& lowerer, const OpNode& op) {
   for (const int v : ins) in_elems.push_back(lowerer.value(v).slice_elements);
   const std::int64_t out_elems = o.slice_elements;
   const int slices = o.num_slices;
-  const int step = lowerer.add_compute(
-      op, op.name, ins, out, plan->flops(),
-      [=](Store& s) {
+  const int step =
+      lowerer.add_compute(op, op.name, ins, out, {plan->flops(), 0, plan->matmul_sizes()}, [=](Store& s) {
         s[out].resize(out_elems * slices);
         thread_local std::vector<float> scratch;
         std::vector<const float*> ptrs(ins.size());
@@ -148,8 +147,7 @@ void lower_einsum(Lowerer& lowerer, const OpNode& op) {
             ptrs[i] = s[ins[i]].data() + maps[i][key] * in_elems[i];
           plan->run(ptrs, s[out].data() + key * out_elems, scratch);
         }
-      },
-      plan->matmul_sizes());
+      });
   lowerer.step(step).is_einsum = true;
   // What XLA makes of it (matrix_unit.hpp): a matmul stays one; a contraction it strength-reduces is a
   // multiply (nothing summed) or a multiply and a reduce; a one-input einsum sums (a reduce) or broadcasts.

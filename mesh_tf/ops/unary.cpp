@@ -63,23 +63,26 @@ struct UnaryRow {
   kernels::UnaryLoop loop;
   // nullptr: no gradient passes (the derivative ops step and gelu_grad: second derivatives are not needed)
   Tensor (*gradient)(const Tensor& dy, const Tensor& x, const Tensor& y);
+  // Whether it is a transcendental function, as XLA's HloCostAnalysis counts them (exp, log, tanh, sqrt,
+  // rsqrt, logistic; gelu and its derivative through their tanh): its cost on the vector unit.
+  bool transcendental;
 };
 
 constexpr std::array<UnaryRow, kUnaryOpCount> kUnaryOps = {{
-    {UnaryOp::neg, "neg", kernels::unary_loop<neg_f>, neg_gradient},
-    {UnaryOp::relu, "relu", kernels::unary_loop<relu_f>, relu_gradient},
-    {UnaryOp::step, "step", kernels::unary_loop<step_f>, nullptr},
-    {UnaryOp::gelu, "gelu", kernels::unary_loop<gelu_f>, gelu_gradient},
-    {UnaryOp::gelu_grad, "gelu_grad", kernels::unary_loop<gelu_grad_f>, nullptr},
-    {UnaryOp::exp, "exp", kernels::unary_loop<exp_f>, exp_gradient},
-    {UnaryOp::log, "log", kernels::unary_loop<log_f>, log_gradient},
-    {UnaryOp::tanh, "tanh", kernels::unary_loop<tanh_f>, tanh_gradient},
-    {UnaryOp::sqrt, "sqrt", kernels::unary_loop<sqrt_f>, sqrt_gradient},
-    {UnaryOp::rsqrt, "rsqrt", kernels::unary_loop<rsqrt_f>, rsqrt_gradient},
-    {UnaryOp::square, "square", kernels::unary_loop<square_f>, square_gradient},
-    {UnaryOp::reciprocal, "reciprocal", kernels::unary_loop<reciprocal_f>, reciprocal_gradient},
-    {UnaryOp::sigmoid, "sigmoid", kernels::unary_loop<sigmoid_f>, sigmoid_gradient},
-    {UnaryOp::cast, "cast", kernels::unary_loop<identity_f>, cast_gradient},
+    {UnaryOp::neg, "neg", kernels::unary_loop<neg_f>, neg_gradient, false},
+    {UnaryOp::relu, "relu", kernels::unary_loop<relu_f>, relu_gradient, false},
+    {UnaryOp::step, "step", kernels::unary_loop<step_f>, nullptr, false},
+    {UnaryOp::gelu, "gelu", kernels::unary_loop<gelu_f>, gelu_gradient, true},
+    {UnaryOp::gelu_grad, "gelu_grad", kernels::unary_loop<gelu_grad_f>, nullptr, true},
+    {UnaryOp::exp, "exp", kernels::unary_loop<exp_f>, exp_gradient, true},
+    {UnaryOp::log, "log", kernels::unary_loop<log_f>, log_gradient, true},
+    {UnaryOp::tanh, "tanh", kernels::unary_loop<tanh_f>, tanh_gradient, true},
+    {UnaryOp::sqrt, "sqrt", kernels::unary_loop<sqrt_f>, sqrt_gradient, true},
+    {UnaryOp::rsqrt, "rsqrt", kernels::unary_loop<rsqrt_f>, rsqrt_gradient, true},
+    {UnaryOp::square, "square", kernels::unary_loop<square_f>, square_gradient, false},
+    {UnaryOp::reciprocal, "reciprocal", kernels::unary_loop<reciprocal_f>, reciprocal_gradient, false},
+    {UnaryOp::sigmoid, "sigmoid", kernels::unary_loop<sigmoid_f>, sigmoid_gradient, true},
+    {UnaryOp::cast, "cast", kernels::unary_loop<identity_f>, cast_gradient, false},
 }};
 
 // A row left out is value-initialised, naming op 0 at a later place, so the order check also catches it.
@@ -164,8 +167,10 @@ void lower_unary(Lowerer& lowerer, const OpNode& op) {
     });
     return;
   }
-  const kernels::UnaryLoop loop = row(op.get<UnaryAttributes>().op).loop;
-  lowerer.add_compute(op, op.name, {x}, out, static_cast<double>(in.slice_elements), [=](Store& s) {
+  const UnaryRow& unary = row(op.get<UnaryAttributes>().op);
+  const kernels::UnaryLoop loop = unary.loop;
+  const double elements = static_cast<double>(in.slice_elements);
+  lowerer.add_compute(op, op.name, {x}, out, {elements, unary.transcendental ? elements : 0}, [=](Store& s) {
     s[out].resize(n);
     loop(s[x].data(), s[out].data(), n);
   });

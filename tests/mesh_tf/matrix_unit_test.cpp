@@ -96,14 +96,21 @@ TEST_CASE("matrix unit: the presets' clocks and the time of a matmul on a device
   CHECK(time.bound == ComputeBound::matrix_unit);
   CHECK(time.time_s == Approx(8448 / (22.5e12 / (2 * 128 * 128))).epsilon(1e-12));
   CHECK(time.time_s > 8 * flops / v2.peak_flops());  // slower than its FLOP count suggests
-  // Extra work beside the matmul (an operand's own sum) at the peak rate; HBM still bounds when larger.
-  CHECK(v2.matmul_time(small_rows, flops + 1e6, 1e3).time_s == Approx(time.time_s + 1e6 / 22.5e12));
+  // Extra work beside the matmul (an operand's own sum) on the vector unit, 2048 operations a cycle; HBM
+  // still bounds when larger.
+  CHECK(v2.matmul_time(small_rows, flops + 1e6, 1e3).time_s ==
+        Approx(time.time_s + 1e6 / (2048 * 22.5e12 / (2 * 128 * 128))).epsilon(1e-12));
   CHECK(v2.matmul_time(small_rows, flops, 1e9).bound == ComputeBound::hbm_bandwidth);
-  // Without a matrix unit, or for a contraction XLA strength-reduces: the plain roofline.
-  const DeviceModel roofline = v2.with_matrix_unit(std::nullopt);
-  CHECK(roofline.matmul_time(small_rows, flops, 1e3).time_s == roofline.op_time(flops, 1e3).time_s);
-  CHECK(roofline.op_time(flops, 1e3).bound == ComputeBound::flop_rate);
+  // With the matrix unit's timing off, the matmul at the peak rate; a contraction XLA strength-reduces is
+  // the vector unit's work (op_time); with both units off, the plain roofline.
+  const DeviceModel peak = v2.with_matrix_unit_timing(false);
+  CHECK(peak.matmul_time(small_rows, flops, 1e3).time_s == Approx(flops / 22.5e12).epsilon(1e-15));
+  CHECK(peak.matmul_time(small_rows, flops, 1e3).bound == ComputeBound::flop_rate);
   CHECK(v2.matmul_time({4096, 1, 1, 1024}, 8e6, 1e3).time_s == v2.op_time(8e6, 1e3).time_s);
+  CHECK(v2.op_time(8e6, 1e3).bound == ComputeBound::vector_unit);
+  const DeviceModel roofline = peak.with_vector_unit_timing(false);
+  CHECK(roofline.matmul_time(small_rows, flops, 1e3).time_s == Approx(flops / 22.5e12).epsilon(1e-15));
+  CHECK(roofline.op_time(flops, 1e3).bound == ComputeBound::flop_rate);
 }
 
 TEST_CASE("matrix unit: lowered einsums are timed on it, and a straggler's clock is slowed") {
@@ -134,10 +141,9 @@ TEST_CASE("matrix unit: lowered einsums are timed on it, and a straggler's clock
         CHECK(op.time_s == Approx(std::max(4352 / clock_Hz, memory_s)).epsilon(1e-12));
         CHECK(op.time_s > op.flops_per_core / options.device.peak_flops() * 2);
       }
-      if (op.name == "dot") {
+      if (op.name == "dot") {  // a multiply and a reduce on the vector unit
         ++seen;
-        CHECK(op.time_s ==
-              Approx(std::max(op.flops_per_core / (22.5e12 / slowdown), memory_s)).epsilon(1e-12));
+        CHECK(op.time_s == Approx(std::max(op.flops_per_core / (2048 * clock_Hz), memory_s)).epsilon(1e-12));
       }
     }
     CHECK(seen == 2);

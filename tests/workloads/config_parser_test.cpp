@@ -264,7 +264,7 @@ TEST_CASE("implausible device and link figures are refused at their key") {
         "configs/test.yaml:4: hardware.op_overhead: '2' is not a plausible latency: expected 0 s to 1 s");
 }
 
-TEST_CASE("the matrix unit and fusion keys: defaults, overrides and bad values at their key") {
+TEST_CASE("the matrix unit, vector unit and fusion keys: defaults, overrides and bad values at their key") {
   const auto with = [](const std::string& lines) {
     return replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n" + lines);
   };
@@ -279,8 +279,19 @@ TEST_CASE("the matrix unit and fusion keys: defaults, overrides and bad values a
   CHECK(changed.hardware.device.clock_Hz() == Approx(45e12 / (2 * 2 * 128 * 128)));
   CHECK(changed.hardware.fusion == tpusim::mtf::FusionPolicy::none);
   CHECK_FALSE(parse_run_config(with("  matrix_unit: peak_rate\n"), "configs/test.yaml")
-                  .hardware.device.matrix_unit()
-                  .has_value());
+                  .hardware.device.times_matrix_unit());
+  const auto vector = parse_run_config(with("  transcendental_vector_ops: 12.5\n"), "configs/test.yaml");
+  CHECK(vector.hardware.device.times_vector_unit());
+  CHECK(vector.hardware.device.vector_unit()->transcendental_ops() == 12.5);
+  CHECK_FALSE(parse_run_config(with("  vector_unit: peak_rate\n"), "configs/test.yaml")
+                  .hardware.device.times_vector_unit());
+  CHECK(error_of(with("  transcendental_vector_ops: 0.5\n")) ==
+        "configs/test.yaml:4: hardware.transcendental_vector_ops: vector unit: 0.5 vector operations per "
+        "transcendental is not plausible: expected 1 to 1000");
+  CHECK(error_of(with("  vector_unit: peak_rate\n  transcendental_vector_ops: 2\n")) ==
+        "configs/test.yaml:5: hardware.transcendental_vector_ops: the vector unit is off "
+        "(hardware.vector_unit: "
+        "peak_rate)");
   CHECK(error_of(with("  matrix_unit_side: 4\n")) ==
         "configs/test.yaml:4: hardware.matrix_unit_side: 4 is not plausible: expected 8 to 1024");
   CHECK(error_of(with("  matrix_units_per_core: -1\n")) ==

@@ -118,14 +118,16 @@ TEST_CASE("hardware.collective_backend chooses how the step's collectives are is
 // simulation per process: one run per test case.)
 constexpr double kRooflineDefaultStep_s = 0.25342450741571393;
 
-RunConfig default_run(bool matrix_unit, tpusim::mtf::FusionPolicy fusion) {
+RunConfig default_run(bool units, tpusim::mtf::FusionPolicy fusion) {
   RunConfig config = load_preset("lm-s5");
-  if (!matrix_unit) config.hardware.device = config.hardware.device.with_matrix_unit(std::nullopt);
+  config.hardware.device =
+      config.hardware.device.with_matrix_unit_timing(units).with_vector_unit_timing(units);
   config.hardware.fusion = fusion;
   return config;
 }
 
-TEST_CASE("with the matrix unit and fusion off, the default step is the plain roofline's, to the bit") {
+TEST_CASE(
+    "with the matrix and vector units and fusion off, the default step is the plain roofline's, to the bit") {
   CHECK(run_training(default_run(false, tpusim::mtf::FusionPolicy::none)).timeline.step_time_s ==
         kRooflineDefaultStep_s);
 }
@@ -135,7 +137,7 @@ TEST_CASE("fusion alone shortens the default step by more than a tenth") {
         0.9 * kRooflineDefaultStep_s);
 }
 
-TEST_CASE("the matrix unit alone lengthens the default step") {
+TEST_CASE("the matrix and vector units alone lengthen the default step") {
   CHECK(run_training(default_run(true, tpusim::mtf::FusionPolicy::none)).timeline.step_time_s >
         kRooflineDefaultStep_s);
 }

@@ -188,7 +188,8 @@ void add_run_command(CLI::App& app) {
   command->add_flag("--no-files", args.no_files, "Do not write result files");
   command->add_flag(
       "--explain", args.explain,
-      "Explain the step time: by bound (matrix unit, FLOP rate, HBM bandwidth, per-op overhead, exposed "
+      "Explain the step time: by bound (matrix unit, vector unit, FLOP rate, HBM bandwidth, per-op overhead, "
+      "exposed "
       "communication, idle) and by op kind, the 20 longest ops with their FLOPs, bytes, achieved "
       "rate and bound, and the ops that waited for each exposed collective (also in summary.json "
       "and --json as \"explain\")");

@@ -34,15 +34,33 @@ void set_device_figure(ConfigReading& r, T DeviceFigures::*figure, T value) {
   DeviceFigures figures{device.peak_flops(), device.hbm_bandwidth_Bps(), device.hbm_bytes(),
                         device.op_overhead_s()};
   figures.*figure = value;
-  r.config.hardware.device = mtf::DeviceModel(device.name(), figures.peak_flops, figures.hbm_bandwidth_Bps,
-                                              figures.hbm_bytes, figures.op_overhead_s)
-                                 .with_matrix_unit(device.matrix_unit());
+  r.config.hardware.device = device.with_figures(figures.peak_flops, figures.hbm_bandwidth_Bps,
+                                                 figures.hbm_bytes, figures.op_overhead_s);
 }
 
-// hardware.matrix_unit: whether matmuls are timed on the device's systolic arrays or at the peak FLOP rate.
+// hardware.matrix_unit and hardware.vector_unit: whether each unit's work is timed on it or at the peak FLOP
+// rate.
 const NameTable<bool>& matrix_unit_modes() {
   static const NameTable<bool> table("matrix unit timing", {{"systolic", true}, {"peak_rate", false}});
   return table;
+}
+const NameTable<bool>& vector_unit_modes() {
+  static const NameTable<bool> table("vector unit timing", {{"simd", true}, {"peak_rate", false}});
+  return table;
+}
+
+// hardware.matrix_unit or hardware.vector_unit: whether the device's unit times its work (`modes` maps the
+// names to true and false).
+ConfigKey unit_timing_key(const std::string& key, const NameTable<bool>& modes,
+                          mtf::DeviceModel (mtf::DeviceModel::*with_timing)(bool) const,
+                          bool (mtf::DeviceModel::*times)() const, const std::string& help) {
+  return ConfigKey(key, "one of " + join(modes.names()), help)
+      .absent_means(modes.names().front())
+      .needs({"hardware.device"})
+      .reads([&modes, with_timing](const ConfigNode& value, ConfigReading& r) {
+        r.config.hardware.device = (r.config.hardware.device.*with_timing)(value.choice(modes));
+      })
+      .reports([&modes, times](const RunConfig& c) { return modes.name_of((c.hardware.device.*times)()); });
 }
 
 // A whole number in [min, max], or an error at the key.
@@ -57,7 +75,7 @@ int whole_number_in(const ConfigNode& value, int min, int max) {
 void set_matrix_unit(const ConfigNode& value, ConfigReading& r, std::optional<int> side,
                      std::optional<int> arrays) {
   mtf::DeviceModel& device = r.config.hardware.device;
-  if (!device.matrix_unit()) value.fail("the matrix unit is off (hardware.matrix_unit: peak_rate)");
+  if (!device.times_matrix_unit()) value.fail("the matrix unit is off (hardware.matrix_unit: peak_rate)");
   const mtf::MatrixUnit& unit = *device.matrix_unit();
   try {
     device = device.with_matrix_unit(mtf::MatrixUnit(
@@ -181,21 +199,14 @@ std::vector<ConfigKey> hardware_keys() {
             set_device_figure(r, &DeviceFigures::op_overhead_s, value.latency_s());
           })
           .reports([](const RunConfig& c) { return c.hardware.device.op_overhead_s(); }, "op_overhead_s"),
-      ConfigKey("hardware.matrix_unit", "one of " + join(matrix_unit_modes().names()),
-                "How matmuls are timed: systolic, on the device's matrix unit (weight-stationary arrays "
-                "of side x side cells; operands padded to whole tiles and rows of 8, each tile at least "
-                "`side` cycles, one fill and drain per matmul; dots XLA turns into multiply and reduce "
-                "excluded: mesh_tf/matrix_unit.hpp), or peak_rate, every FLOP at the peak rate (the plain "
-                "roofline).")
-          .absent_means("systolic")
-          .needs({"hardware.device"})
-          .reads([](const ConfigNode& value, ConfigReading& r) {
-            if (!value.choice(matrix_unit_modes()))
-              r.config.hardware.device = r.config.hardware.device.with_matrix_unit(std::nullopt);
-          })
-          .reports([](const RunConfig& c) {
-            return matrix_unit_modes().name_of(c.hardware.device.matrix_unit().has_value());
-          }),
+      unit_timing_key(
+          "hardware.matrix_unit", matrix_unit_modes(), &mtf::DeviceModel::with_matrix_unit_timing,
+          &mtf::DeviceModel::times_matrix_unit,
+          "How matmuls are timed: systolic, on the device's matrix unit (weight-stationary arrays "
+          "of side x side cells; operands padded to whole tiles and rows of 8, each tile at least "
+          "`side` cycles, one fill and drain per matmul; dots XLA turns into multiply and reduce "
+          "excluded: mesh_tf/matrix_unit.hpp), or peak_rate, every matmul at the peak FLOP rate "
+          "(the plain roofline)."),
       ConfigKey("hardware.matrix_unit_side", "whole number of cells",
                 "Side of each systolic array of the matrix unit (128 on TPU v2 to v4).")
           .ranged("8 to 1024")
@@ -218,6 +229,36 @@ std::vector<ConfigKey> hardware_keys() {
           })
           .reports([](const RunConfig& c) {
             return c.hardware.device.matrix_unit() ? c.hardware.device.matrix_unit()->arrays_per_core() : 0;
+          }),
+      unit_timing_key(
+          "hardware.vector_unit", vector_unit_modes(), &mtf::DeviceModel::with_vector_unit_timing,
+          &mtf::DeviceModel::times_vector_unit,
+          "How work other than matmuls is timed: simd, on the device's vector unit (lanes x "
+          "sublanes x ALUs vector operations per cycle at the core's clock, a transcendental "
+          "function costing hardware.transcendental_vector_ops of them: mesh_tf/vector_unit.hpp), "
+          "or peak_rate, every FLOP at the peak rate (the plain roofline)."),
+      ConfigKey("hardware.transcendental_vector_ops", "number",
+                "Vector operations one transcendental function (exp, log, tanh, sqrt, rsqrt, the logistic) "
+                "costs per element. A user setting: no public source gives it for the TPU cores modelled, "
+                "so the devices' is 1, a transcendental counted like any vector operation.")
+          .ranged("1 to 1000")
+          .absent_means("the device's (1)")
+          .needs({"hardware.vector_unit"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            mtf::DeviceModel& device = r.config.hardware.device;
+            if (!device.times_vector_unit())
+              value.fail("the vector unit is off (hardware.vector_unit: peak_rate)");
+            const mtf::VectorUnit& unit = *device.vector_unit();
+            try {
+              device = device.with_vector_unit(
+                  mtf::VectorUnit(unit.lanes(), unit.sublanes(), unit.alus_per_sublane(), value.number()));
+            } catch (const InputError& error) {
+              value.fail(error.what());
+            }
+          })
+          .reports([](const RunConfig& c) {
+            return c.hardware.device.vector_unit() ? c.hardware.device.vector_unit()->transcendental_ops()
+                                                   : 0.0;
           }),
       ConfigKey("hardware.inter_chip_bandwidth", kBandwidth, "Bandwidth of each link between chips, one way.")
           .ranged(kBandwidthRange_Bps.text)

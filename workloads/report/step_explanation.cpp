@@ -38,8 +38,9 @@ StepExplanation explain_step(const mtf::Timeline& timeline, double peak_flops, i
   out.step_time_s = timeline.step_time_s;
   out.peak_flops = peak_flops;
   for (const char* bound :
-       {to_string(mtf::ComputeBound::matrix_unit), to_string(mtf::ComputeBound::flop_rate),
-        to_string(mtf::ComputeBound::hbm_bandwidth), kOverhead, kExposed, kIdle})
+       {to_string(mtf::ComputeBound::matrix_unit), to_string(mtf::ComputeBound::vector_unit),
+        to_string(mtf::ComputeBound::flop_rate), to_string(mtf::ComputeBound::hbm_bandwidth), kOverhead,
+        kExposed, kIdle})
     out.by_bound.push_back({bound, 0});
   // Per graph op, in order of first step: its figures and its time per bound, to name the main one.
   struct OpSum {
