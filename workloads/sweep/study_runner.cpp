@@ -45,7 +45,8 @@ PointOutcome outcome_of_child(const ChildOutcome& child) {
 
 std::string discard_note(std::size_t discarded) {
   return fmt::format(
-      "{} record{} of an earlier version of this sweep {} discarded: the base config or vary block changed\n",
+      "{} record{} of an earlier version of this sweep {} discarded: the base config, the vary block or the "
+      "tpusim version changed\n",
       discarded, discarded == 1 ? "" : "s", discarded == 1 ? "is" : "are");
 }
 

@@ -203,7 +203,7 @@ TEST_CASE("cli: sweep: a tiny sweep prints a row per point and writes the CSV an
   CHECK(changed.exit_status == 0);
   CHECK_THAT(changed.out,
              Catch::Contains("1 record of an earlier version of this sweep is discarded: the base "
-                             "config or vary block changed\n"));
+                             "config, the vary block or the tpusim version changed\n"));
   CHECK_THAT(changed.out, Catch::Contains("1 of 2 points done earlier"));
   const auto changed_csv = lines_of(scratch.work() / "results/tiny/sweep.csv");
   REQUIRE(changed_csv.size() == 3);
