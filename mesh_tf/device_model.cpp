@@ -38,22 +38,23 @@ DeviceModel::DeviceModel(std::string name, double peak_flops, double hbm_bandwid
 // Vector units: 128 lanes x 8 sublanes x 2 ALUs (vector_unit.hpp: Norrie and Patil, Hot Chips 2020, for v2
 // and v3; assumed the same on v4).
 namespace {
-const VectorUnit kTpuVectorUnit(128, 8, 2);
-}
+// A function, not a namespace-scope constant: presets may be built while other files' statics initialise.
+VectorUnit tpu_vector_unit() { return VectorUnit(128, 8, 2); }
+}  // namespace
 DeviceModel DeviceModel::tpu_v2_core() {
   return DeviceModel("tpu-v2-core", 22.5e12, 350e9, 8ull << 30)
       .with_matrix_unit(MatrixUnit(128, 1, 8))
-      .with_vector_unit(kTpuVectorUnit);
+      .with_vector_unit(tpu_vector_unit());
 }
 DeviceModel DeviceModel::tpu_v3_core() {
   return DeviceModel("tpu-v3-core", 61.5e12, 450e9, 16ull << 30)
       .with_matrix_unit(MatrixUnit(128, 2, 8))
-      .with_vector_unit(kTpuVectorUnit);
+      .with_vector_unit(tpu_vector_unit());
 }
 DeviceModel DeviceModel::tpu_v4_core() {
   return DeviceModel("tpu-v4-core", 137.5e12, 600e9, 16ull << 30)
       .with_matrix_unit(MatrixUnit(128, 4, 8))
-      .with_vector_unit(kTpuVectorUnit);
+      .with_vector_unit(tpu_vector_unit());
 }
 
 namespace {
