@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <ostream>
+#include <set>
 
 #include "topologies/support/units.hpp"
 
@@ -70,6 +71,14 @@ StepExplanation explain_step(const mtf::Timeline& timeline, double peak_flops, i
   }
   add(out.by_bound, kExposed, timeline.exposed_comm_s);
   add(out.by_bound, kIdle, timeline.idle_s);
+  // A compute bound no op had (the FLOP rate while both units are timed, a unit whose timing is off) is
+  // left out; overhead, exposed communication and idle are always listed.
+  const std::set<std::string> always{kOverhead, kExposed, kIdle};
+  out.by_bound.erase(std::remove_if(out.by_bound.begin(), out.by_bound.end(),
+                                    [&](const TimeShare& share) {
+                                      return share.time_s == 0 && always.count(share.name) == 0;
+                                    }),
+                     out.by_bound.end());
   for (auto& sum : ops) {
     const auto main = std::max_element(sum.bound_s.begin(), sum.bound_s.end(),
                                        [](const auto& a, const auto& b) { return a.second < b.second; });

@@ -35,8 +35,10 @@ struct ExposedWait {
 
 struct StepExplanation {
   double step_time_s = 0;
-  double peak_flops = 0;             // per core, for achieved rates
-  std::vector<TimeShare> by_bound;   // FLOP rate, HBM bandwidth, per-op overhead, exposed communication, idle
+  double peak_flops = 0;  // per core, for achieved rates
+  // Matrix unit, vector unit, FLOP rate and HBM bandwidth where an op had them; per-op overhead, exposed
+  // communication, idle.
+  std::vector<TimeShare> by_bound;
   std::vector<TimeShare> by_family;  // compute per op kind, exposed communication per collective kind
   std::vector<ExplainedOp> top_ops;  // longest first
   std::vector<ExposedWait> waits;    // by exposed time, largest first

@@ -144,7 +144,7 @@ TEST_CASE("cli: run --explain prints why the step takes its time, and summary.js
   const auto run = scratch.run({"run", "--preset", "tiny-lm", "--explain", "--output", "out"});
   INFO(run.describe());
   REQUIRE(run.exit_status == 0);
-  for (const char* part : {"why the step takes", "by bound", "FLOP rate", "by op kind", "longest ops"})
+  for (const char* part : {"why the step takes", "by bound", "matrix unit", "by op kind", "longest ops"})
     CHECK(run.out.find(part) != std::string::npos);
   const auto summary = nlohmann::json::parse(read_text(scratch.work() / "out" / "summary.json"));
   double sum = 0;
