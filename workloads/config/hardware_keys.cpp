@@ -85,6 +85,25 @@ void set_matrix_unit(const ConfigNode& value, ConfigReading& r, std::optional<in
   }
 }
 
+// hardware.matrix_unit_side or hardware.matrix_units_per_core: one figure of the matrix unit's shape.
+ConfigKey matrix_unit_shape_key(const std::string& key, const std::string& type, const std::string& help,
+                                int min, int max, int (mtf::MatrixUnit::*figure)() const) {
+  return ConfigKey(key, type, help)
+      .ranged(fmt::format("{} to {}", min, max))
+      .absent_means("the device's")
+      .needs({"hardware.matrix_unit"})
+      .reads([=](const ConfigNode& value, ConfigReading& r) {
+        const int number = whole_number_in(value, min, max);
+        const bool side = figure == &mtf::MatrixUnit::side;
+        set_matrix_unit(value, r, side ? std::optional<int>(number) : std::nullopt,
+                        side ? std::nullopt : std::optional<int>(number));
+      })
+      .reports([figure](const RunConfig& c) {
+        const auto& unit = c.hardware.device.matrix_unit();
+        return unit ? ((*unit).*figure)() : 0;
+      });
+}
+
 // A key choosing one of the names of `table` for a member of the hardware section.
 template <typename T>
 ConfigKey policy_key(const std::string& key, const NameTable<T>& table, T HardwareConfig::*member,
@@ -207,29 +226,14 @@ std::vector<ConfigKey> hardware_keys() {
           "`side` cycles, one fill and drain per matmul; dots XLA turns into multiply and reduce "
           "excluded: mesh_tf/matrix_unit.hpp), or peak_rate, every matmul at the peak FLOP rate "
           "(the plain roofline)."),
-      ConfigKey("hardware.matrix_unit_side", "whole number of cells",
-                "Side of each systolic array of the matrix unit (128 on TPU v2 to v4).")
-          .ranged("8 to 1024")
-          .absent_means("the device's")
-          .needs({"hardware.matrix_unit"})
-          .reads([](const ConfigNode& value, ConfigReading& r) {
-            set_matrix_unit(value, r, whole_number_in(value, 8, 1024), std::nullopt);
-          })
-          .reports([](const RunConfig& c) {
-            return c.hardware.device.matrix_unit() ? c.hardware.device.matrix_unit()->side() : 0;
-          }),
-      ConfigKey("hardware.matrix_units_per_core", "whole number",
-                "Systolic arrays per core (1 on TPU v2, 2 on v3, 4 on v4). The clock follows from the peak "
-                "FLOP rate: peak / (2 x side^2 x arrays).")
-          .ranged("1 to 64")
-          .absent_means("the device's")
-          .needs({"hardware.matrix_unit"})
-          .reads([](const ConfigNode& value, ConfigReading& r) {
-            set_matrix_unit(value, r, std::nullopt, whole_number_in(value, 1, 64));
-          })
-          .reports([](const RunConfig& c) {
-            return c.hardware.device.matrix_unit() ? c.hardware.device.matrix_unit()->arrays_per_core() : 0;
-          }),
+      matrix_unit_shape_key("hardware.matrix_unit_side", "whole number of cells",
+                            "Side of each systolic array of the matrix unit (128 on TPU v2 to v4).", 8, 1024,
+                            &mtf::MatrixUnit::side),
+      matrix_unit_shape_key(
+          "hardware.matrix_units_per_core", "whole number",
+          "Systolic arrays per core (1 on TPU v2, 2 on v3, 4 on v4). The clock follows from "
+          "the peak FLOP rate: peak / (2 x side^2 x arrays).",
+          1, 64, &mtf::MatrixUnit::arrays_per_core),
       unit_timing_key(
           "hardware.vector_unit", vector_unit_modes(), &mtf::DeviceModel::with_vector_unit_timing,
           &mtf::DeviceModel::times_vector_unit,
