@@ -61,7 +61,11 @@ StepExplanation explain_step(const mtf::Timeline& timeline, double peak_flops, i
     add(out.by_bound, kOverhead, duration - bounded_s);
     add(out.by_family, e.family, duration);
     const auto [at, inserted] = index_of_op.try_emplace(e.op, ops.size());
-    if (inserted) ops.push_back({{e.label, e.family}, {}});
+    if (inserted) {
+      ops.emplace_back();
+      ops.back().op.op = e.label;
+      ops.back().op.family = e.family;
+    }
     OpSum& sum = ops[at->second];
     ++sum.op.steps;
     sum.op.time_s += duration;
