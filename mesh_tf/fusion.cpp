@@ -12,17 +12,16 @@ const NameTable<FusionPolicy>& fusion_policies() {
   return table;
 }
 
-int fuse_elementwise(Program& program, const DeviceModel& device, const std::vector<int>& kept,
-                     FusionPolicy policy) {
-  if (policy == FusionPolicy::none) return 0;
+void fuse_elementwise(Program& program, const DeviceModel& device, const std::vector<int>& kept,
+                      FusionPolicy policy) {
+  if (policy == FusionPolicy::none) return;
   const int num_values = static_cast<int>(program.values.size());
-  // Who reads each value: the number of reading steps, and the one reader where there is exactly one.
+  // Who reads each value: the number of reading steps (a step reading it twice counts once), and the last
+  // reader, the only one where there is exactly one.
   std::vector<int> readers(num_values, 0), reader(num_values, -1);
   for (int i = 0; i < static_cast<int>(program.steps.size()); ++i) {
-    std::vector<int> inputs = program.steps[i].inputs;
-    std::sort(inputs.begin(), inputs.end());
-    inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
-    for (const int v : inputs) {
+    for (const int v : program.steps[i].inputs) {
+      if (reader[v] == i) continue;
       ++readers[v];
       reader[v] = i;
     }
@@ -32,7 +31,6 @@ int fuse_elementwise(Program& program, const DeviceModel& device, const std::vec
 
   std::vector<double> saved_bytes(program.steps.size(), 0.0);
   std::vector<bool> fused_away(program.steps.size(), false);  // its output stays on chip
-  int fused = 0;
   for (int i = 0; i < static_cast<int>(program.steps.size()); ++i) {
     const Step& producer = program.steps[i];
     if (producer.is_comm || producer.fusion != FusionRole::elementwise) continue;
@@ -47,7 +45,6 @@ int fuse_elementwise(Program& program, const DeviceModel& device, const std::vec
     saved_bytes[i] += bytes;
     saved_bytes[c] += bytes * static_cast<double>(reads);
     fused_away[i] = true;
-    ++fused;
   }
   for (int i = 0; i < static_cast<int>(program.steps.size()); ++i) {
     if (saved_bytes[i] == 0 && !fused_away[i]) continue;
@@ -63,7 +60,6 @@ int fuse_elementwise(Program& program, const DeviceModel& device, const std::vec
     step.overhead_s = time.overhead_s;
     step.bound = time.bound;
   }
-  return fused;
 }
 
 }  // namespace tpusim::mtf

@@ -21,8 +21,8 @@ const NameTable<FusionPolicy>& fusion_policies();  // "xla", "none"
 
 // Under FusionPolicy::xla, fuses the steps of `program` as above and retimes the fused ones on `device`
 // (none of them runs on the matrix unit). `kept` lists values that must reach HBM whoever reads them (the
-// program's outputs and the new values of variables). Returns the number of producers fused.
-int fuse_elementwise(Program& program, const DeviceModel& device, const std::vector<int>& kept,
-                     FusionPolicy policy);
+// program's outputs and the new values of variables).
+void fuse_elementwise(Program& program, const DeviceModel& device, const std::vector<int>& kept,
+                      FusionPolicy policy);
 
 }  // namespace tpusim::mtf
