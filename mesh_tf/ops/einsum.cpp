@@ -137,21 +137,19 @@ void lower_einsum(Lowerer& lowerer, const OpNode& op) {
   for (const int v : ins) in_elems.push_back(lowerer.value(v).slice_elements);
   const std::int64_t out_elems = o.slice_elements;
   const int slices = o.num_slices;
-  const int step =
-      lowerer.add_compute(op, op.name, ins, out, {plan->flops(), 0, plan->matmul_sizes()}, [=](Store& s) {
-        s[out].resize(out_elems * slices);
-        thread_local std::vector<float> scratch;
-        std::vector<const float*> ptrs(ins.size());
-        for (int key = 0; key < slices; ++key) {
-          for (std::size_t i = 0; i < ins.size(); ++i)
-            ptrs[i] = s[ins[i]].data() + maps[i][key] * in_elems[i];
-          plan->run(ptrs, s[out].data() + key * out_elems, scratch);
-        }
-      });
+  const MatmulSizes sizes = plan->matmul_sizes();
+  const int step = lowerer.add_compute(op, op.name, ins, out, {plan->flops(), 0, sizes}, [=](Store& s) {
+    s[out].resize(out_elems * slices);
+    thread_local std::vector<float> scratch;
+    std::vector<const float*> ptrs(ins.size());
+    for (int key = 0; key < slices; ++key) {
+      for (std::size_t i = 0; i < ins.size(); ++i) ptrs[i] = s[ins[i]].data() + maps[i][key] * in_elems[i];
+      plan->run(ptrs, s[out].data() + key * out_elems, scratch);
+    }
+  });
   lowerer.step(step).is_einsum = true;
   // What XLA makes of it (matrix_unit.hpp): a matmul stays one; a contraction it strength-reduces is a
   // multiply (nothing summed) or a multiply and a reduce; a one-input einsum sums (a reduce) or broadcasts.
-  const MatmulSizes sizes = plan->matmul_sizes();
   const bool sums = ins.size() == 2 ? sizes.k > 1 || plan->pre_reduces() : out_elems < in_elems[0];
   lowerer.step(step).fusion = ins.size() == 2 && runs_on_matrix_unit(sizes) ? FusionRole::none
                               : sums                                        ? FusionRole::reduction
