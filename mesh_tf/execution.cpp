@@ -12,6 +12,7 @@
 #include "mesh_tf/lowering.hpp"
 #include "mesh_tf/random.hpp"
 #include "mesh_tf/slice_data.hpp"
+#include "mesh_tf/step_schedule.hpp"
 #include "sim/algorithm_choice.hpp"
 #include "sim/algorithm_registry.hpp"
 #include "sim/reference.hpp"
@@ -47,6 +48,7 @@ struct Executor::Impl {
   std::map<std::string, sim::CollectiveResult> own_memo;  // without a simulator
   std::map<std::string, sim::CollectiveResult>& memo_result;
   std::map<std::vector<int>, std::vector<topo::Group>> group_cache;
+  std::map<std::string, std::vector<int>> links_by_signature;    // SimulatedConcurrency's
   std::map<std::string, std::vector<std::string>> auto_choices;  // by step signature and names asked for
   std::map<int, TensorLayout> layouts;
 
@@ -242,6 +244,71 @@ struct Executor::Impl {
     }
   }
 
+  // The concurrent overlap policy's clock (step_schedule.hpp): the step's collectives as the backend issues
+  // them, timing only, on the simulator's clock, onto which the step's times map from the first start.
+  class SimulatedConcurrency final : public ConcurrentCollectives {
+   public:
+    explicit SimulatedConcurrency(Impl& impl) : impl_(impl) {}
+
+    void start(std::size_t step_index, double start_s) override {
+      sim::Simulator& simulator = *impl_.simulator;
+      if (simulator.concurrent_in_flight() == 0) {
+        origin_step_s_ = start_s;
+        origin_simulated_s_ = simulator.now_s();
+      }
+      const Step& step = impl_.program.steps[step_index];
+      std::vector<sim::CollectiveRequest> in_turn;
+      for (const auto& issued : step.record.issued) in_turn.push_back(impl_.request_for(step, issued));
+      steps_[simulator.start_concurrent(in_turn)] = step_index;
+    }
+
+    std::vector<std::pair<std::size_t, double>> advance(double until_s) override {
+      sim::Simulator& simulator = *impl_.simulator;
+      const double until =
+          std::isfinite(until_s) ? origin_simulated_s_ + (until_s - origin_step_s_) : until_s;
+      std::vector<std::pair<std::size_t, double>> ended;
+      for (const int id : simulator.advance_concurrent(until)) {
+        ended.emplace_back(steps_.at(id), origin_step_s_ + (simulator.now_s() - origin_simulated_s_));
+        steps_.erase(id);
+      }
+      return ended;
+    }
+
+    bool share_links(std::size_t step, std::size_t other_step) override {
+      const auto& a = links(step);
+      const auto& b = links(other_step);
+      auto i = a.begin();
+      auto j = b.begin();
+      while (i != a.end() && j != b.end()) {
+        if (*i == *j) return true;
+        *i < *j ? ++i : ++j;
+      }
+      return false;
+    }
+
+   private:
+    // The links a step's collectives cross, sorted; the same for every step of one signature.
+    const std::vector<int>& links(std::size_t step_index) {
+      const Step& step = impl_.program.steps[step_index];
+      auto it = impl_.links_by_signature.find(step.signature);
+      if (it == impl_.links_by_signature.end()) {
+        std::vector<int> all;
+        for (const auto& issued : step.record.issued) {
+          const auto crossed = impl_.simulator->links_crossed(impl_.request_for(step, issued));
+          all.insert(all.end(), crossed.begin(), crossed.end());
+        }
+        std::sort(all.begin(), all.end());
+        all.erase(std::unique(all.begin(), all.end()), all.end());
+        it = impl_.links_by_signature.emplace(step.signature, std::move(all)).first;
+      }
+      return it->second;
+    }
+
+    Impl& impl_;
+    double origin_step_s_ = 0, origin_simulated_s_ = 0;
+    std::map<int, std::size_t> steps_;  // by the simulator's id
+  };
+
   static void reduce_stack_max(sim::Buffers& data, int copies) {
     for (auto& [rank, buffer] : data) {
       const std::size_t elements = buffer.size() / copies;
@@ -254,97 +321,6 @@ struct Executor::Impl {
     }
   }
 };
-
-namespace {
-
-// Two streams per core: compute runs the program's local steps in order; the one communication stream runs a
-// collective as soon as its input is ready and the stream is free (earliest-ready first), so gradient
-// allreduces overlap the backward matmuls that follow them. Events are placed in order of start time. With
-// OverlapPolicy::none the two streams are one: whatever runs holds back the other.
-Timeline schedule(const Program& program, const std::vector<double>& durations, OverlapPolicy overlap) {
-  const std::size_t n = program.steps.size();
-  std::vector<double> ready(program.values.size(), 0.0);
-  std::vector<bool> done_value(program.values.size(), true), scheduled(n, false);
-  for (const auto& step : program.steps) done_value[step.output] = false;
-  std::vector<std::size_t> comm_steps;
-  std::size_t next_compute = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (program.steps[i].is_comm) comm_steps.push_back(i);
-  }
-  auto inputs_ready = [&](const Step& step, double& at) {
-    at = 0;
-    for (const int in : step.inputs) {
-      if (!done_value[in]) return false;
-      at = std::max(at, ready[in]);
-    }
-    return true;
-  };
-  Timeline timeline;
-  timeline.entries.resize(n);
-  double compute_free = 0, comm_free = 0;
-  double compute_end = 0;     // of the last compute step placed
-  std::size_t last_comm = n;  // the last collective placed
-  for (std::size_t placed = 0; placed < n; ++placed) {
-    while (next_compute < n && (program.steps[next_compute].is_comm || scheduled[next_compute]))
-      ++next_compute;
-    // No "infinitely late" sentinel: any finite time, however large, must still order correctly.
-    double compute_start = 0, comm_start = 0, at = 0;
-    const bool compute_ready = next_compute < n && inputs_ready(program.steps[next_compute], at);
-    if (compute_ready) compute_start = std::max(compute_free, at);
-    std::size_t best_comm = n;
-    for (const std::size_t c : comm_steps) {
-      if (scheduled[c] || !inputs_ready(program.steps[c], at)) continue;
-      if (best_comm == n || std::max(comm_free, at) < comm_start) {
-        comm_start = std::max(comm_free, at);
-        best_comm = c;
-      }
-    }
-    const bool take_comm = best_comm < n && (!compute_ready || comm_start < compute_start);
-    TPUSIM_CHECK(take_comm || compute_ready);
-    const std::size_t i = take_comm ? best_comm : next_compute;
-    TimelineEntry& entry = timeline.entries[i];
-    entry.waited_for = -1;
-    if (!take_comm && compute_start > compute_end) {
-      // The compute stream idled: for an input a collective produced (compute ones are done), or, when the
-      // streams are one, behind the collective that held the stream.
-      for (const int in : program.steps[i].inputs) {
-        const int producer = program.values[in].producer_step;
-        if (producer >= 0 && program.steps[producer].is_comm && ready[in] == compute_start)
-          entry.waited_for = producer;
-      }
-      if (entry.waited_for < 0 && last_comm < n && timeline.entries[last_comm].end_s == compute_start)
-        entry.waited_for = static_cast<int>(last_comm);
-    }
-    const double start = take_comm ? comm_start : compute_start;
-    const double end = start + durations[i];
-    const Step& step = program.steps[i];
-    scheduled[i] = true;
-    ready[step.output] = end;
-    done_value[step.output] = true;
-    (take_comm ? comm_free : compute_free) = end;
-    if (overlap == OverlapPolicy::none) comm_free = compute_free = end;
-    if (take_comm) {
-      last_comm = i;
-    } else {
-      compute_end = end;
-    }
-    entry.step = static_cast<int>(i);
-    entry.op = step.op;
-    entry.label = step.label;
-    entry.is_comm = step.is_comm;
-    entry.start_s = start;
-    entry.end_s = end;
-    if (!step.is_comm) {
-      entry.flops = step.flops;
-      entry.hbm_bytes = step.hbm_bytes;
-      entry.overhead_s = step.overhead_s;
-      entry.bound = step.bound;
-    }
-  }
-  return timeline;
-}
-
-}  // namespace
 
 Executor::Executor(const Graph& graph, MeshShape mesh, LayoutRules rules, sim::Simulator* simulator,
                    ExecutionOptions options)
@@ -430,7 +406,12 @@ StepResult Executor::run(const std::vector<Tensor>& fetches) {
   }
   // Device and link parameters are range-checked where they are read, so every duration is finite.
   for (const double duration : durations) TPUSIM_CHECK(std::isfinite(duration) && duration >= 0);
-  result.timeline = schedule(program, durations, im.options.overlap);
+  if (im.simulator != nullptr && im.options.overlap == OverlapPolicy::concurrent) {
+    Impl::SimulatedConcurrency concurrency(im);
+    result.timeline = schedule_step(program, durations, im.options.overlap, &concurrency);
+  } else {
+    result.timeline = schedule_step(program, durations, im.options.overlap);
+  }
   for (auto& entry : result.timeline.entries) {
     const Step& step = program.steps[entry.step];
     entry.family = step.is_comm ? sim::to_string(step.record.kind) : to_string(im.graph.op(entry.op).kind);

@@ -3,8 +3,10 @@
 namespace tpusim::mtf {
 
 const NameTable<OverlapPolicy>& overlap_policies() {
-  static const NameTable<OverlapPolicy> table(
-      "overlap policy", {{"dependencies", OverlapPolicy::dependencies}, {"none", OverlapPolicy::none}});
+  static const NameTable<OverlapPolicy> table("overlap policy",
+                                              {{"dependencies", OverlapPolicy::dependencies},
+                                               {"none", OverlapPolicy::none},
+                                               {"concurrent", OverlapPolicy::concurrent}});
   return table;
 }
 

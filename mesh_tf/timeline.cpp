@@ -12,12 +12,27 @@
 
 namespace tpusim::mtf {
 
+namespace {
+
+// Time in [begin, end) covered by `intervals` (sorted and disjoint).
+double covered(const std::vector<std::pair<double, double>>& intervals, double begin, double end) {
+  auto it = std::lower_bound(intervals.begin(), intervals.end(), std::make_pair(begin, begin),
+                             [](const auto& a, const auto& b) { return a.second < b.second; });
+  double overlap = 0;
+  for (; it != intervals.end() && it->first < end; ++it) {
+    overlap += std::max(0.0, std::min(it->second, end) - std::max(it->first, begin));
+  }
+  return overlap;
+}
+
+}  // namespace
+
 void finalize_timeline(Timeline& timeline) {
-  std::vector<std::pair<double, double>> compute;
+  std::vector<std::pair<double, double>> compute, comm;
   timeline.step_time_s = timeline.compute_s = timeline.comm_s = timeline.exposed_comm_s = timeline.idle_s = 0;
   for (const auto& e : timeline.entries) {
     timeline.step_time_s = std::max(timeline.step_time_s, e.end_s);
-    if (!e.is_comm && e.end_s > e.start_s) compute.emplace_back(e.start_s, e.end_s);
+    if (e.end_s > e.start_s) (e.is_comm ? comm : compute).emplace_back(e.start_s, e.end_s);
   }
   // The compute stream is serial, so its intervals are sorted and disjoint.
   for (auto& e : timeline.entries) {
@@ -27,14 +42,26 @@ void finalize_timeline(Timeline& timeline) {
       continue;
     }
     timeline.comm_s += duration;
-    auto it = std::lower_bound(compute.begin(), compute.end(), std::make_pair(e.start_s, e.start_s),
-                               [](const auto& a, const auto& b) { return a.second < b.second; });
-    double overlap = 0;
-    for (; it != compute.end() && it->first < e.end_s; ++it) {
-      overlap += std::max(0.0, std::min(it->second, e.end_s) - std::max(it->first, e.start_s));
-    }
-    e.exposed_s = duration - overlap;
+    e.exposed_s = duration - covered(compute, e.start_s, e.end_s);
     timeline.exposed_comm_s += e.exposed_s;
+  }
+  // Collectives on different streams may run at once (overlap_policy.hpp): then the totals count the time
+  // any was in flight once. One stream's collectives never overlap, and keep the sums above to the bit.
+  std::sort(comm.begin(), comm.end());
+  std::vector<std::pair<double, double>> in_flight;
+  for (const auto& interval : comm) {
+    if (!in_flight.empty() && interval.first < in_flight.back().second) {
+      in_flight.back().second = std::max(in_flight.back().second, interval.second);
+    } else {
+      in_flight.push_back(interval);
+    }
+  }
+  if (in_flight.size() < comm.size()) {
+    timeline.comm_s = timeline.exposed_comm_s = 0;
+    for (const auto& [begin, end] : in_flight) {
+      timeline.comm_s += end - begin;
+      timeline.exposed_comm_s += end - begin - covered(compute, begin, end);
+    }
   }
   // The three parts are sums of different events, so a true zero comes back as rounding noise.
   const double idle_s = timeline.step_time_s - timeline.compute_s - timeline.exposed_comm_s;
@@ -74,7 +101,7 @@ void Timeline::write_chrome_trace(const std::string& path) const {
       for (const char c : e.label) label += (c == '"' || c == '\\') ? '_' : c;
       file << fmt::format(
           "{{\"name\":\"{}\",\"ph\":\"X\",\"pid\":0,\"tid\":{},\"ts\":{:.3f},\"dur\":{:.3f}}}{}\n", label,
-          e.is_comm ? 1 : 0, e.start_s * 1e6, (e.end_s - e.start_s) * 1e6, i + 1 < entries.size() ? "," : "");
+          e.stream, e.start_s * 1e6, (e.end_s - e.start_s) * 1e6, i + 1 < entries.size() ? "," : "");
     }
     file << "]}\n";
     if (!file) throw InputError(fmt::format("cannot write trace file '{}'", path));

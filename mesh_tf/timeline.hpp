@@ -1,6 +1,7 @@
 #pragma once
 // The simulated timeline of one step. Every core runs the same SPMD program on equal slices, so one timeline
-// describes every core: a compute stream and one serial communication stream, overlapped by dependencies.
+// describes every core: a compute stream and communication streams (one, or one per mesh dimension),
+// overlapped by dependencies (step_schedule.hpp).
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct TimelineEntry {
   std::string label;   // "einsum_3" or "allreduce[cols] einsum_3"
   std::string family;  // the op's kind ("einsum", "unary"), for a collective its kind ("allreduce")
   bool is_comm = false;
+  int stream = 0;  // 0 compute; from 1 the communication streams (overlap_policy.hpp)
   double start_s = 0, end_s = 0;
   double exposed_s = 0;  // comm only: time not overlapped by compute
   // Compute only: the op's work, the per-op overhead in its duration, what set the rest, and the entry of
@@ -27,8 +29,8 @@ struct Timeline {
   std::vector<TimelineEntry> entries;
   double step_time_s = 0;
   double compute_s = 0;       // busy time of the compute stream
-  double comm_s = 0;          // busy time of the communication stream
-  double exposed_comm_s = 0;  // communication not hidden behind compute
+  double comm_s = 0;          // time some collective was in flight (their union)
+  double exposed_comm_s = 0;  // time some collective was in flight and no compute ran
   double idle_s = 0;          // neither compute nor exposed communication
   std::string summary(int max_rows = 40) const;
   void write_chrome_trace(const std::string& path) const;  // atomically (temp file then rename)

@@ -12,6 +12,12 @@
 
 namespace tpusim::sim {
 
+// From an actor: makes the engine's current run (run_engine_until) return at this instant.
+void pause_engine();
+// Runs the engine until simulated time `until_s` (infinity: no limit) or until an actor pauses it, whichever
+// comes first; false if it ran out of events before either (what it waited for can never happen).
+bool run_engine_until(double until_s);
+
 // Runs `body` in a new actor on `host`; false if the engine ran out of events before `body` returned (it
 // waited for something that can never happen).
 bool run_driver(simgrid::s4u::Host* host, const std::function<void()>& body);

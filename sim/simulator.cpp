@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <limits>
+#include <memory>
 #include <set>
 #include <simgrid/s4u.hpp>
 
@@ -31,10 +33,10 @@ bool g_engine_created = false;
 constexpr int kMaxMeshChips = 1024;
 
 // Where endpoint actors start to beat comms started from maestro on this project's machine (transfer_tracker
-// .hpp), 64 MiB bucket2d end to end, maestro / endpoints: 0.113 / 0.141 s on 256 chips, 0.190 / 0.233 s on 512,
-// 0.427 / 0.455 s on 1024 (where the 4.9B-LM step takes 0.80 / 0.73 s), 8.9 / 1.8 s on 4096, 42.6 / 3.5 s on
-// 8192. With two simcalls per message instead of four (a permanent receiver), medians of 5 in pairs: 0.144 /
-// 0.179 s on 256 chips, 0.189 / 0.263 s on 512, 0.419 / 0.423 s on 1024: the threshold stands.
+// .hpp), 64 MiB bucket2d end to end, maestro / endpoints: 0.113 / 0.141 s on 256 chips, 0.190 / 0.233 s on
+// 512, 0.427 / 0.455 s on 1024 (where the 4.9B-LM step takes 0.80 / 0.73 s), 8.9 / 1.8 s on 4096, 42.6 / 3.5
+// s on 8192. With two simcalls per message instead of four (a permanent receiver), medians of 5 in pairs:
+// 0.144 / 0.179 s on 256 chips, 0.189 / 0.263 s on 512, 0.419 / 0.423 s on 1024: the threshold stands.
 constexpr int kEndpointActorsFromChips = 1024;
 
 // Under AddressSanitizer, SimGrid must run its actors on threads. Its default raw contexts (and ucontext)
@@ -104,6 +106,31 @@ struct Simulator::Impl {
   std::vector<double> link_bytes;
   std::vector<TraceEvent> trace;
   std::vector<std::string> labels;
+
+  // A concurrently running collective: what its actor reads while it runs.
+  struct Concurrent {
+    int id = 0;
+    std::vector<CollectiveRequest> requests;
+    std::vector<Schedule> schedules;
+    std::exception_ptr failure;
+  };
+  int next_concurrent_id = 0;
+  int concurrent_in_flight = 0;
+  std::vector<int> concurrent_ended;
+  std::exception_ptr concurrent_failure;
+
+  ExecutionInput input_for(const CollectiveRequest& request, const Schedule& schedule) const {
+    ExecutionInput input;
+    input.schedule = &schedule;
+    input.participants = participants(request);
+    input.element_bytes = request.element_bytes;
+    input.op = request.op;
+    input.data = request.data;
+    input.reads_input = reads_buffers_at_start(request.kind);
+    input.fold_repeated_rounds = options.fold_repeated_rounds;
+    input.transfers = options.transfers.value_or(transfer_mechanism_for(topology));
+    return input;
+  }
 };
 
 Simulator::Simulator(const topo::Topology& topology, SimOptions options) {
@@ -137,15 +164,9 @@ CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded)
   validate_request(impl_->topology, request);
   const Schedule schedule = build_schedule(impl_->topology, request);
 
-  ExecutionInput input;
-  input.schedule = &schedule;
-  input.participants = participants(request);
-  input.element_bytes = request.element_bytes;
-  input.op = request.op;
-  input.data = request.data;
-  input.reads_input = reads_buffers_at_start(request.kind);
-  input.fold_repeated_rounds = impl_->options.fold_repeated_rounds;
-  input.transfers = impl_->options.transfers.value_or(transfer_mechanism_for(impl_->topology));
+  // The engine's clock is shared: a collective run alone while others are in flight would not be alone.
+  TPUSIM_CHECK(impl_->concurrent_in_flight == 0);
+  ExecutionInput input = impl_->input_for(request, schedule);
   input.label = static_cast<int>(impl_->labels.size());
   input.trace = impl_->options.record_trace && recorded ? &impl_->trace : nullptr;
   if (recorded) impl_->labels.push_back(request.label.empty() ? to_string(request.kind) : request.label);
@@ -187,6 +208,80 @@ CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded)
     result.busbw_Bps = result.algbw_Bps * busbw_factor(request.kind, result.group_size);
   }
   return result;
+}
+
+int Simulator::start_concurrent(const std::vector<CollectiveRequest>& in_turn) {
+  auto running = std::make_shared<Impl::Concurrent>();
+  running->id = impl_->next_concurrent_id++;
+  for (const auto& request : in_turn) {
+    validate_request(impl_->topology, request);
+    running->requests.push_back(request);
+    running->requests.back().data = nullptr;
+    running->schedules.push_back(build_schedule(impl_->topology, request));
+  }
+  ++impl_->concurrent_in_flight;
+  auto* impl = impl_.get();
+  s4u::Actor::create("concurrent", impl_->platform.host(0), [impl, running] {
+    try {
+      std::vector<double> link_bytes;  // unrecorded
+      for (std::size_t i = 0; i < running->requests.size(); ++i) {
+        ExecutionInput input = impl->input_for(running->requests[i], running->schedules[i]);
+        input.fold_repeated_rounds = false;
+        execute(impl->platform, input, impl->topology.num_cores(), link_bytes);
+      }
+    } catch (...) {
+      if (!impl->concurrent_failure) impl->concurrent_failure = std::current_exception();
+    }
+    impl->concurrent_ended.push_back(running->id);
+    pause_engine();
+  });
+  return running->id;
+}
+
+std::vector<int> Simulator::advance_concurrent(double until_s) {
+  if (impl_->concurrent_ended.empty() && impl_->concurrent_in_flight > 0) {
+    // Each end pauses the run; the clock cannot pass until_s, nor an end, without stopping there.
+    const bool paused = run_engine_until(until_s);
+    TPUSIM_CHECK(paused);  // otherwise a collective waited for something that can never happen
+  } else if (impl_->concurrent_ended.empty()) {
+    TPUSIM_CHECK(until_s < std::numeric_limits<double>::infinity());  // nothing would ever end
+    run_engine_until(until_s);
+  }
+  if (impl_->concurrent_failure) {
+    auto failure = impl_->concurrent_failure;
+    impl_->concurrent_failure = nullptr;
+    std::rethrow_exception(failure);
+  }
+  std::vector<int> ended;
+  ended.swap(impl_->concurrent_ended);
+  impl_->concurrent_in_flight -= static_cast<int>(ended.size());
+  std::sort(ended.begin(), ended.end());
+  return ended;
+}
+
+int Simulator::concurrent_in_flight() const { return impl_->concurrent_in_flight; }
+
+std::vector<int> Simulator::links_crossed(const CollectiveRequest& request) {
+  validate_request(impl_->topology, request);
+  const Schedule schedule = build_schedule(impl_->topology, request);
+  std::vector<char> crossed;
+  std::vector<Transfer> round;
+  for (std::size_t r = 0; r < schedule.round_count(); ++r) {
+    if (r > 0 && schedule.repeats_previous(r)) continue;  // between the same ranks as the round before
+    round.clear();
+    schedule.append_round(r, round);
+    for (const auto& t : round) {
+      for (const int link : impl_->platform.route(t.src, t.dst)) {
+        if (link >= static_cast<int>(crossed.size())) crossed.resize(link + 1, 0);
+        crossed[link] = 1;
+      }
+    }
+  }
+  std::vector<int> links;
+  for (int link = 0; link < static_cast<int>(crossed.size()); ++link) {
+    if (crossed[link]) links.push_back(link);
+  }
+  return links;
 }
 
 std::vector<LinkLoad> Simulator::link_loads() const {

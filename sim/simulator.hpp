@@ -48,6 +48,19 @@ class Simulator {
   // the trace: what choosing among algorithms by simulation needs (sim/algorithm_choice.hpp).
   double probe_s(const CollectiveRequest& request);
   double now_s() const;
+
+  // Collectives that run at the same time on this clock and contend where they share links, timing only
+  // (their data ignored) and left out of link_loads and the trace. start_concurrent launches one at now_s();
+  // its requests run in turn. advance_concurrent runs the clock until `until_s` (infinity: no limit) or
+  // until started ones end, whichever comes first, and returns the ids of those that ended (at now_s()),
+  // in start order; empty when the clock reached until_s first. Nothing of their rounds is folded, since a
+  // round that ran alone may not stay alone. Run and probe_s wait until none is in flight.
+  int start_concurrent(const std::vector<CollectiveRequest>& in_turn);
+  std::vector<int> advance_concurrent(double until_s);
+  int concurrent_in_flight() const;
+  // The platform links the request's transfers cross, sorted. Fair sharing is decided link by link, so
+  // collectives whose sets are disjoint take their times alone when they run at once.
+  std::vector<int> links_crossed(const CollectiveRequest& request);
   std::vector<LinkLoad> link_loads() const;                // links that carried bytes, busiest first
   void write_chrome_trace(const std::string& path) const;  // atomically; needs record_trace
 

@@ -305,7 +305,7 @@ TEST_CASE("the matrix unit, vector unit and fusion keys: defaults, overrides and
       "none");
 }
 
-TEST_CASE("hardware.overlap is dependencies unless the config says none") {
+TEST_CASE("hardware.overlap is dependencies unless the config says none or concurrent") {
   CHECK(parse_run_config(kValid, "configs/test.yaml").hardware.overlap ==
         tpusim::mtf::OverlapPolicy::dependencies);
   const auto add = [](const std::string& line) {
@@ -313,10 +313,12 @@ TEST_CASE("hardware.overlap is dependencies unless the config says none") {
   };
   CHECK(parse_run_config(add("overlap: none"), "configs/test.yaml").hardware.overlap ==
         tpusim::mtf::OverlapPolicy::none);
+  CHECK(parse_run_config(add("overlap: concurrent"), "configs/test.yaml").hardware.overlap ==
+        tpusim::mtf::OverlapPolicy::concurrent);
   CHECK(
       error_of(add("overlap: nonee")) ==
       "configs/test.yaml:4: hardware.overlap: 'nonee' is not valid (did you mean 'none'?); valid values are "
-      "dependencies, none");
+      "dependencies, none, concurrent");
 }
 
 TEST_CASE("the per-op overhead is a user setting that keeps the device's other figures") {

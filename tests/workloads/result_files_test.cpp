@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -90,6 +91,39 @@ TEST_CASE("a timing-only run writes its summary and collectives table and a Chro
   CHECK(std::distance(fs::directory_iterator(fs::path(paths.summary).parent_path()),
                       fs::directory_iterator()) == 3);
   fs::remove_all(folder);
+}
+
+TEST_CASE("under the concurrent overlap policy the trace has a track per mesh axis, none overlapping itself") {
+  const RunConfig config = parse_run_config(
+      "name: streams\nhardware: {topology: tpu-v2-32, overlap: concurrent}\nmesh: {shape: \"batch:8;model:4\"}\n"
+      "model: {kind: transformer_lm, layers: 2, d_model: 64, d_ff: 256, heads: 8, d_kv: 16, vocab: 256, "
+      "batch: 16, length: 32}\n",
+      "streams.yaml");
+  const RunReport report = run_training(config);
+  std::ostringstream out;
+  write_chrome_trace(out, config, report, 1);
+  const auto trace = nlohmann::json::parse(out.str());
+  std::map<int, std::string> tracks;
+  std::map<int, std::vector<std::pair<double, double>>> slices;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["name"] == "thread_name") tracks[event["tid"].get<int>()] = event["args"]["name"];
+    if (event["ph"] == "X")
+      slices[event["tid"].get<int>()].emplace_back(event["ts"].get<double>(),
+                                                   event["ts"].get<double>() + event["dur"].get<double>());
+  }
+  CHECK(tracks == std::map<int, std::string>{
+                      {0, "compute"}, {1, "collectives along batch"}, {2, "collectives along model"}});
+  for (auto& [track, spans] : slices) {
+    std::sort(spans.begin(), spans.end());
+    // Times are printed to 0.1 ns, so a start and the end before it may differ by two roundings.
+    for (std::size_t i = 1; i < spans.size(); ++i) CHECK(spans[i].first >= spans[i - 1].second - 2e-4);
+  }
+  // Collectives along batch and along model were in flight at once: the time counts once.
+  double sum = 0;
+  for (const auto& e : report.timeline.entries) {
+    if (e.is_comm) sum += e.end_s - e.start_s;
+  }
+  CHECK(report.timeline.comm_s < sum);
 }
 
 TEST_CASE("a failed write leaves no partial file") {

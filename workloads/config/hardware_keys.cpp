@@ -316,11 +316,13 @@ std::vector<ConfigKey> hardware_keys() {
                  "(mesh_tf/fusion.hpp); or none, every op reading and writing HBM."),
       policy_key(
           "hardware.overlap", mtf::overlap_policies(), &HardwareConfig::overlap, "dependencies",
-          "Whether collectives overlap local compute: dependencies, a collective starting as soon as its "
-          "input is ready and the communication stream is free, beside the compute stream; or none, "
-          "one stream, every collective holding back the compute after it (the step is then the sum "
-          "of every op and collective). The Mesh-TensorFlow sources do not say which the TPU runtime "
-          "of 2018 did: none bounds the step from above."),
+          "Whether collectives overlap local compute and one another: dependencies, a collective "
+          "starting as soon as its input is ready and the communication stream is free, beside the "
+          "compute stream; none, one stream, every collective holding back the compute after it (the "
+          "step is then the sum of every op and collective); or concurrent, a communication stream per "
+          "mesh axis, so that collectives along disjoint axes run at the same time, simulated together "
+          "and contending where they share links. The Mesh-TensorFlow sources do not say which the TPU "
+          "runtime of 2018 did: none bounds the step from above, concurrent from below."),
       ConfigKey("hardware.collectives", "map from mesh axis to a simulator algorithm name",
                 "The simulator's algorithm for the collectives along each mesh axis, such as "
                 "{batch: bidir_ring, model: ring} (tpusim collective --help lists the algorithms), or auto: "

@@ -1,5 +1,8 @@
 #include <fmt/format.h>
 
+#include <map>
+#include <set>
+
 #include "topologies/rank_mapping.hpp"
 #include "workloads/report/result_files.hpp"
 
@@ -24,6 +27,20 @@ void write_chrome_trace(std::ostream& out, const RunConfig& config, const RunRep
                         {"mapping", report.mesh_mapping}}
              .dump()
       << ",\"traceEvents\":[\n";
+  // One track per communication stream that ran something: under the concurrent overlap policy, stream
+  // 1 + d carries the collectives along mesh dimension d (mesh_tf/step_schedule.hpp).
+  std::set<int> streams;
+  for (const auto& entry : report.timeline.entries) {
+    if (entry.is_comm) streams.insert(entry.stream);
+  }
+  std::map<int, std::string> stream_names;
+  for (const int stream : streams) {
+    const int mesh_dim = stream - 1;
+    stream_names[stream] =
+        config.hardware.overlap == mtf::OverlapPolicy::concurrent && mesh_dim < config.mesh.shape.rank()
+            ? "collectives along " + config.mesh.shape.dim_name(mesh_dim)
+            : "collectives";
+  }
   bool first = true;
   auto comma = [&] {
     if (!first) out << ",\n";
@@ -45,16 +62,18 @@ void write_chrome_trace(std::ostream& out, const RunConfig& config, const RunRep
     comma();
     out << fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":0,"args":{{"name":"compute"}}}})",
                        chip);
-    comma();
-    out << fmt::format(
-        R"({{"name":"thread_name","ph":"M","pid":{},"tid":1,"args":{{"name":"collectives"}}}})", chip);
+    for (const auto& [stream, name] : stream_names) {
+      comma();
+      out << fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{}"}}}})",
+                         chip, stream, name);
+    }
     for (std::size_t i = 0; i < report.timeline.entries.size(); ++i) {
       const auto& entry = report.timeline.entries[i];
       comma();
       out << fmt::format(
           R"({{"name":{},"cat":"{}","ph":"X","ts":{:.4f},"dur":{:.4f},"pid":{},"tid":{},"args":{}}})",
           names[i], entry.is_comm ? "collective" : "compute", entry.start_s * 1e6,
-          (entry.end_s - entry.start_s) * 1e6, chip, entry.is_comm ? 1 : 0, args[i]);
+          (entry.end_s - entry.start_s) * 1e6, chip, entry.stream, args[i]);
     }
   }
   out << "\n]}\n";
