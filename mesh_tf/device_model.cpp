@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "topologies/support/check.hpp"
 #include "topologies/support/input_error.hpp"
@@ -105,7 +106,29 @@ DeviceModel DeviceModel::with_figures(double peak_flops, double hbm_bandwidth_Bp
   device.vector_unit_ = vector_unit_;
   device.matrix_unit_timed_ = matrix_unit_timed_;
   device.vector_unit_timed_ = vector_unit_timed_;
+  device.vector_memory_bytes_ = vector_memory_bytes_;
   return device;
+}
+
+DeviceModel DeviceModel::with_vector_memory(std::optional<std::uint64_t> bytes) const {
+  if (bytes && !(static_cast<double>(*bytes) >= kMemoryRange_bytes.min &&
+                 static_cast<double>(*bytes) <= kMemoryRange_bytes.max)) {
+    throw InputError(fmt::format("device '{}': vector memory {} bytes is not plausible: expected {}", name_,
+                                 *bytes, kMemoryRange_bytes.text));
+  }
+  DeviceModel device = *this;
+  device.vector_memory_bytes_ = bytes;
+  return device;
+}
+
+double DeviceModel::matmul_hbm_bytes(double a_bytes, double b_bytes, double result_bytes) const {
+  const double once = a_bytes + b_bytes + result_bytes;
+  if (!vector_memory_bytes_ || a_bytes + b_bytes <= static_cast<double>(*vector_memory_bytes_)) return once;
+  const double part_bytes = static_cast<double>(*vector_memory_bytes_) / 2;
+  auto rereads = [&](double stationary, double streamed) {
+    return (std::ceil(stationary / part_bytes) - 1) * streamed;
+  };
+  return once + std::min(rereads(a_bytes, b_bytes), rereads(b_bytes, a_bytes));
 }
 
 DeviceModel DeviceModel::with_vector_unit(std::optional<VectorUnit> unit) const {

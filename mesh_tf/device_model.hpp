@@ -68,6 +68,16 @@ class DeviceModel {
 
   // Work that is not a matmul: flops and transcendental functions, on the vector unit where it is timed.
   OpTime op_time(double flops, double bytes, double transcendentals = 0) const;
+  // On-chip memory a matmul's operands are staged in (config hardware.vector_memory), a user setting: no
+  // public source gives it for the cores modelled, nor XLA's tiling. None (the presets): operands and result
+  // go through HBM once. With a capacity, matmul_hbm_bytes adds what blocking costs.
+  const std::optional<std::uint64_t>& vector_memory_bytes() const { return vector_memory_bytes_; }
+  DeviceModel with_vector_memory(std::optional<std::uint64_t> bytes) const;
+  // HBM bytes of a matmul of operands `a_bytes` and `b_bytes` into `result_bytes`. When both operands do
+  // not fit the vector memory, one (the stationary operand) is held in parts of half the memory, the other
+  // kept whole in output columns, and the streamed operand is read again for each further part: one-level
+  // blocking, the cheaper choice of stationary operand.
+  double matmul_hbm_bytes(double a_bytes, double b_bytes, double result_bytes) const;
   // A contraction of `sizes` (flops may add work beside the matmul, such as summing a dim only one operand
   // has, which is vector work). Where XLA keeps the dot (runs_on_matrix_unit): on the matrix unit, or at the
   // peak rate with its timing off; a dot XLA strength-reduces is vector work (op_time).
@@ -85,6 +95,7 @@ class DeviceModel {
   std::optional<VectorUnit> vector_unit_;
   bool matrix_unit_timed_ = true;
   bool vector_unit_timed_ = true;
+  std::optional<std::uint64_t> vector_memory_bytes_;
   double vector_compute_s(double flops, double transcendentals) const;
 };
 

@@ -117,6 +117,11 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
   step.transcendentals = work.transcendentals;
   double bytes = static_cast<double>(value(output).slice_bytes());
   for (const int in : step.inputs) bytes += static_cast<double>(value(in).slice_bytes());
+  if (work.matmul && runs_on_matrix_unit(*work.matmul) && step.inputs.size() == 2) {
+    bytes = options_.device.matmul_hbm_bytes(static_cast<double>(value(step.inputs[0]).slice_bytes()),
+                                             static_cast<double>(value(step.inputs[1]).slice_bytes()),
+                                             static_cast<double>(value(output).slice_bytes()));
+  }
   step.hbm_bytes = bytes;
   const OpTime time = work.matmul ? options_.device.matmul_time(*work.matmul, work.flops, bytes)
                                   : options_.device.op_time(work.flops, bytes, work.transcendentals);

@@ -332,6 +332,20 @@ TEST_CASE("the per-op overhead is a user setting that keeps the device's other f
   CHECK(parse_run_config(kValid, "configs/test.yaml").hardware.device.op_overhead_s() == 0);
 }
 
+TEST_CASE("the vector memory is a user setting, absent unless the config gives it") {
+  CHECK_FALSE(parse_run_config(kValid, "configs/test.yaml").hardware.device.vector_memory_bytes());
+  const auto with = [](const std::string& value) {
+    return replace(kValid, "  topology: tpu-v2-32\n",
+                   "  topology: tpu-v2-32\n  vector_memory: " + value + "\n");
+  };
+  const auto config = parse_run_config(with("16MiB"), "configs/test.yaml");
+  CHECK(config.hardware.device.vector_memory_bytes() == (16ull << 20));
+  CHECK(config.hardware.device.peak_flops() == 22.5e12);
+  CHECK(error_of(with("512")) ==
+        "configs/test.yaml:4: hardware.vector_memory: '512' is not a plausible memory size: expected 1 KiB "
+        "to 1 PiB");
+}
+
 TEST_CASE("mesh sizes are never cut to 32 bits or multiplied past an int") {
   CHECK(error_of(replace(kValid, "batch:8;model:4", "a:4294967304")) ==
         "configs/test.yaml:5: mesh.shape: mesh 'a:4294967304': mesh a:4294967304 has 4294967304 processors; "

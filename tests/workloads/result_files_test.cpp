@@ -93,9 +93,10 @@ TEST_CASE("a timing-only run writes its summary and collectives table and a Chro
   fs::remove_all(folder);
 }
 
-TEST_CASE("under the concurrent overlap policy the trace has a track per mesh axis, none overlapping itself") {
+TEST_CASE("under the concurrent overlap policy the trace has a track per mesh axis, none overlapping") {
   const RunConfig config = parse_run_config(
-      "name: streams\nhardware: {topology: tpu-v2-32, overlap: concurrent}\nmesh: {shape: \"batch:8;model:4\"}\n"
+      "name: streams\nhardware: {topology: tpu-v2-32, overlap: concurrent}\n"
+      "mesh: {shape: \"batch:8;model:4\"}\n"
       "model: {kind: transformer_lm, layers: 2, d_model: 64, d_ff: 256, heads: 8, d_kv: 16, vocab: 256, "
       "batch: 16, length: 32}\n",
       "streams.yaml");

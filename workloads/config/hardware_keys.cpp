@@ -198,6 +198,24 @@ std::vector<ConfigKey> hardware_keys() {
             set_device_figure(r, &DeviceFigures::hbm_bytes, value.memory_bytes());
           })
           .reports([](const RunConfig& c) { return c.hardware.device.hbm_bytes(); }, "hbm_bytes_per_core"),
+      ConfigKey("hardware.vector_memory", std::string(kMemorySize) + ", or none",
+                "On-chip memory of one core that a matmul's operands are staged in. When both operands do "
+                "not fit, one is held in parts of half this memory and the other is read from HBM again for "
+                "each further part (one-level blocking, the cheaper of the two choices: "
+                "mesh_tf/device_model.hpp). A user setting: no public source gives it for the cores "
+                "modelled, nor XLA's tiling; none, operands and results go through HBM once.")
+          .ranged(kMemoryRange_bytes.text)
+          .defaults_to("none")
+          .needs({"hardware.device"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            mtf::DeviceModel& device = r.config.hardware.device;
+            device = device.with_vector_memory(
+                value.scalar() == "none" ? std::nullopt : std::optional<std::uint64_t>(value.memory_bytes()));
+          })
+          .reports([](const RunConfig& c) -> nlohmann::json {
+            const auto& bytes = c.hardware.device.vector_memory_bytes();
+            return bytes ? nlohmann::json(*bytes) : nlohmann::json("none");
+          }),
       ConfigKey("hardware.hbm_bandwidth_per_core", kBandwidth, "HBM bandwidth of one core.")
           .ranged(kBandwidthRange_Bps.text)
           .absent_means("the device's")
