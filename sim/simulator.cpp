@@ -112,7 +112,6 @@ struct Simulator::Impl {
     int id = 0;
     std::vector<CollectiveRequest> requests;
     std::vector<Schedule> schedules;
-    std::exception_ptr failure;
   };
   int next_concurrent_id = 0;
   int concurrent_in_flight = 0;
