@@ -25,6 +25,34 @@ double covered(const std::vector<std::pair<double, double>>& intervals, double b
   return overlap;
 }
 
+// Where collectives overlap, each one's exposed time is its share of the time no compute ran while it was in
+// flight, split evenly among the collectives in flight then, so that the shares add up to the step's exposed
+// time instead of counting it once per collective.
+void share_exposed_time(std::vector<TimelineEntry>& entries,
+                        const std::vector<std::pair<double, double>>& compute) {
+  std::vector<TimelineEntry*> comms, open;
+  std::vector<double> instants;
+  for (auto& e : entries) {
+    if (!e.is_comm) continue;
+    e.exposed_s = 0;
+    comms.push_back(&e);
+    instants.push_back(e.start_s);
+    instants.push_back(e.end_s);
+  }
+  std::sort(instants.begin(), instants.end());
+  instants.erase(std::unique(instants.begin(), instants.end()), instants.end());
+  for (std::size_t i = 0; i + 1 < instants.size(); ++i) {
+    const double begin = instants[i], end = instants[i + 1];
+    open.clear();
+    for (auto* e : comms) {
+      if (e->start_s <= begin && e->end_s >= end) open.push_back(e);
+    }
+    if (open.empty()) continue;
+    const double exposed = end - begin - covered(compute, begin, end);
+    for (auto* e : open) e->exposed_s += exposed / static_cast<double>(open.size());
+  }
+}
+
 }  // namespace
 
 void finalize_timeline(Timeline& timeline) {
@@ -62,6 +90,7 @@ void finalize_timeline(Timeline& timeline) {
       timeline.comm_s += end - begin;
       timeline.exposed_comm_s += end - begin - covered(compute, begin, end);
     }
+    share_exposed_time(timeline.entries, compute);
   }
   // The three parts are sums of different events, so a true zero comes back as rounding noise.
   const double idle_s = timeline.step_time_s - timeline.compute_s - timeline.exposed_comm_s;

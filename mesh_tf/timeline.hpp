@@ -17,7 +17,9 @@ struct TimelineEntry {
   bool is_comm = false;
   int stream = 0;  // 0 compute; from 1 the communication streams (overlap_policy.hpp)
   double start_s = 0, end_s = 0;
-  double exposed_s = 0;  // comm only: time not overlapped by compute
+  // Comm only: time not overlapped by compute; where collectives overlap one another, its even share of
+  // that time with the others in flight, so that the entries add up to Timeline::exposed_comm_s.
+  double exposed_s = 0;
   // Compute only: the op's work, the per-op overhead in its duration, what set the rest, and the entry of
   // the collective whose result it started late for (-1 when it did not wait for one).
   double flops = 0, hbm_bytes = 0, overhead_s = 0;

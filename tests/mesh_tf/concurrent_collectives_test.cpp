@@ -101,6 +101,10 @@ TEST_CASE("collectives along disjoint mesh dimensions that share links contend a
   const auto comparison = compare(concurrent.timeline, alone.timeline);
   CHECK(comparison.overlapping_pairs > 0);
   CHECK(comparison.longest_ratio > 1.01);
+  // The collectives' exposed shares add up to the step's exposed time, counted once.
+  double exposed = 0;
+  for (const auto* c : collectives(concurrent.timeline)) exposed += c->exposed_s;
+  CHECK(exposed == Approx(concurrent.timeline.exposed_comm_s).epsilon(1e-12));
   // Numerics and timing-only runs place the same collectives at the same times; the data is right either way.
   const auto numeric = run_two_layer(simulator.get(), true, "rows:2;cols:4", "batch:rows;hidden:cols",
                                      "linear", OverlapPolicy::concurrent);
@@ -143,6 +147,7 @@ TEST_CASE("a timeline counts the time overlapping collectives are in flight once
   CHECK(timeline.comm_s == 5);                // [1, 6)
   CHECK(timeline.exposed_comm_s == 2);        // [2, 3) and [5, 6)
   CHECK(timeline.idle_s == 1);                // [6, 7)
-  CHECK(timeline.entries[1].exposed_s == 1);  // [2, 3) of [1, 4)
-  CHECK(timeline.entries[3].exposed_s == 2);  // [2, 3) and [5, 6) of [2, 6)
+  // [2, 3) is exposed with both in flight, half each; [5, 6) with only the second.
+  CHECK(timeline.entries[1].exposed_s == 0.5);
+  CHECK(timeline.entries[3].exposed_s == 1.5);
 }
