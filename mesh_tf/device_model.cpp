@@ -11,6 +11,17 @@
 #include "topologies/support/units.hpp"
 
 namespace tpusim::mtf {
+namespace {
+
+void check_plausible(const std::string& device, const char* what, double value, const PlausibleRange& range,
+                     const char* unit) {
+  if (!(value >= range.min && value <= range.max)) {
+    throw InputError(fmt::format("device '{}': {} {:g} {} is not plausible: expected {}", device, what, value,
+                                 unit, range.text));
+  }
+}
+
+}  // namespace
 
 DeviceModel::DeviceModel(std::string name, double peak_flops, double hbm_bandwidth_Bps,
                          std::uint64_t hbm_bytes, double op_overhead_s)
@@ -19,16 +30,10 @@ DeviceModel::DeviceModel(std::string name, double peak_flops, double hbm_bandwid
       hbm_bandwidth_Bps_(hbm_bandwidth_Bps),
       hbm_bytes_(hbm_bytes),
       op_overhead_s_(op_overhead_s) {
-  auto check = [&](const char* what, double value, const PlausibleRange& range, const char* unit) {
-    if (!(value >= range.min && value <= range.max)) {
-      throw InputError(fmt::format("device '{}': {} {:g} {} is not plausible: expected {}", name_, what,
-                                   value, unit, range.text));
-    }
-  };
-  check("peak FLOP rate", peak_flops_, kFlopRateRange_flops, "FLOP/s");
-  check("HBM bandwidth", hbm_bandwidth_Bps_, kBandwidthRange_Bps, "B/s");
-  check("HBM size", static_cast<double>(hbm_bytes_), kMemoryRange_bytes, "bytes");
-  check("per-op overhead", op_overhead_s_, kLatencyRange_s, "s");
+  check_plausible(name_, "peak FLOP rate", peak_flops_, kFlopRateRange_flops, "FLOP/s");
+  check_plausible(name_, "HBM bandwidth", hbm_bandwidth_Bps_, kBandwidthRange_Bps, "B/s");
+  check_plausible(name_, "HBM size", static_cast<double>(hbm_bytes_), kMemoryRange_bytes, "bytes");
+  check_plausible(name_, "per-op overhead", op_overhead_s_, kLatencyRange_s, "s");
 }
 
 // Half a chip of the public per-chip figures (two cores per chip), see shared reference mesh_tf.md. Matrix
@@ -111,11 +116,8 @@ DeviceModel DeviceModel::with_figures(double peak_flops, double hbm_bandwidth_Bp
 }
 
 DeviceModel DeviceModel::with_vector_memory(std::optional<std::uint64_t> bytes) const {
-  if (bytes && !(static_cast<double>(*bytes) >= kMemoryRange_bytes.min &&
-                 static_cast<double>(*bytes) <= kMemoryRange_bytes.max)) {
-    throw InputError(fmt::format("device '{}': vector memory {} bytes is not plausible: expected {}", name_,
-                                 *bytes, kMemoryRange_bytes.text));
-  }
+  if (bytes)
+    check_plausible(name_, "vector memory", static_cast<double>(*bytes), kMemoryRange_bytes, "bytes");
   DeviceModel device = *this;
   device.vector_memory_bytes_ = bytes;
   return device;
