@@ -115,12 +115,13 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
   step.output = output;
   step.flops = work.flops;
   step.transcendentals = work.transcendentals;
-  double bytes = static_cast<double>(value(output).slice_bytes());
-  for (const int in : step.inputs) bytes += static_cast<double>(value(in).slice_bytes());
+  const auto bytes_of = [&](int v) { return static_cast<double>(value(v).slice_bytes()); };
+  double bytes = bytes_of(output);
   if (work.matmul && runs_on_matrix_unit(*work.matmul) && step.inputs.size() == 2) {
-    bytes = options_.device.matmul_hbm_bytes(static_cast<double>(value(step.inputs[0]).slice_bytes()),
-                                             static_cast<double>(value(step.inputs[1]).slice_bytes()),
-                                             static_cast<double>(value(output).slice_bytes()));
+    // Its operands staged in the vector memory, where the device has one.
+    bytes = options_.device.matmul_hbm_bytes(bytes_of(step.inputs[0]), bytes_of(step.inputs[1]), bytes);
+  } else {
+    for (const int in : step.inputs) bytes += bytes_of(in);
   }
   step.hbm_bytes = bytes;
   const OpTime time = work.matmul ? options_.device.matmul_time(*work.matmul, work.flops, bytes)
