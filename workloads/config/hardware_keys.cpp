@@ -340,7 +340,8 @@ std::vector<ConfigKey> hardware_keys() {
           "step is then the sum of every op and collective); or concurrent, a communication stream per "
           "mesh axis, so that collectives along disjoint axes run at the same time, simulated together "
           "and contending where they share links. The Mesh-TensorFlow sources do not say which the TPU "
-          "runtime of 2018 did: none bounds the step from above, concurrent from below."),
+          "runtime of 2018 did: none bounds the step from above; concurrent overlaps the most, though "
+          "collectives sharing links then slow one another."),
       ConfigKey("hardware.collectives", "map from mesh axis to a simulator algorithm name",
                 "The simulator's algorithm for the collectives along each mesh axis, such as "
                 "{batch: bidir_ring, model: ring} (tpusim collective --help lists the algorithms), or auto: "
