@@ -406,12 +406,10 @@ StepResult Executor::run(const std::vector<Tensor>& fetches) {
   }
   // Device and link parameters are range-checked where they are read, so every duration is finite.
   for (const double duration : durations) TPUSIM_CHECK(std::isfinite(duration) && duration >= 0);
-  if (im.simulator != nullptr && im.options.overlap == OverlapPolicy::concurrent) {
-    Impl::SimulatedConcurrency concurrency(im);
-    result.timeline = schedule_step(program, durations, im.options.overlap, &concurrency);
-  } else {
-    result.timeline = schedule_step(program, durations, im.options.overlap);
-  }
+  // Used only under the concurrent policy; without a simulator collectives keep their times alone.
+  Impl::SimulatedConcurrency concurrency(im);
+  result.timeline =
+      schedule_step(program, durations, im.options.overlap, im.simulator ? &concurrency : nullptr);
   for (auto& entry : result.timeline.entries) {
     const Step& step = program.steps[entry.step];
     entry.family = step.is_comm ? sim::to_string(step.record.kind) : to_string(im.graph.op(entry.op).kind);

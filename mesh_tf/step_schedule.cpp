@@ -20,9 +20,7 @@ std::vector<std::vector<int>> lanes_of_steps(const Program& program, OverlapPoli
   }
   std::vector<std::vector<int>> lanes;
   for (const auto& step : program.steps) {
-    if (!step.is_comm) {
-      lanes.push_back({0});
-    } else if (overlap == OverlapPolicy::none) {
+    if (!step.is_comm || overlap == OverlapPolicy::none) {
       lanes.push_back({0});
     } else if (overlap == OverlapPolicy::dependencies || step.mesh_dims.empty()) {
       // A collective along no mesh dimension (none is lowered so) would take every lane, to be safe.

@@ -238,13 +238,12 @@ int Simulator::start_concurrent(const std::vector<CollectiveRequest>& in_turn) {
 }
 
 std::vector<int> Simulator::advance_concurrent(double until_s) {
-  if (impl_->concurrent_ended.empty() && impl_->concurrent_in_flight > 0) {
+  if (impl_->concurrent_ended.empty()) {
+    // With nothing in flight, only the date can stop the run.
+    TPUSIM_CHECK(impl_->concurrent_in_flight > 0 || until_s < std::numeric_limits<double>::infinity());
     // Each end pauses the run; the clock cannot pass until_s, nor an end, without stopping there.
     const bool paused = run_engine_until(until_s);
     TPUSIM_CHECK(paused);  // otherwise a collective waited for something that can never happen
-  } else if (impl_->concurrent_ended.empty()) {
-    TPUSIM_CHECK(until_s < std::numeric_limits<double>::infinity());  // nothing would ever end
-    run_engine_until(until_s);
   }
   if (impl_->concurrent_failure) {
     auto failure = impl_->concurrent_failure;
