@@ -149,34 +149,34 @@ TEST_CASE("step schedule: two collectives ready together, along different mesh d
               {{0, 1}, {1, 3}, {4, 6}, {3, 4}, {6, 7}});
 }
 
-TEST_CASE("step schedule: a collective that starts while another runs alone replays it from its start") {
-  // c0 (1) -> A along dim 0 (2); c0 -> c1 (1) -> B along dim 1 (2); A -> c2 (1); B -> c3 (1).
-  // A runs alone from 1; B starts at 2, when A has 1 left: both at half rate until A ends at 4, then B's
-  // last 1 alone until 5.
+namespace {
+
+// c0 (1) -> A along `a_dim` (2); c0 -> c1 (1) -> B along `b_dim` (2); A -> c2 (1); B -> c3 (1).
+Program staggered_collectives(int a_dim, int b_dim) {
   ProgramBuilder b;
   const int x = b.source();
   const int v = b.add(false, {x});
-  const int a = b.add(true, {v}, {0});
+  const int a = b.add(true, {v}, {a_dim});
   const int w = b.add(false, {v});
-  const int bb = b.add(true, {w}, {1});
+  const int bb = b.add(true, {w}, {b_dim});
   b.add(false, {a});
   b.add(false, {bb});
+  return b.program;
+}
+
+}  // namespace
+
+TEST_CASE("step schedule: a collective that starts while another runs alone replays it from its start") {
+  // A runs alone from 1; B starts at 2, when A has 1 left: both at half rate until A ends at 4, then B's
+  // last 1 alone until 5.
   const std::vector<double> durations{1, 2, 1, 2, 1, 1};
   SharedRate shared(durations, true);
-  check_spans(schedule_step(b.program, durations, OverlapPolicy::concurrent, &shared),
+  check_spans(schedule_step(staggered_collectives(0, 1), durations, OverlapPolicy::concurrent, &shared),
               {{0, 1}, {1, 4}, {1, 2}, {2, 5}, {4, 5}, {5, 6}});
   CHECK(shared.starts() == 2);
   // A collective along the same mesh dimension waits for the stream instead: dim 0 for both.
-  ProgramBuilder same;
-  const int y = same.source();
-  const int v2 = same.add(false, {y});
-  const int a2 = same.add(true, {v2}, {0});
-  const int w2 = same.add(false, {v2});
-  const int b2 = same.add(true, {w2}, {0});
-  same.add(false, {a2});
-  same.add(false, {b2});
   SharedRate unused(durations, true);
-  check_spans(schedule_step(same.program, durations, OverlapPolicy::concurrent, &unused),
+  check_spans(schedule_step(staggered_collectives(0, 0), durations, OverlapPolicy::concurrent, &unused),
               {{0, 1}, {1, 3}, {1, 2}, {3, 5}, {3, 4}, {5, 6}});
   CHECK(unused.starts() == 0);
 }
