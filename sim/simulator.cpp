@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "sim/platform.hpp"
 #include "sim/request_check.hpp"
 #include "topologies/support/check.hpp"
+#include "topologies/support/child_process.hpp"
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::sim {
@@ -90,6 +92,36 @@ TransferMechanism transfer_mechanism_for(const topo::Topology& topology) {
 #endif
 }
 
+// A result through the child's pipe: fmt writes the shortest text that reads back to the same double.
+std::string encode_result(const CollectiveResult& r) {
+  return fmt::format("{} {} {} {} {} {} {} {}", r.time_s, r.messages, r.bytes_per_member, r.group_size,
+                     r.algbw_Bps, r.busbw_Bps, r.simulated_messages, r.folded_rounds);
+}
+
+template <typename T>
+void read_field(const char*& at, const char* end, T& value) {
+  while (at < end && *at == ' ') ++at;
+  const auto [next, error] = std::from_chars(at, end, value);
+  TPUSIM_CHECK(error == std::errc());
+  at = next;
+}
+
+CollectiveResult decode_result(const std::string& text) {
+  CollectiveResult r;
+  const char* at = text.data();
+  const char* end = at + text.size();
+  read_field(at, end, r.time_s);
+  read_field(at, end, r.messages);
+  read_field(at, end, r.bytes_per_member);
+  read_field(at, end, r.group_size);
+  read_field(at, end, r.algbw_Bps);
+  read_field(at, end, r.busbw_Bps);
+  read_field(at, end, r.simulated_messages);
+  read_field(at, end, r.folded_rounds);
+  TPUSIM_CHECK(at == end);
+  return r;
+}
+
 }  // namespace
 
 struct Simulator::Impl {
@@ -141,6 +173,9 @@ Simulator::Simulator(const topo::Topology& topology, SimOptions options) {
         fmt::format("topology '{}': meshes without wraparound are limited to {} chips, this one has {}",
                     topology.name(), kMaxMeshChips, topology.num_chips()));
   }
+  if (options.isolated_collectives && options.record_trace) {
+    throw InputError("a Simulator with isolated collectives records no trace: its collectives run in children");
+  }
   g_engine_created = true;
   impl_ = std::make_unique<Impl>(topology, options);
 }
@@ -153,6 +188,8 @@ double Simulator::now_s() const { return s4u::Engine::get_clock(); }
 
 CollectiveResult Simulator::run(const CollectiveRequest& request) { return run(request, true); }
 
+bool Simulator::isolated_collectives() const { return impl_->options.isolated_collectives; }
+
 double Simulator::probe_s(const CollectiveRequest& request) {
   CollectiveRequest timing_only = request;
   timing_only.data = nullptr;
@@ -161,6 +198,18 @@ double Simulator::probe_s(const CollectiveRequest& request) {
 
 CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded) {
   validate_request(impl_->topology, request);
+  if (impl_->options.isolated_collectives) {
+    if (request.data != nullptr) {
+      throw InputError("a Simulator with isolated collectives runs timing only; this collective carries data");
+    }
+    // The parent's engine never runs, so every child starts from the same state at clock 0.
+    TPUSIM_CHECK(now_s() == 0);
+    const ChildResult child = run_in_child([this, &request] {
+      impl_->options.isolated_collectives = false;
+      return encode_result(run(request, false));
+    });
+    return decode_result(child.output);
+  }
   const Schedule schedule = build_schedule(impl_->topology, request);
 
   // The engine's clock is shared: a collective run alone while others are in flight would not be alone.
@@ -210,6 +259,9 @@ CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded)
 }
 
 int Simulator::start_concurrent(const std::vector<CollectiveRequest>& in_turn) {
+  if (impl_->options.isolated_collectives) {
+    throw InputError("collectives that run at the same time share one clock; this Simulator isolates each one");
+  }
   auto running = std::make_shared<Impl::Concurrent>();
   running->id = impl_->next_concurrent_id++;
   for (const auto& request : in_turn) {

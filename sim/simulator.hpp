@@ -24,6 +24,12 @@ struct SimOptions {
   bool fold_repeated_rounds = true;
   // None: maestro_comms below 1024 chips, endpoint_actors from there (transfer_tracker.hpp says why).
   std::optional<TransferMechanism> transfers;
+  // Each collective runs in a child process forked from this engine before its clock ever moved, so every
+  // time is simulated from clock 0 whatever ran before: a collective's time is then a function of the request
+  // alone, bit for bit (on one long clock, end minus start rounds differently at later dates), which a cache
+  // shared by many programs needs (a search). Timing only: no data, no trace, no link loads, no concurrent
+  // collectives. Costs a fork per collective (about a millisecond).
+  bool isolated_collectives = false;
 };
 
 struct LinkLoad {
@@ -44,6 +50,7 @@ class Simulator {
   const topo::Topology& topology() const;
   // Validates the request (InputError naming the problem) before anything is simulated.
   CollectiveResult run(const CollectiveRequest& request);
+  bool isolated_collectives() const;
   // The simulated seconds of the request run timing only (its data ignored) and left out of link_loads and
   // the trace: what choosing among algorithms by simulation needs (sim/algorithm_choice.hpp).
   double probe_s(const CollectiveRequest& request);
