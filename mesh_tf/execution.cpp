@@ -45,7 +45,7 @@ struct Executor::Impl {
   Program program;
   Store store;
   std::set<int> fed;
-  std::map<std::string, sim::CollectiveResult> own_memo;  // without a simulator
+  std::map<std::string, sim::CollectiveResult> own_memo;  // without a simulator, or not shared
   std::map<std::string, sim::CollectiveResult>& memo_result;
   std::map<std::vector<int>, std::vector<topo::Group>> group_cache;
   std::map<std::string, std::vector<int>> links_by_signature;    // SimulatedConcurrency's
@@ -59,7 +59,7 @@ struct Executor::Impl {
         simulator(s),
         options(std::move(o)),
         mapping(s ? MeshMapping(mesh, s->topology(), options.mapping) : MeshMapping(mesh)),
-        memo_result(s ? shared_memo(s) : own_memo) {
+        memo_result(s && options.share_collective_times ? shared_memo(s) : own_memo) {
     LoweringOptions lowering;
     lowering.device = options.device;
     lowering.collective_backend = options.collective_backend;

@@ -49,6 +49,9 @@ struct ExecutionOptions {
   FusionPolicy fusion = FusionPolicy::xla;
   // Whether collectives overlap compute (overlap_policy.hpp).
   OverlapPolicy overlap = OverlapPolicy::dependencies;
+  // Whether collective times are remembered for every executor on the same simulator (identical requests,
+  // identical times), or only for this one: a search compares the two to show its cache changes nothing.
+  bool share_collective_times = true;
 };
 
 // An algorithm of ExecutionOptions cannot run a collective the program needs (an unknown name, an allconcat

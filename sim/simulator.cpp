@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <set>
+#include <unordered_map>
 #include <simgrid/s4u.hpp>
 
 // version.h and log.h need the declarations s4u.hpp brings in first.
@@ -122,6 +123,36 @@ CollectiveResult decode_result(const std::string& text) {
   return r;
 }
 
+// Every field of the request that the simulation reads, as bytes: identical keys, identical requests.
+std::string isolation_key(const CollectiveRequest& r) {
+  std::string key;
+  const auto put = [&key](const auto& value) {
+    key.append(reinterpret_cast<const char*>(&value), sizeof value);
+  };
+  put(r.kind);
+  put(r.op);
+  put(r.elements);
+  put(r.element_bytes);
+  put(r.algorithms.size());
+  for (const auto& name : r.algorithms) {
+    put(name.size());
+    key += name;
+  }
+  put(r.groups.size());
+  for (const auto& group : r.groups) {
+    put(group.dims.size());
+    for (const int d : group.dims) put(d);
+    put(group.ranks.size());
+    for (const auto rank : group.ranks) put(rank);
+  }
+  put(r.permutation.size());
+  for (const auto& [src, dst] : r.permutation) {
+    put(src);
+    put(dst);
+  }
+  return key;
+}
+
 }  // namespace
 
 struct Simulator::Impl {
@@ -138,6 +169,8 @@ struct Simulator::Impl {
   std::vector<double> link_bytes;
   std::vector<TraceEvent> trace;
   std::vector<std::string> labels;
+  std::uint64_t collectives_simulated = 0;
+  std::unordered_map<std::string, CollectiveResult> isolated_results;  // by isolation_key
 
   // A concurrently running collective: what its actor reads while it runs.
   struct Concurrent {
@@ -190,6 +223,8 @@ CollectiveResult Simulator::run(const CollectiveRequest& request) { return run(r
 
 bool Simulator::isolated_collectives() const { return impl_->options.isolated_collectives; }
 
+std::uint64_t Simulator::collectives_simulated() const { return impl_->collectives_simulated; }
+
 double Simulator::probe_s(const CollectiveRequest& request) {
   CollectiveRequest timing_only = request;
   timing_only.data = nullptr;
@@ -202,14 +237,24 @@ CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded)
     if (request.data != nullptr) {
       throw InputError("a Simulator with isolated collectives runs timing only; this collective carries data");
     }
+    std::string key;
+    if (impl_->options.remember_isolated_results) {
+      key = isolation_key(request);
+      const auto it = impl_->isolated_results.find(key);
+      if (it != impl_->isolated_results.end()) return it->second;
+    }
+    ++impl_->collectives_simulated;
     // The parent's engine never runs, so every child starts from the same state at clock 0.
     TPUSIM_CHECK(now_s() == 0);
     const ChildResult child = run_in_child([this, &request] {
       impl_->options.isolated_collectives = false;
       return encode_result(run(request, false));
     });
-    return decode_result(child.output);
+    const CollectiveResult result = decode_result(child.output);
+    if (impl_->options.remember_isolated_results) impl_->isolated_results.emplace(std::move(key), result);
+    return result;
   }
+  ++impl_->collectives_simulated;
   const Schedule schedule = build_schedule(impl_->topology, request);
 
   // The engine's clock is shared: a collective run alone while others are in flight would not be alone.

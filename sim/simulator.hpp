@@ -28,8 +28,12 @@ struct SimOptions {
   // time is simulated from clock 0 whatever ran before: a collective's time is then a function of the request
   // alone, bit for bit (on one long clock, end minus start rounds differently at later dates), which a cache
   // shared by many programs needs (a search). Timing only: no data, no trace, no link loads, no concurrent
-  // collectives. Costs a fork per collective (about a millisecond).
+  // collectives. Costs a fork per collective.
   bool isolated_collectives = false;
+  // With isolated collectives: a request identical to one simulated before (every field but data and label:
+  // kind, reduction, algorithms, groups, permutation, sizes) gets that result again instead of a new child.
+  // Exact, since the result is a function of the request alone.
+  bool remember_isolated_results = true;
 };
 
 struct LinkLoad {
@@ -51,6 +55,9 @@ class Simulator {
   // Validates the request (InputError naming the problem) before anything is simulated.
   CollectiveResult run(const CollectiveRequest& request);
   bool isolated_collectives() const;
+  // Collectives simulated so far by run and probe_s (not those started concurrently); with isolated
+  // collectives, those answered from remembered results are not counted.
+  std::uint64_t collectives_simulated() const;
   // The simulated seconds of the request run timing only (its data ignored) and left out of link_loads and
   // the trace: what choosing among algorithms by simulation needs (sim/algorithm_choice.hpp).
   double probe_s(const CollectiveRequest& request);

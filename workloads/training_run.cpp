@@ -75,7 +75,23 @@ std::vector<CollectiveGroup> group_collectives(const std::vector<mtf::Collective
 
 }  // namespace
 
+TrainingProgram::TrainingProgram(const RunConfig& config)
+    : graph(config.training.seed), model(build_model(graph, config.model)) {
+  mtf::Optimizer optimizer = make_optimizer(config.training);
+  gradients = optimizer.minimize(graph, model.loss);
+}
+
 RunReport run_training(const RunConfig& config, const RunOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const TrainingProgram program(config);
+  sim::Simulator simulator(config.hardware.topology);
+  RunReport report = run_training(config, program, simulator, options);
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return report;
+}
+
+RunReport run_training(const RunConfig& config, const TrainingProgram& program, sim::Simulator& simulator,
+                       const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const bool numerics = config.training.numerics == NumericsMode::full;
   RunReport report;
@@ -84,12 +100,10 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   report.tokens_per_step = tokens_per_step(config.model);
   report.example_unit = trains_on_sequences(config.model.kind) ? "sequences" : "examples";
 
-  mtf::Graph graph(config.training.seed);
-  const BuiltModel model = build_model(graph, config.model);
-  mtf::Optimizer optimizer = make_optimizer(config.training);
-  const std::vector<mtf::Tensor> gradients = optimizer.minimize(graph, model.loss);
+  const mtf::Graph& graph = program.graph;
+  const BuiltModel& model = program.model;
+  const std::vector<mtf::Tensor>& gradients = program.gradients;
 
-  sim::Simulator simulator(config.hardware.topology);
   mtf::ExecutionOptions execution;
   execution.numerics = numerics;
   // SPMD: every core waits for the slowest at the next collective, so a straggler sets every op's time.
@@ -99,6 +113,7 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   execution.collective_backend = config.hardware.collective_backend;
   execution.overlap = config.hardware.overlap;
   execution.fusion = config.hardware.fusion;
+  execution.share_collective_times = options.share_collective_times;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor =
@@ -114,6 +129,7 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   report.counted_flops_per_core = counters.flops_per_core;
   report.counted = flop_breakdown(graph, counters);
   report.memory = memory_per_core(counters, gradients, config.hardware.device.hbm_bytes());
+  if (options.memory_limit_bytes > 0 && report.memory.total_bytes > options.memory_limit_bytes) return report;
 
   if (numerics) {
     for (const auto& input : model.inputs) {

@@ -13,6 +13,11 @@
 #include "mesh_tf/timeline.hpp"
 #include "workloads/config/run_config.hpp"
 #include "workloads/flop_accounting.hpp"
+#include "workloads/models/model_builder.hpp"
+
+namespace tpusim::sim {
+class Simulator;
+}
 
 namespace tpusim::workloads {
 
@@ -80,10 +85,30 @@ struct RunReport {
 
 struct RunOptions {
   std::function<void(const StepRecord&)> on_step;  // progress, e.g. printing the loss
+  bool share_collective_times = true;              // mtf::ExecutionOptions's
+  // When the memory per core exceeds this (0: never), no step runs: the report has the memory and the
+  // counters, no steps and no timeline. A search needs no step time of a config that cannot run.
+  std::uint64_t memory_limit_bytes = 0;
 };
 
 // InputError for config problems found while building or lowering (layout legality, algorithm names), located
 // at the config key through RunConfig::where.
 RunReport run_training(const RunConfig& config, const RunOptions& options = {});
+
+// What a config's model and training keys build, whatever the mesh and layout: the graph with the model, its
+// loss and the optimizer's updates. A search builds it once and lays it out on each candidate mesh.
+struct TrainingProgram {
+  explicit TrainingProgram(const RunConfig& config);
+  TrainingProgram(const TrainingProgram&) = delete;
+  TrainingProgram& operator=(const TrainingProgram&) = delete;
+  mtf::Graph graph;
+  BuiltModel model;
+  std::vector<mtf::Tensor> gradients;
+};
+
+// run_training on a program built from `config`'s model and training keys, on a simulator of its topology
+// (sim/simulator.hpp: one per process, so a search passes the same one for every candidate).
+RunReport run_training(const RunConfig& config, const TrainingProgram& program, sim::Simulator& simulator,
+                       const RunOptions& options = {});
 
 }  // namespace tpusim::workloads

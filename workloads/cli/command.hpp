@@ -10,6 +10,7 @@ void add_collective_command(CLI::App& app);  // collective_command.cpp
 void add_validate_command(CLI::App& app);    // validate_command.cpp
 void add_run_command(CLI::App& app);         // run_command.cpp
 void add_sweep_command(CLI::App& app);       // sweep_command.cpp
+void add_search_command(CLI::App& app);      // search_command.cpp
 void add_plot_command(CLI::App& app);        // plot_command.cpp
 void add_bench_command(CLI::App& app);       // bench_command.cpp: the parent of the four below
 

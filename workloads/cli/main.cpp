@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   tpusim::cli::add_bench_command(app);
   tpusim::cli::add_run_command(app);
   tpusim::cli::add_sweep_command(app);
+  tpusim::cli::add_search_command(app);
   tpusim::cli::add_plot_command(app);
   try {
     app.parse(argc, argv);

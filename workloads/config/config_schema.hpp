@@ -86,6 +86,8 @@ const ConfigKey* find_config_key(const std::string& dotted_key);  // nullptr if 
 
 // The rows of each section, in their files.
 std::vector<ConfigKey> hardware_keys();  // hardware_keys.cpp
+// What hardware.collectives accepts: the registry's algorithm names, then auto (hardware_keys.cpp).
+std::vector<std::string> collective_algorithm_names();
 std::vector<ConfigKey> mesh_keys();      // mesh_keys.cpp
 std::vector<ConfigKey> model_keys();     // model_section.cpp: model.kind
 std::vector<ConfigKey> training_keys();  // training_keys.cpp

@@ -127,7 +127,9 @@ void set_links(ConfigReading& r, bool inter_chip, std::optional<double> bandwidt
                         : topology.with_links(topology.inter_chip(), link);
 }
 
-std::vector<std::string> algorithm_names() {
+}  // namespace
+
+std::vector<std::string> collective_algorithm_names() {
   std::vector<std::string> names;
   for (const auto& info : sim::algorithm_table()) {
     if (std::find(names.begin(), names.end(), info.name) == names.end()) names.push_back(info.name);
@@ -135,8 +137,6 @@ std::vector<std::string> algorithm_names() {
   names.push_back(sim::kAutoAlgorithm);
   return names;
 }
-
-}  // namespace
 
 std::vector<ConfigKey> hardware_keys() {
   return {
@@ -353,7 +353,7 @@ std::vector<ConfigKey> hardware_keys() {
             // An algorithm that cannot run a collective it is asked for is found when the model is lowered
             // (training_run.cpp); RunConfig::locations points that error here.
             value.expect_map(r.config.mesh.shape.shape().names());
-            const std::vector<std::string> known = algorithm_names();
+            const std::vector<std::string> known = collective_algorithm_names();
             for (const auto& axis : value.keys()) {
               const ConfigNode algorithm = value.child(axis);
               r.config.locations["hardware.collectives." + axis] = algorithm.where();

@@ -1,0 +1,134 @@
+// tpusim search [config.yaml | --preset NAME]: the fastest mesh, layout, mapping and collective algorithms
+// for a config's model on its pod, found by simulating candidates' training steps (workloads/search/).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <stdexcept>
+
+#include "topologies/support/atomic_folder.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/text_file.hpp"
+#include "topologies/support/units.hpp"
+#include "workloads/cli/command.hpp"
+#include "workloads/cli/number_option.hpp"
+#include "workloads/config/preset_catalog.hpp"
+#include "workloads/report/report_context.hpp"
+#include "workloads/search/search_report.hpp"
+#include "workloads/search/search_run.hpp"
+#include "workloads/sweep/sweep_progress.hpp"
+
+namespace tpusim::cli {
+namespace {
+
+struct SearchArgs {
+  std::string config_path;
+  std::string preset;
+  std::string output;
+  std::string strategy;
+  std::string progress;
+  int max_candidates = 0;
+  double time_limit_s = -1;
+  std::int64_t seed = -1;
+  bool json = false;
+  bool no_files = false;
+  bool no_cache = false;
+};
+
+void search(const SearchArgs& args) {
+  if (!args.config_path.empty() && !args.preset.empty()) {
+    throw InputError("search: give a config file or --preset, not both");
+  }
+  const std::string preset = args.preset.empty() ? workloads::default_preset_name() : args.preset;
+  workloads::SearchInput input =
+      args.config_path.empty()
+          ? workloads::load_search_input(workloads::preset_text(preset), workloads::preset_source(preset))
+          : workloads::load_search_input(read_input_file(args.config_path, "config"), args.config_path);
+  if (args.max_candidates > 0) input.spec.max_candidates = args.max_candidates;
+  if (args.time_limit_s >= 0) input.spec.time_limit_s = args.time_limit_s;
+  if (args.seed >= 0) input.spec.seed = static_cast<std::uint64_t>(args.seed);
+  if (!args.strategy.empty()) input.spec.strategy = workloads::search_strategies().parse(args.strategy);
+  const nlohmann::json inputs = {
+      {"config", workloads::input_or_null(args.config_path)},
+      {"preset", args.config_path.empty() ? nlohmann::json(preset) : nlohmann::json(nullptr)},
+      {"max_candidates", input.spec.max_candidates},
+      {"time_limit_s", input.spec.time_limit_s},
+      {"seed", input.spec.seed},
+      {"strategy", args.strategy.empty() ? nlohmann::json(nullptr) : nlohmann::json(args.strategy)}};
+  const std::string folder = args.output.empty() ? "results/" + input.base.name + "-search" : args.output;
+  // Before searching: a folder that cannot be written is reported now, not after the work.
+  if (!args.no_files) StagedFolder probe(folder, workloads::kSearchResultFiles);
+
+  const workloads::ProgressMode mode = args.json && args.progress.empty()
+                                           ? workloads::ProgressMode::none
+                                           : workloads::parse_progress_mode(args.progress);
+  std::unique_ptr<workloads::SweepProgress> progress;
+  workloads::SearchOptions options;
+  options.share_collective_times = !args.no_cache;
+  options.on_candidate = [&](const workloads::CandidateOutcome& outcome, int, int planned) {
+    if (!progress) {
+      progress = std::make_unique<workloads::SweepProgress>(mode, input.base.name + " search", planned, 0);
+    }
+    progress->point_done(!outcome.legal());
+  };
+  const workloads::SearchResult result = workloads::run_search(input, options);
+  if (progress) progress->finish();
+
+  if (args.json) {
+    std::cout << workloads::dump_report(workloads::search_json(input, result, inputs)) << "\n";
+  } else {
+    workloads::print_search_report(std::cout, input, result);
+  }
+  if (!args.no_files) {
+    const auto files = workloads::write_search_files(folder, input, result, inputs, std::cerr);
+    if (!args.json) {
+      std::cout << fmt::format("\nresults in {}/ (candidates.csv, pareto.csv, {}search.json{})\n", files.folder,
+                               result.best ? "best.yaml, " : "", files.drawn ? ", pareto.png, pareto.svg" : "");
+    }
+  }
+  std::cout << std::flush;
+  if (!result.best) {
+    throw std::runtime_error(fmt::format("no candidate of {} fits the {} cap per core", input.base.name,
+                                         format_bytes(double(input.spec.memory_cap_bytes))));
+  }
+}
+
+}  // namespace
+
+void add_search_command(CLI::App& app) {
+  static SearchArgs args;
+  auto* command = app.add_subcommand(
+      "search",
+      "Find the fastest mesh shape, layout rules, mesh mapping and collective algorithms for a config's model "
+      "on its pod, by simulating a timing-only training step of each candidate; candidates whose memory per "
+      "core exceeds the cap are kept as over_cap, never as best.\n"
+      "What is explored comes from the config's optional search: section (keys mesh_dims, layout_dims, "
+      "pin_layout, mesh_shapes, mappings, algorithms, memory_cap, strategy, max_candidates, time_limit, seed; "
+      "README, section Search); the options below override it. Without a config: the built-in default, lm-s5.\n"
+      "Exhaustive when the space has at most max_candidates candidates (it says how many there are), else a "
+      "seeded Metropolis chain (as FlexFlow's search).\n"
+      "Writes <output>/candidates.csv, pareto.csv, best.yaml (a config tpusim run runs as is), search.json and "
+      "pareto.png/svg (gnuplot), as one unit; output default results/<name>-search.\n"
+      "Exit status: 0 done; 1 no candidate fits; 2 a bad config, search section or argument (one line: "
+      "file:line: key: problem); 3 the results cannot be written (checked before searching).");
+  command->add_option("config", args.config_path, "Config file (YAML), with an optional search: section");
+  command->add_option("--preset", args.preset, "Search from a shipped preset (tpusim run --list-presets)");
+  add_whole_number_option(command, "--max-candidates", args.max_candidates, 1, 10000000,
+                          "Evaluate at most this many candidates (overrides search.max_candidates)");
+  command->add_option("--time-limit", args.time_limit_s, "Stop after this many seconds (overrides search.time_limit)")
+      ->check(CLI::NonNegativeNumber);
+  add_whole_number_option(command, "--seed", args.seed, 0, std::numeric_limits<std::int32_t>::max(),
+                          "Seed of the chain (overrides search.seed)");
+  command->add_option("--strategy", args.strategy, "auto, exhaustive or mcmc (overrides search.strategy)")
+      ->check(CLI::IsMember({"auto", "exhaustive", "mcmc"}));
+  command->add_option("--output", args.output, "Output folder (default results/<name>-search)");
+  command->add_option("--progress", args.progress,
+                      "bar, plain or none (default: bar on a terminal, else plain; none with --json)");
+  command->add_flag("--json", args.json, "Print the result as JSON instead of text");
+  command->add_flag("--no-files", args.no_files, "Do not write result files");
+  command->add_flag("--no-cache", args.no_cache,
+                    "Simulate every collective of every candidate again instead of reusing the times of those "
+                    "already simulated (the same results, slower: for measuring the cache)");
+  command->callback([] { search(args); });
+}
+
+}  // namespace tpusim::cli

@@ -1,0 +1,145 @@
+#include "workloads/search/candidate_evaluator.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <optional>
+
+#include "sim/simulator.hpp"
+#include "topologies/support/input_error.hpp"
+#include "workloads/config/config_parser.hpp"
+#include "workloads/training_run.hpp"
+
+namespace tpusim::workloads {
+
+const char* to_string(CandidateOutcome::Status status) {
+  switch (status) {
+    case CandidateOutcome::Status::fits:
+      return "fits";
+    case CandidateOutcome::Status::over_cap:
+      return "over_cap";
+    case CandidateOutcome::Status::illegal:
+      return "illegal";
+  }
+  return "illegal";
+}
+
+namespace {
+
+constexpr const char* kCandidateFile = "candidate";
+
+double seconds_since(double started) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() - started;
+}
+
+double now() { return seconds_since(0); }
+
+// "candidate:7: mesh.layout: problem" -> "mesh.layout: problem": the line is of a text nobody sees.
+std::string without_location(const std::string& message) {
+  const std::string prefix = std::string(kCandidateFile) + ":";
+  if (message.rfind(prefix, 0) != 0) return message;
+  const std::size_t end = message.find(": ", prefix.size());
+  return end == std::string::npos ? message : message.substr(end + 2);
+}
+
+RunConfig timing_one_step(RunConfig config) {
+  config.training.numerics = NumericsMode::timing;
+  config.training.steps = 1;
+  return config;
+}
+
+sim::SimOptions isolated(bool remember_results) {
+  sim::SimOptions options;
+  options.isolated_collectives = true;
+  options.remember_isolated_results = remember_results;
+  return options;
+}
+
+}  // namespace
+
+CandidateEvaluator::CandidateEvaluator(const RunConfig& base, std::string base_yaml, std::uint64_t memory_cap_bytes,
+                                       bool share_collective_times)
+    : base_(timing_one_step(base)),
+      base_yaml_(std::move(base_yaml)),
+      memory_cap_bytes_(memory_cap_bytes),
+      share_collective_times_(share_collective_times),
+      program_(std::make_unique<TrainingProgram>(base_)),
+      simulator_(std::make_unique<sim::Simulator>(base_.hardware.topology, isolated(share_collective_times))) {}
+
+CandidateEvaluator::~CandidateEvaluator() = default;
+
+std::uint64_t CandidateEvaluator::simulated_collectives() const { return simulator_->collectives_simulated(); }
+
+CandidateOutcome CandidateEvaluator::evaluate(const Candidate& candidate) {
+  const double started = now();
+  std::optional<RunConfig> config;
+  try {
+    config.emplace(parse_run_config(candidate_config_yaml(base_yaml_, candidate), kCandidateFile));
+  } catch (const InputError& error) {
+    CandidateOutcome outcome;
+    outcome.candidate = candidate;
+    outcome.problem = without_location(error.what());
+    outcome.wall_s = seconds_since(started);
+    return outcome;
+  }
+  // Memory per core depends on the mesh and layout only, not on the mapping or the algorithms: a mesh and
+  // layout over the cap is over it whatever they are, and needs neither lowering again nor the algorithm
+  // choices that `auto` would simulate. The first time, it is measured with the engine's default algorithms.
+  const std::string structure = candidate.mesh_shape + "|" + candidate.layout;
+  if (memory_by_structure_.count(structure) == 0) {
+    Candidate plain = candidate;
+    for (auto& [axis, name] : plain.algorithms) name = kDefaultAlgorithm;
+    if (plain.key() != candidate.key()) evaluate(plain);
+  }
+  const auto known = memory_by_structure_.find(structure);
+  if (known != memory_by_structure_.end() && known->second > memory_cap_bytes_) {
+    CandidateOutcome outcome;
+    outcome.candidate = candidate;
+    outcome.status = CandidateOutcome::Status::over_cap;
+    outcome.memory_per_core_bytes = known->second;
+    outcome.wall_s = seconds_since(started);
+    return outcome;
+  }
+  CandidateOutcome outcome = evaluate_config(timing_one_step(*config), candidate, started);
+  if (outcome.legal()) memory_by_structure_[structure] = outcome.memory_per_core_bytes;
+  return outcome;
+}
+
+CandidateOutcome CandidateEvaluator::evaluate_base() {
+  Candidate own;
+  own.mesh_shape = base_.mesh.shape_text();
+  own.layout = base_.mesh.layout_text();
+  own.mapping = base_.mesh.mapping.to_string();
+  for (const auto& axis : base_.mesh.shape.shape().names()) {
+    const auto it = base_.hardware.collective_algorithm_by_axis.find(axis);
+    own.algorithms.emplace_back(axis, it == base_.hardware.collective_algorithm_by_axis.end() ? kDefaultAlgorithm
+                                                                                             : it->second);
+  }
+  return evaluate_config(base_, own, now());
+}
+
+CandidateOutcome CandidateEvaluator::evaluate_config(const RunConfig& config, Candidate candidate, double started) {
+  CandidateOutcome outcome;
+  outcome.candidate = std::move(candidate);
+  try {
+    RunOptions options;
+    options.share_collective_times = share_collective_times_;
+    options.memory_limit_bytes = memory_cap_bytes_;
+    const RunReport report = run_training(config, *program_, *simulator_, options);
+    outcome.memory_per_core_bytes = report.memory.total_bytes;
+    outcome.status = report.memory.total_bytes <= memory_cap_bytes_ ? CandidateOutcome::Status::fits
+                                                                    : CandidateOutcome::Status::over_cap;
+    if (outcome.status == CandidateOutcome::Status::fits) {
+      outcome.step_time_s = report.timeline.step_time_s;
+      outcome.mfu = report.mfu;
+      outcome.exposed_communication_s = report.timeline.exposed_comm_s;
+      outcome.collective_calls = static_cast<int>(report.collectives.size());
+    }
+  } catch (const InputError& error) {
+    outcome.problem = without_location(error.what());
+  }
+  outcome.wall_s = seconds_since(started);
+  return outcome;
+}
+
+}  // namespace tpusim::workloads

@@ -1,0 +1,68 @@
+#pragma once
+// Evaluates search candidates: each is written as the config `tpusim run` would run (candidate_config_yaml),
+// read and checked as such, and its training step simulated timing only. The model's graph is built once and
+// one Simulator serves every candidate, with isolated collectives (sim/simulator.hpp): each distinct
+// collective is simulated once, from clock 0, and its time reused by every later candidate that issues it
+// (the simulator remembers results by the whole request, the executors by program step:
+// mtf::ExecutionOptions::share_collective_times), so a time never depends on which candidates came first.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "workloads/config/run_config.hpp"
+#include "workloads/search/search_space.hpp"
+
+namespace tpusim::sim {
+class Simulator;
+}
+
+namespace tpusim::workloads {
+
+struct TrainingProgram;
+
+struct CandidateOutcome {
+  enum class Status { fits, over_cap, illegal };
+  Candidate candidate;
+  Status status = Status::illegal;
+  std::string problem;  // illegal: what the config reader or the engine said
+  // Fits only (a step over the cap is not simulated): the step, its MFU, exposed communication, calls.
+  double step_time_s = 0;
+  std::uint64_t memory_per_core_bytes = 0;  // legal ones
+  double mfu = 0;
+  double exposed_communication_s = 0;
+  int collective_calls = 0;
+  double wall_s = 0;  // measured: reading, lowering and simulating this candidate
+  bool legal() const { return status != Status::illegal; }
+};
+const char* to_string(CandidateOutcome::Status status);  // fits, over_cap, illegal
+
+class CandidateEvaluator {
+ public:
+  // `share_collective_times` false re-simulates every collective of every candidate (neither the executors
+  // nor the simulator remember times): the reference that the shared cache must equal bit for bit.
+  CandidateEvaluator(const RunConfig& base, std::string base_yaml, std::uint64_t memory_cap_bytes,
+                     bool share_collective_times = true);
+  ~CandidateEvaluator();
+  CandidateEvaluator(const CandidateEvaluator&) = delete;
+  CandidateEvaluator& operator=(const CandidateEvaluator&) = delete;
+
+  CandidateOutcome evaluate(const Candidate& candidate);
+  // The base config as written (its own mesh, layout, mapping and algorithms), under the same cap.
+  CandidateOutcome evaluate_base();
+  // Distinct collectives simulated so far (each in its own child).
+  std::uint64_t simulated_collectives() const;
+
+ private:
+  CandidateOutcome evaluate_config(const RunConfig& config, Candidate candidate, double started);
+
+  RunConfig base_;
+  std::string base_yaml_;
+  std::uint64_t memory_cap_bytes_;
+  bool share_collective_times_;
+  std::unique_ptr<TrainingProgram> program_;
+  std::unique_ptr<sim::Simulator> simulator_;
+  std::map<std::string, std::uint64_t> memory_by_structure_;  // "mesh shape|layout" -> bytes per core
+};
+
+}  // namespace tpusim::workloads

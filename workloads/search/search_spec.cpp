@@ -1,0 +1,159 @@
+#include "workloads/search/search_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "mesh_tf/layout_rules.hpp"
+#include "mesh_tf/mapping_spec.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
+#include "workloads/config/config_node.hpp"
+#include "workloads/config/config_parser.hpp"
+#include "workloads/config/config_schema.hpp"
+#include "workloads/models/model_kinds.hpp"
+
+namespace tpusim::workloads {
+
+const NameTable<SearchStrategy>& search_strategies() {
+  static const NameTable<SearchStrategy> table(
+      "search strategy",
+      {{"auto", SearchStrategy::automatic}, {"exhaustive", SearchStrategy::exhaustive}, {"mcmc", SearchStrategy::mcmc}});
+  return table;
+}
+
+namespace {
+
+// A non-empty list of distinct scalars, each checked by `check` (which fails at the item's node).
+std::vector<std::string> read_list(const ConfigNode& node, const std::string& what,
+                                   const std::function<void(const ConfigNode&)>& check) {
+  if (!node.yaml().IsSequence() || node.yaml().size() == 0) node.fail("expected a non-empty list of " + what);
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < node.yaml().size(); ++i) {
+    const ConfigNode item(node.yaml()[i], node.file(), fmt::format("{}[{}]", node.key_path(), i));
+    const std::string text = item.scalar();
+    if (std::find(items.begin(), items.end(), text) != items.end()) item.fail(fmt::format("'{}' is listed twice", text));
+    check(item);
+    items.push_back(text);
+  }
+  return items;
+}
+
+std::vector<std::string> paper_layout_dims(ModelKind kind) {
+  std::vector<std::string> dims;
+  const mtf::LayoutRules paper = mtf::LayoutRules::parse(model_kind(kind).default_layout);
+  for (const auto& [dim, axis] : paper.rules()) {
+    if (std::find(dims.begin(), dims.end(), dim) == dims.end()) dims.push_back(dim);
+  }
+  return dims;
+}
+
+}  // namespace
+
+SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunConfig& base) {
+  SearchSpec spec;
+  const ModelKindInfo& kind = model_kind(base.model.kind);
+  spec.layout_dims = paper_layout_dims(base.model.kind);
+  spec.memory_cap_bytes = base.hardware.device.hbm_bytes();
+  if (base.hardware.overlap == mtf::OverlapPolicy::concurrent) {
+    const std::string where = base.where("hardware.overlap");
+    throw InputError(fmt::format("{}: search times each collective alone from one cache, which the concurrent "
+                                 "policy's shared clock cannot use; use dependencies or none",
+                                 where));
+  }
+  if (!section) return spec;
+  const ConfigNode& s = *section;
+  s.expect_map({"mesh_dims", "layout_dims", "pin_layout", "mesh_shapes", "mappings", "algorithms", "memory_cap",
+                "strategy", "max_candidates", "time_limit", "seed"});
+  const auto model_dim = [&](const ConfigNode& item) {
+    const std::string dim = item.scalar();
+    if (std::find(kind.dimensions.begin(), kind.dimensions.end(), dim) == kind.dimensions.end()) {
+      item.fail(fmt::format("a {} has no dimension '{}'{}; its dimensions are {}", kind.name, dim,
+                            did_you_mean(dim, kind.dimensions), join(kind.dimensions)));
+    }
+  };
+  if (auto n = s.optional_child("mesh_dims")) {
+    const std::int64_t dims = n->integer();
+    if (dims < 1 || dims > 3) n->fail(fmt::format("{} mesh dimensions; a search explores 1 to 3", dims));
+    spec.mesh_dims = static_cast<int>(dims);
+  }
+  if (auto n = s.optional_child("layout_dims")) spec.layout_dims = read_list(*n, "model dimensions", model_dim);
+  if (auto n = s.optional_child("pin_layout")) {
+    try {
+      const mtf::LayoutRules pins = mtf::LayoutRules::parse(n->scalar());
+      spec.pinned_layout = pins.rules();
+    } catch (const InputError& error) {
+      n->fail(error.what());
+    }
+    for (const auto& [dim, axis] : spec.pinned_layout) {
+      if (std::find(kind.dimensions.begin(), kind.dimensions.end(), dim) == kind.dimensions.end())
+        n->fail(fmt::format("a {} has no dimension '{}'; its dimensions are {}", kind.name, dim, join(kind.dimensions)));
+      if (axis != "batch" && axis.rfind("model", 0) != 0)
+        n->fail(fmt::format("candidates name their mesh axes batch, model, model2 and model3; '{}' is none of them",
+                            axis));
+    }
+  }
+  if (auto n = s.optional_child("mesh_shapes")) {
+    spec.mesh_shapes = read_list(*n, "mesh shapes", [&](const ConfigNode& item) {
+      try {
+        const mtf::MeshShape shape = mtf::MeshShape::parse(item.scalar());
+        if (shape.size() != base.hardware.topology.num_cores())
+          item.fail(fmt::format("{} has {} processors but the topology {} has {} cores", item.scalar(),
+                                shape.size(), base.hardware.topology.name(), base.hardware.topology.num_cores()));
+      } catch (const InputError& error) {
+        item.fail(error.what());
+      }
+    });
+  }
+  if (auto n = s.optional_child("mappings")) {
+    spec.mappings = read_list(*n, "mesh mappings", [](const ConfigNode& item) {
+      try {
+        mtf::MappingSpec::parse(item.scalar());
+      } catch (const InputError& error) {
+        item.fail(error.what());
+      }
+    });
+  }
+  if (auto n = s.optional_child("algorithms")) {
+    std::vector<std::string> known = collective_algorithm_names();
+    known.insert(known.begin(), kDefaultAlgorithm);
+    spec.algorithms = read_list(*n, "collective algorithms", [&](const ConfigNode& item) { item.one_of(known); });
+  }
+  if (auto n = s.optional_child("memory_cap")) spec.memory_cap_bytes = n->memory_bytes();
+  if (auto n = s.optional_child("strategy")) spec.strategy = n->choice(search_strategies());
+  if (auto n = s.optional_child("max_candidates")) {
+    const std::int64_t count = n->positive_integer();
+    if (count > 10000000) n->fail(fmt::format("{} candidates; at most 10000000", count));
+    spec.max_candidates = static_cast<int>(count);
+  }
+  if (auto n = s.optional_child("time_limit")) {
+    spec.time_limit_s = n->number();
+    if (spec.time_limit_s < 0) n->fail("a time limit is 0 (none) or a number of seconds");
+  }
+  if (auto n = s.optional_child("seed")) {
+    const std::int64_t seed = n->integer();
+    if (seed < 0) n->fail("a seed is a whole number of 0 or more");
+    spec.seed = static_cast<std::uint64_t>(seed);
+  }
+  return spec;
+}
+
+SearchInput load_search_input(const std::string& yaml_text, const std::string& file) {
+  const ConfigNode root = ConfigNode::parse(yaml_text, file);
+  std::optional<ConfigNode> section;
+  std::string base_yaml = yaml_text;
+  if (root.yaml().IsMap() && root.has("search")) {
+    section.emplace(root.child("search"));
+    YAML::Node tree = root.yaml();
+    tree.remove("search");
+    YAML::Emitter out;
+    out << tree;
+    base_yaml = std::string(out.c_str()) + "\n";
+  }
+  SearchInput input{parse_run_config(root, base_yaml), {}, base_yaml};
+  input.spec = read_search_spec(section, input.base);
+  return input;
+}
+
+}  // namespace tpusim::workloads

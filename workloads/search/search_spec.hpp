@@ -1,0 +1,66 @@
+#pragma once
+// What `tpusim search` explores, from the optional `search:` section of a run config (which `tpusim run`
+// does not read) and the command line's overrides:
+//
+//   search:
+//     mesh_dims: 2                    # mesh dimensions, 1 to 3 (factorisations of the cores)
+//     layout_dims: [batch, vocab, d_ff, heads]  # model dimensions a candidate may split; default: those the
+//                                     # model kind's paper layout splits
+//     pin_layout: vocab:model         # rules every candidate keeps (mesh axes named as candidates name them)
+//     mesh_shapes: [batch:16;model:32]  # only these meshes (as candidates write them); default: all
+//     mappings: [rings]               # mesh.mapping values to try
+//     algorithms: [default]           # per mesh axis: default (the engine's), auto, or a registry name
+//     memory_cap: 8GiB                # per core; default the device's HBM
+//     strategy: auto                  # exhaustive, mcmc, or auto: exhaustive when the space has at most
+//                                     # max_candidates candidates
+//     max_candidates: 1000
+//     time_limit: 0                   # seconds, 0 for none
+//     seed: 1
+//
+// Candidates name their mesh axes by role, as the paper does: the axis that splits the batch is "batch",
+// the others "model", "model2" (in order); every axis splits at least one dimension.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "workloads/config/run_config.hpp"
+
+namespace tpusim::workloads {
+
+class ConfigNode;
+
+enum class SearchStrategy { automatic, exhaustive, mcmc };
+const NameTable<SearchStrategy>& search_strategies();  // auto, exhaustive, mcmc
+
+struct SearchSpec {
+  int mesh_dims = 2;
+  std::vector<std::string> layout_dims;
+  std::vector<std::pair<std::string, std::string>> pinned_layout;  // dim -> mesh axis name
+  std::vector<std::string> mesh_shapes;                            // empty: any
+  std::vector<std::string> mappings{"rings"};
+  std::vector<std::string> algorithms{"default"};
+  std::uint64_t memory_cap_bytes = 0;
+  SearchStrategy strategy = SearchStrategy::automatic;
+  int max_candidates = 1000;
+  double time_limit_s = 0;
+  std::uint64_t seed = 1;
+};
+
+// The word for "the engine's default algorithm" in `algorithms`.
+inline constexpr const char* kDefaultAlgorithm = "default";
+
+// The section as written (nullopt: absent), checked against `base` (its model's dimensions, its topology's
+// mesh axes, the algorithm registry): InputError "file:line: search.key: problem".
+SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunConfig& base);
+
+// A search config: a run config whose `search:` section is split off. The run config is parsed as
+// `tpusim run` would parse the file without that section.
+struct SearchInput {
+  RunConfig base;
+  SearchSpec spec;
+  std::string base_yaml;  // the config's text without the search section, as the candidates start from
+};
+SearchInput load_search_input(const std::string& yaml_text, const std::string& file);
+
+}  // namespace tpusim::workloads
