@@ -98,3 +98,38 @@ TEST_CASE("isolated collectives refuse data, traces and concurrency with one cle
   // A bad request is found in the parent, as without isolation.
   CHECK_THROWS_AS(simulator.run(send(0, 99, 1024)), InputError);
 }
+
+TEST_CASE("isolated results are remembered by the whole request, and only when asked to") {
+  const auto topology = topo::preset("tpu-v2-32");
+  SimOptions options = isolated();
+  Simulator simulator(topology, options);
+  const CollectiveRequest a = allreduce(topology, 1 << 20, "ring");
+  CollectiveRequest other_size = a, other_algorithm = a, other_group = a, other_reduction = a;
+  other_size.elements += 1;
+  other_algorithm.algorithms = {"bidir_ring"};
+  std::swap(other_group.groups[0].ranks[0], other_group.groups[0].ranks[1]);
+  other_reduction.op = ReduceOp::max;
+  const double a_s = simulator.run(a).time_s;
+  CHECK(simulator.collectives_simulated() == 1);
+  CHECK(simulator.run(a).time_s == a_s);
+  CHECK(simulator.probe_s(a) == a_s);
+  CHECK(simulator.collectives_simulated() == 1);
+  // Any field the simulation reads makes another request; the label does not.
+  for (const auto* r : {&other_size, &other_algorithm, &other_group, &other_reduction}) simulator.run(*r);
+  CHECK(simulator.collectives_simulated() == 5);
+  CollectiveRequest relabelled = a;
+  relabelled.label = "another name";
+  simulator.run(relabelled);
+  CHECK(simulator.collectives_simulated() == 5);
+}
+
+TEST_CASE("without remembering, every isolated collective is simulated again, to the same bits") {
+  const auto topology = topo::preset("tpu-v2-32");
+  SimOptions options = isolated();
+  options.remember_isolated_results = false;
+  Simulator simulator(topology, options);
+  const CollectiveRequest a = allreduce(topology, 3 << 18, "bidir_ring");
+  const double first_s = simulator.run(a).time_s;
+  CHECK(simulator.run(a).time_s == first_s);
+  CHECK(simulator.collectives_simulated() == 2);
+}

@@ -1,5 +1,7 @@
 #include "workloads/search/search_run.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -8,6 +10,9 @@
 #include <random>
 
 #include "topologies/support/check.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
+#include "topologies/support/units.hpp"
 #include "workloads/search/search_space.hpp"
 
 namespace tpusim::workloads {
@@ -122,6 +127,30 @@ void mcmc(const SearchSpace& space, const SearchInput& input, Evaluations& evalu
   }
 }
 
+// A search whose every candidate is illegal, or over the cap, was given a space or a cap that cannot work: bad
+// input, said at the key that made it so.
+void check_some_candidate_runs(const SearchInput& input, const SearchResult& result) {
+  const auto& outcomes = result.outcomes;
+  if (outcomes.empty()) return;
+  const auto legal = std::find_if(outcomes.begin(), outcomes.end(), [](const auto& o) { return o.legal(); });
+  if (legal == outcomes.end()) {
+    const std::string key = !input.spec.pinned_layout.empty() ? "pin_layout" : "layout_dims";
+    throw InputError(fmt::format("{}: none of the {} candidates evaluated can be laid out; the first: {}: {}",
+                                 input.spec.where(key), outcomes.size(), outcomes.front().candidate.layout,
+                                 outcomes.front().problem));
+  }
+  if (fastest(outcomes)) return;
+  const auto least = std::min_element(outcomes.begin(), outcomes.end(), [](const auto& a, const auto& b) {
+    return a.legal() && (!b.legal() || a.memory_per_core_bytes < b.memory_per_core_bytes);
+  });
+  throw InputError(fmt::format("{}: {} per core{} is below the memory of every candidate evaluated; the least, "
+                               "{} with layout {}, needs {}",
+                               input.spec.where("memory_cap"), format_bytes(double(input.spec.memory_cap_bytes)),
+                               input.spec.locations.count("memory_cap") ? "" : " (the device's HBM, the default)",
+                               least->candidate.mesh_shape, least->candidate.layout,
+                               format_bytes(double(least->memory_per_core_bytes))));
+}
+
 }  // namespace
 
 std::optional<std::size_t> fastest(const std::vector<CandidateOutcome>& outcomes) {
@@ -155,6 +184,15 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options) 
   SearchResult result;
   const SearchSpace space(input.base, input.spec);
   result.space_size = space.size();
+  if (space.size() == 0) {
+    const std::string key = !input.spec.mesh_shapes.empty() ? "mesh_shapes"
+                            : !input.spec.pinned_layout.empty() ? "pin_layout"
+                                                                : "mesh_dims";
+    throw InputError(fmt::format("{}: the search space has no candidate: no mesh of 1 to {} axes over {} cores "
+                                 "with a layout of {} meets it",
+                                 input.spec.where(key), input.spec.mesh_dims,
+                                 input.base.hardware.topology.num_cores(), join(space.layout_dims(), ", ")));
+  }
   result.strategy = input.spec.strategy;
   if (result.strategy == SearchStrategy::automatic) {
     result.strategy = space.size() <= static_cast<std::uint64_t>(input.spec.max_candidates) ? SearchStrategy::exhaustive
@@ -170,6 +208,7 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options) 
   } else {
     mcmc(space, input, evaluations, result);
   }
+  check_some_candidate_runs(input, result);
   result.best = fastest(result.outcomes);
   result.pareto = pareto_front(result.outcomes);
   result.simulated_collectives = evaluator.simulated_collectives();

@@ -51,8 +51,14 @@ std::vector<std::string> paper_layout_dims(ModelKind kind) {
 
 }  // namespace
 
+std::string SearchSpec::where(const std::string& key) const {
+  const auto it = locations.find(key);
+  return it != locations.end() ? it->second : fmt::format("{}: search.{}", source, key);
+}
+
 SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunConfig& base) {
   SearchSpec spec;
+  spec.source = base.source;
   const ModelKindInfo& kind = model_kind(base.model.kind);
   spec.layout_dims = paper_layout_dims(base.model.kind);
   spec.memory_cap_bytes = base.hardware.device.hbm_bytes();
@@ -64,8 +70,13 @@ SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunC
   }
   if (!section) return spec;
   const ConfigNode& s = *section;
-  s.expect_map({"mesh_dims", "layout_dims", "pin_layout", "mesh_shapes", "mappings", "algorithms", "memory_cap",
-                "strategy", "max_candidates", "time_limit", "seed"});
+  const std::vector<std::string> keys = {"mesh_dims",  "layout_dims", "pin_layout", "mesh_shapes",
+                                         "mappings",   "algorithms",  "memory_cap", "strategy",
+                                         "max_candidates", "time_limit", "seed"};
+  s.expect_map(keys);
+  for (const auto& key : keys) {
+    if (auto n = s.optional_child(key)) spec.locations[key] = n->where();
+  }
   const auto model_dim = [&](const ConfigNode& item) {
     const std::string dim = item.scalar();
     if (std::find(kind.dimensions.begin(), kind.dimensions.end(), dim) == kind.dimensions.end()) {

@@ -20,6 +20,7 @@
 // Candidates name their mesh axes by role, as the paper does: the axis that splits the batch is "batch",
 // the others "model", "model2" (in order); every axis splits at least one dimension.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,10 @@ struct SearchSpec {
   int max_candidates = 1000;
   double time_limit_s = 0;
   std::uint64_t seed = 1;
+  // "file:line: search.key" of each key written; where() falls back to "file: search.key".
+  std::string source;
+  std::map<std::string, std::string> locations;
+  std::string where(const std::string& key) const;
 };
 
 // The word for "the engine's default algorithm" in `algorithms`.
