@@ -93,34 +93,12 @@ TransferMechanism transfer_mechanism_for(const topo::Topology& topology) {
 #endif
 }
 
-// A result through the child's pipe: fmt writes the shortest text that reads back to the same double.
-std::string encode_result(const CollectiveResult& r) {
-  return fmt::format("{} {} {} {} {} {} {} {}", r.time_s, r.messages, r.bytes_per_member, r.group_size,
-                     r.algbw_Bps, r.busbw_Bps, r.simulated_messages, r.folded_rounds);
-}
-
 template <typename T>
-void read_field(const char*& at, const char* end, T& value) {
+bool read_field(const char*& at, const char* end, T& value) {
   while (at < end && *at == ' ') ++at;
   const auto [next, error] = std::from_chars(at, end, value);
-  TPUSIM_CHECK(error == std::errc());
   at = next;
-}
-
-CollectiveResult decode_result(const std::string& text) {
-  CollectiveResult r;
-  const char* at = text.data();
-  const char* end = at + text.size();
-  read_field(at, end, r.time_s);
-  read_field(at, end, r.messages);
-  read_field(at, end, r.bytes_per_member);
-  read_field(at, end, r.group_size);
-  read_field(at, end, r.algbw_Bps);
-  read_field(at, end, r.busbw_Bps);
-  read_field(at, end, r.simulated_messages);
-  read_field(at, end, r.folded_rounds);
-  TPUSIM_CHECK(at == end);
-  return r;
+  return error == std::errc();
 }
 
 // Every field of the request that the simulation reads, as bytes: identical keys, identical requests.
@@ -248,9 +226,11 @@ CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded)
     TPUSIM_CHECK(now_s() == 0);
     const ChildResult child = run_in_child([this, &request] {
       impl_->options.isolated_collectives = false;
-      return encode_result(run(request, false));
+      return result_text(run(request, false));
     });
-    const CollectiveResult result = decode_result(child.output);
+    const std::optional<CollectiveResult> read = result_from_text(child.output);
+    TPUSIM_CHECK(read.has_value());
+    const CollectiveResult result = *read;
     if (impl_->options.remember_isolated_results) impl_->isolated_results.emplace(std::move(key), result);
     return result;
   }
@@ -391,6 +371,48 @@ std::vector<LinkLoad> Simulator::link_loads() const {
     return a.bytes != b.bytes ? a.bytes > b.bytes : a.link < b.link;
   });
   return loads;
+}
+
+std::string result_text(const CollectiveResult& r) {
+  return fmt::format("{} {} {} {} {} {} {} {}", r.time_s, r.messages, r.bytes_per_member, r.group_size,
+                     r.algbw_Bps, r.busbw_Bps, r.simulated_messages, r.folded_rounds);
+}
+
+std::optional<CollectiveResult> result_from_text(const std::string& text) {
+  CollectiveResult r;
+  const char* at = text.data();
+  const char* end = at + text.size();
+  const bool read = read_field(at, end, r.time_s) && read_field(at, end, r.messages) &&
+                    read_field(at, end, r.bytes_per_member) && read_field(at, end, r.group_size) &&
+                    read_field(at, end, r.algbw_Bps) && read_field(at, end, r.busbw_Bps) &&
+                    read_field(at, end, r.simulated_messages) && read_field(at, end, r.folded_rounds);
+  if (!read || at != end) return std::nullopt;
+  return r;
+}
+
+std::string Simulator::identity() const {
+  const topo::Topology& t = impl_->topology;
+  std::vector<std::string> twists;
+  for (const auto& twist : t.twists()) twists.push_back(twist.text());
+  const SimOptions& o = impl_->options;
+  return fmt::format(
+      "chips {} wraparound {} cores {} inter-chip {} B/s {} s intra-chip {} B/s {} s faults '{}' twists '{}' "
+      "network {} fold {} transfers {}",
+      fmt::join(t.chip_dims(), "x"), t.wraparound(), t.cores_per_chip(), t.inter_chip().bandwidth_Bps(),
+      t.inter_chip().latency_s(), t.intra_chip().bandwidth_Bps(), t.intra_chip().latency_s(), t.faults().text(),
+      fmt::join(twists, ";"), o.network == NetworkModel::ideal ? "ideal" : "lv08", o.fold_repeated_rounds,
+      static_cast<int>(o.transfers.value_or(transfer_mechanism_for(t))));
+}
+
+std::vector<std::pair<std::string, CollectiveResult>> Simulator::remembered_results() const {
+  std::vector<std::pair<std::string, CollectiveResult>> out(impl_->isolated_results.begin(),
+                                                            impl_->isolated_results.end());
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return out;
+}
+
+void Simulator::remember_results(const std::vector<std::pair<std::string, CollectiveResult>>& results) {
+  for (const auto& [key, result] : results) impl_->isolated_results.emplace(key, result);
 }
 
 std::string simgrid_version() {

@@ -55,6 +55,14 @@ class Simulator {
   // Validates the request (InputError naming the problem) before anything is simulated.
   CollectiveResult run(const CollectiveRequest& request);
   bool isolated_collectives() const;
+  // What an isolated result depends on besides the request: the platform (chips, cores, wraparound, links,
+  // faults, twists) and the options, as text. Results remembered by a simulator of the same identity, built
+  // from the same code, hold for this one.
+  std::string identity() const;
+  // The remembered isolated results, keyed by their requests (opaque bytes), and more of them to remember.
+  std::vector<std::pair<std::string, CollectiveResult>> remembered_results() const;
+  void remember_results(const std::vector<std::pair<std::string, CollectiveResult>>& results);
+
   // Collectives simulated so far by run and probe_s (not those started concurrently); with isolated
   // collectives, those answered from remembered results are not counted.
   std::uint64_t collectives_simulated() const;
@@ -83,6 +91,11 @@ class Simulator {
   CollectiveResult run(const CollectiveRequest& request, bool recorded);
   std::unique_ptr<Impl> impl_;
 };
+
+// A result as text, every double in the shortest form that reads back to the same bits, and back (nullopt
+// for text that is not one).
+std::string result_text(const CollectiveResult& result);
+std::optional<CollectiveResult> result_from_text(const std::string& text);
 
 // "3.32.0": the SimGrid library this build links, for the context of result files.
 std::string simgrid_version();

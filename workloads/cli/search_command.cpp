@@ -32,6 +32,7 @@ struct SearchArgs {
   bool json = false;
   bool no_files = false;
   bool no_cache = false;
+  std::string cache_dir = "results/collective-times";
 };
 
 void search(const SearchArgs& args) {
@@ -64,6 +65,8 @@ void search(const SearchArgs& args) {
   std::unique_ptr<workloads::SweepProgress> progress;
   workloads::SearchOptions options;
   options.share_collective_times = !args.no_cache;
+  // --no-files writes nothing, so runs of it are alike: none reads what an earlier one left.
+  if (!args.no_cache && !args.no_files) options.collective_time_folder = args.cache_dir;
   options.on_candidate = [&](const workloads::CandidateOutcome& outcome, int, int planned) {
     if (!progress) {
       progress = std::make_unique<workloads::SweepProgress>(mode, input.base.name + " search", planned, 0);
@@ -124,10 +127,14 @@ void add_search_command(CLI::App& app) {
   command->add_option("--progress", args.progress,
                       "bar, plain or none (default: bar on a terminal, else plain; none with --json)");
   command->add_flag("--json", args.json, "Print the result as JSON instead of text");
-  command->add_flag("--no-files", args.no_files, "Do not write result files");
+  command->add_flag("--no-files", args.no_files,
+                    "Do not write result files, nor read or write the collective times of --cache-dir");
+  command->add_option("--cache-dir", args.cache_dir,
+                      "Folder of the collective times kept between searches, one file per pod and build "
+                      "(default results/collective-times)");
   command->add_flag("--no-cache", args.no_cache,
-                    "Simulate every collective of every candidate again instead of reusing the times of those "
-                    "already simulated (the same results, slower: for measuring the cache)");
+                    "Simulate every collective of every candidate again, neither reusing times within the search "
+                    "nor reading or writing --cache-dir (the same results, slower: for measuring the cache)");
   command->callback([] { search(args); });
 }
 

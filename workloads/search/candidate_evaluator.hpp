@@ -52,6 +52,8 @@ class CandidateEvaluator {
   CandidateOutcome evaluate_base();
   // Distinct collectives simulated so far (each in its own child).
   std::uint64_t simulated_collectives() const;
+  // The simulator, for keeping its remembered times between searches (collective_time_file.hpp).
+  sim::Simulator& simulator() { return *simulator_; }
 
  private:
   CandidateOutcome evaluate_config(const RunConfig& config, Candidate candidate, double started);

@@ -145,6 +145,9 @@ nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
       {"proposals", result.proposals},
       {"restarts", result.restarts},
       {"simulated_collectives", result.simulated_collectives},
+      {"loaded_collective_times", result.loaded_collective_times},
+      {"collective_time_file", result.collective_time_file.empty() ? nlohmann::json(nullptr)
+                                                                   : nlohmann::json(result.collective_time_file)},
       {"wall_s", result.wall_s},
       {"base", outcome_json(result.base)},
       {"best", result.best ? outcome_json(result.outcomes[*result.best]) : nlohmann::json(nullptr)},
@@ -174,11 +177,15 @@ void print_search_report(std::ostream& out, const SearchInput& input, const Sear
                      stop_reason(result, spec));
   const double rate = result.wall_s > 0 ? double(result.outcomes.size()) / result.wall_s : 0;
   out << fmt::format(
-      "  evaluated  {} candidates in {:.3g} s ({:.3g} per second): {} fit, {} over the {} cap, {} illegal; {} "
-      "distinct collectives simulated\n\n",
+      "  evaluated  {} candidates in {:.3g} s ({:.3g} per second): {} fit, {} over the {} cap, {} illegal\n",
       result.outcomes.size(), result.wall_s, rate, count(result, CandidateOutcome::Status::fits),
       count(result, CandidateOutcome::Status::over_cap), format_bytes(double(spec.memory_cap_bytes)),
-      count(result, CandidateOutcome::Status::illegal), result.simulated_collectives);
+      count(result, CandidateOutcome::Status::illegal));
+  out << fmt::format("  collectives {} distinct ones simulated{}\n\n", result.simulated_collectives,
+                     result.collective_time_file.empty()
+                         ? ""
+                         : fmt::format(", {} times of earlier searches reused ({})", result.loaded_collective_times,
+                                       result.collective_time_file));
 
   out << fmt::format("  {:<14}{}\n  {:<14}{}\n", "best found", result.best ? figures(result.outcomes[*result.best]) : "none fits",
                      "", result.best ? describe(result.outcomes[*result.best]) : "");

@@ -13,6 +13,7 @@
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
+#include "workloads/search/collective_time_file.hpp"
 #include "workloads/search/search_space.hpp"
 
 namespace tpusim::workloads {
@@ -200,6 +201,10 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options) 
   }
   CandidateEvaluator evaluator(input.base, input.base_yaml, input.spec.memory_cap_bytes,
                                options.share_collective_times);
+  if (options.share_collective_times && !options.collective_time_folder.empty()) {
+    result.collective_time_file = collective_time_file(options.collective_time_folder, evaluator.simulator());
+    result.loaded_collective_times = load_collective_times(result.collective_time_file, evaluator.simulator());
+  }
   result.base = evaluator.evaluate_base();
   const int planned = static_cast<int>(std::min<std::uint64_t>(space.size(), input.spec.max_candidates));
   Evaluations evaluations(evaluator, input.spec, planned, options, result);
@@ -212,6 +217,9 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options) 
   result.best = fastest(result.outcomes);
   result.pareto = pareto_front(result.outcomes);
   result.simulated_collectives = evaluator.simulated_collectives();
+  if (!result.collective_time_file.empty() && result.simulated_collectives > 0) {
+    save_collective_times(result.collective_time_file, evaluator.simulator());
+  }
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;
 }

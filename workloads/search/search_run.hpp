@@ -28,6 +28,9 @@ inline constexpr double kMcmcBeta = 10.0;
 
 struct SearchOptions {
   bool share_collective_times = true;  // CandidateEvaluator's
+  // Where collective times are kept between searches (collective_time_file.hpp); "" for nowhere. Only with
+  // shared collective times.
+  std::string collective_time_folder;
   // After each candidate evaluated: how many so far, of how many at most.
   std::function<void(const CandidateOutcome&, int done, int planned)> on_candidate;
 };
@@ -44,6 +47,8 @@ struct SearchResult {
   std::uint64_t proposals = 0;                           // mcmc: states proposed
   int restarts = 0;                                      // mcmc: restarts from a random candidate
   std::uint64_t simulated_collectives = 0;               // distinct collectives simulated (one child each)
+  int loaded_collective_times = 0;                       // read from the folder's file, from earlier searches
+  std::string collective_time_file;                      // that file, "" without a folder
   double wall_s = 0;
 };
 

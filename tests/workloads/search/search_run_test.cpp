@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -220,4 +224,46 @@ TEST_CASE("the search section's problems are one line at their key") {
   text.insert(text.find("  topology: tpu-v2-32\n"), "  overlap: concurrent\n");
   const std::string concurrent = test_support::input_error_of([&] { load_search_input(text, "lm-32.yaml"); });
   CHECK_THAT(concurrent, Catch::StartsWith("lm-32.yaml:3: hardware.overlap: search times each collective alone"));
+}
+
+TEST_CASE("collective times kept in a folder serve the next search, bit for bit, and only one of the same pod") {
+  const std::string folder = std::filesystem::temp_directory_path() / fmt::format("tpusim-times-{}", ::getpid());
+  std::filesystem::remove_all(folder);
+  const auto search = [&](const SearchInput& input) {
+    return run_in_child([&]() -> std::string {
+             SearchOptions options;
+             options.collective_time_folder = folder;
+             const SearchResult result = run_search(input, options);
+             std::string text = fmt::format("{} {}\n", result.simulated_collectives, result.loaded_collective_times);
+             for (const auto& o : result.outcomes) text += fmt::format("{} {:a}\n", o.candidate.key(), o.step_time_s);
+             return text;
+           })
+        .output;
+  };
+  const auto first_line = [](const std::string& text) { return text.substr(0, text.find('\n')); };
+  const auto rest = [](const std::string& text) { return text.substr(text.find('\n')); };
+  const std::string first = search(test::lm32_input());
+  const std::string simulated = first_line(first).substr(0, first_line(first).find(' '));
+  CHECK(first_line(first) == simulated + " 0");
+  const std::string second = search(test::lm32_input());
+  CHECK(first_line(second) == "0 " + simulated);  // every time from the file, none simulated
+  CHECK(rest(second) == rest(first));
+  // Another model on the same pod reuses some; a pod with other links none.
+  const std::string other_model = search(test::lm32_input("  algorithms: [ring]\n"));
+  CHECK(first_line(other_model).substr(first_line(other_model).find(' ') + 1) == simulated);
+  std::string slower = test::lm32_yaml();
+  slower.insert(slower.find("mesh:"), "  inter_chip_bandwidth: 31GB/s\n");
+  const std::string other_pod = search(load_search_input(slower, "slower.yaml"));
+  CHECK(first_line(other_pod).substr(first_line(other_pod).find(' ') + 1) == "0");
+  // Two files now; one that does not read back whole is ignored, not half used.
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) files.push_back(entry.path());
+  REQUIRE(files.size() == 2);
+  for (const auto& file : files) {
+    std::ofstream(file, std::ios::app) << "zz not a result\n";
+  }
+  const std::string after_damage = search(test::lm32_input());
+  CHECK(first_line(after_damage) == simulated + " 0");
+  CHECK(rest(after_damage) == rest(first));
+  std::filesystem::remove_all(folder);
 }
