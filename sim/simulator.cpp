@@ -8,8 +8,8 @@
 #include <limits>
 #include <memory>
 #include <set>
-#include <unordered_map>
 #include <simgrid/s4u.hpp>
+#include <unordered_map>
 
 // version.h and log.h need the declarations s4u.hpp brings in first.
 #include <simgrid/version.h>
@@ -185,7 +185,8 @@ Simulator::Simulator(const topo::Topology& topology, SimOptions options) {
                     topology.name(), kMaxMeshChips, topology.num_chips()));
   }
   if (options.isolated_collectives && options.record_trace) {
-    throw InputError("a Simulator with isolated collectives records no trace: its collectives run in children");
+    throw InputError(
+        "a Simulator with isolated collectives records no trace: its collectives run in children");
   }
   g_engine_created = true;
   impl_ = std::make_unique<Impl>(topology, options);
@@ -213,7 +214,8 @@ CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded)
   validate_request(impl_->topology, request);
   if (impl_->options.isolated_collectives) {
     if (request.data != nullptr) {
-      throw InputError("a Simulator with isolated collectives runs timing only; this collective carries data");
+      throw InputError(
+          "a Simulator with isolated collectives runs timing only; this collective carries data");
     }
     std::string key;
     if (impl_->options.remember_isolated_results) {
@@ -285,7 +287,8 @@ CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded)
 
 int Simulator::start_concurrent(const std::vector<CollectiveRequest>& in_turn) {
   if (impl_->options.isolated_collectives) {
-    throw InputError("collectives that run at the same time share one clock; this Simulator isolates each one");
+    throw InputError(
+        "collectives that run at the same time share one clock; this Simulator isolates each one");
   }
   auto running = std::make_shared<Impl::Concurrent>();
   running->id = impl_->next_concurrent_id++;
@@ -399,9 +402,9 @@ std::string Simulator::identity() const {
       "chips {} wraparound {} cores {} inter-chip {} B/s {} s intra-chip {} B/s {} s faults '{}' twists '{}' "
       "network {} fold {} transfers {}",
       fmt::join(t.chip_dims(), "x"), t.wraparound(), t.cores_per_chip(), t.inter_chip().bandwidth_Bps(),
-      t.inter_chip().latency_s(), t.intra_chip().bandwidth_Bps(), t.intra_chip().latency_s(), t.faults().text(),
-      fmt::join(twists, ";"), o.network == NetworkModel::ideal ? "ideal" : "lv08", o.fold_repeated_rounds,
-      static_cast<int>(o.transfers.value_or(transfer_mechanism_for(t))));
+      t.inter_chip().latency_s(), t.intra_chip().bandwidth_Bps(), t.intra_chip().latency_s(),
+      t.faults().text(), fmt::join(twists, ";"), o.network == NetworkModel::ideal ? "ideal" : "lv08",
+      o.fold_repeated_rounds, static_cast<int>(o.transfers.value_or(transfer_mechanism_for(t))));
 }
 
 std::vector<std::pair<std::string, CollectiveResult>> Simulator::remembered_results() const {

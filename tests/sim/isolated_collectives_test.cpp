@@ -24,7 +24,8 @@ CollectiveRequest send(topo::Rank src, topo::Rank dst, std::uint64_t bytes) {
   return request;
 }
 
-CollectiveRequest allreduce(const topo::Topology& topology, std::uint64_t elements, const std::string& algorithm) {
+CollectiveRequest allreduce(const topo::Topology& topology, std::uint64_t elements,
+                            const std::string& algorithm) {
   CollectiveRequest request;
   request.kind = CollectiveKind::allreduce;
   request.algorithms = {algorithm};

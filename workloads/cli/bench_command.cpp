@@ -12,6 +12,7 @@ void add_bench_command(CLI::App& app) {
   add_bench_engine(*bench);
   add_bench_step(*bench);
   add_bench_sweep(*bench);
+  add_bench_search(*bench);
 }
 
 }  // namespace tpusim::cli

@@ -18,5 +18,6 @@ void add_bench_collectives(CLI::App& bench);  // bench_collectives.cpp
 void add_bench_engine(CLI::App& bench);       // bench_engine.cpp
 void add_bench_step(CLI::App& bench);         // bench_step.cpp
 void add_bench_sweep(CLI::App& bench);        // bench_sweep.cpp
+void add_bench_search(CLI::App& bench);       // bench_search.cpp
 
 }  // namespace tpusim::cli

@@ -51,10 +51,12 @@ void search(const SearchArgs& args) {
   const nlohmann::json inputs = {
       {"config", workloads::input_or_null(args.config_path)},
       {"preset", args.config_path.empty() ? nlohmann::json(preset) : nlohmann::json(nullptr)},
-      {"max_candidates", input.spec.max_candidates},
-      {"time_limit_s", input.spec.time_limit_s},
-      {"seed", input.spec.seed},
-      {"strategy", args.strategy.empty() ? nlohmann::json(nullptr) : nlohmann::json(args.strategy)}};
+      {"max_candidates",
+       args.max_candidates > 0 ? nlohmann::json(args.max_candidates) : nlohmann::json(nullptr)},
+      {"time_limit_s", args.time_limit_s >= 0 ? nlohmann::json(args.time_limit_s) : nlohmann::json(nullptr)},
+      {"seed", args.seed >= 0 ? nlohmann::json(args.seed) : nlohmann::json(nullptr)},
+      {"strategy", workloads::input_or_null(args.strategy)},
+      {"no_cache", args.no_cache}};
   const std::string folder = args.output.empty() ? "results/" + input.base.name + "-search" : args.output;
   // Before searching: a folder that cannot be written is reported now, not after the work.
   if (!args.no_files) StagedFolder probe(folder, workloads::kSearchResultFiles);
@@ -84,8 +86,9 @@ void search(const SearchArgs& args) {
   if (!args.no_files) {
     const auto files = workloads::write_search_files(folder, input, result, inputs, std::cerr);
     if (!args.json) {
-      std::cout << fmt::format("\nresults in {}/ (candidates.csv, pareto.csv, {}search.json{})\n", files.folder,
-                               result.best ? "best.yaml, " : "", files.drawn ? ", pareto.png, pareto.svg" : "");
+      std::cout << fmt::format("\nresults in {}/ (candidates.csv, pareto.csv, {}search.json{})\n",
+                               files.folder, result.best ? "best.yaml, " : "",
+                               files.drawn ? ", pareto.png, pareto.svg" : "");
     }
   }
   std::cout << std::flush;
@@ -101,15 +104,19 @@ void add_search_command(CLI::App& app) {
   static SearchArgs args;
   auto* command = app.add_subcommand(
       "search",
-      "Find the fastest mesh shape, layout rules, mesh mapping and collective algorithms for a config's model "
+      "Find the fastest mesh shape, layout rules, mesh mapping and collective algorithms for a config's "
+      "model "
       "on its pod, by simulating a timing-only training step of each candidate; candidates whose memory per "
       "core exceeds the cap are kept as over_cap, never as best.\n"
       "What is explored comes from the config's optional search: section (keys mesh_dims, layout_dims, "
-      "pin_layout, mesh_shapes, mappings, algorithms, memory_cap, strategy, max_candidates, time_limit, seed; "
-      "README, section Search); the options below override it. Without a config: the built-in default, lm-s5.\n"
+      "pin_layout, mesh_shapes, mappings, algorithms, memory_cap, strategy, max_candidates, time_limit, "
+      "seed; "
+      "README, section Search); the options below override it. Without a config: the built-in default, "
+      "lm-s5.\n"
       "Exhaustive when the space has at most max_candidates candidates (it says how many there are), else a "
       "seeded Metropolis chain (as FlexFlow's search).\n"
-      "Writes <output>/candidates.csv, pareto.csv, best.yaml (a config tpusim run runs as is), search.json and "
+      "Writes <output>/candidates.csv, pareto.csv, best.yaml (a config tpusim run runs as is), search.json "
+      "and "
       "pareto.png/svg (gnuplot), as one unit; output default results/<name>-search.\n"
       "Exit status: 0 done; 1 no candidate fits; 2 a bad config, search section or argument (one line: "
       "file:line: key: problem); 3 the results cannot be written (checked before searching).");
@@ -117,7 +124,9 @@ void add_search_command(CLI::App& app) {
   command->add_option("--preset", args.preset, "Search from a shipped preset (tpusim run --list-presets)");
   add_whole_number_option(command, "--max-candidates", args.max_candidates, 1, 10000000,
                           "Evaluate at most this many candidates (overrides search.max_candidates)");
-  command->add_option("--time-limit", args.time_limit_s, "Stop after this many seconds (overrides search.time_limit)")
+  command
+      ->add_option("--time-limit", args.time_limit_s,
+                   "Stop after this many seconds (overrides search.time_limit)")
       ->check(CLI::NonNegativeNumber);
   add_whole_number_option(command, "--seed", args.seed, 0, std::numeric_limits<std::int32_t>::max(),
                           "Seed of the chain (overrides search.seed)");
@@ -132,9 +141,10 @@ void add_search_command(CLI::App& app) {
   command->add_option("--cache-dir", args.cache_dir,
                       "Folder of the collective times kept between searches, one file per pod and build "
                       "(default results/collective-times)");
-  command->add_flag("--no-cache", args.no_cache,
-                    "Simulate every collective of every candidate again, neither reusing times within the search "
-                    "nor reading or writing --cache-dir (the same results, slower: for measuring the cache)");
+  command->add_flag(
+      "--no-cache", args.no_cache,
+      "Simulate every collective of every candidate again, neither reusing times within the search "
+      "nor reading or writing --cache-dir (the same results, slower: for measuring the cache)");
   command->callback([] { search(args); });
 }
 

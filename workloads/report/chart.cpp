@@ -86,8 +86,8 @@ std::string plot_command(const Chart& chart) {
       clauses.push_back(fmt::format("{} using {}{} title {}", i == 0 ? data : "''", i + 2,
                                     i == 0 ? ":xtic(1)" : "", quoted(series.title)));
     } else {
-      clauses.push_back(fmt::format("{} index {} using 1:2 with {} pt {} ps 1.3 title {}", i == 0 ? data : "''",
-                                    i, series.joined ? "linespoints lw 2" : "points",
+      clauses.push_back(fmt::format("{} index {} using 1:2 with {} pt {} ps 1.3 title {}",
+                                    i == 0 ? data : "''", i, series.joined ? "linespoints lw 2" : "points",
                                     kPointTypes[i % std::size(kPointTypes)], quoted(series.title)));
     }
   }

@@ -12,7 +12,7 @@ namespace tpusim::workloads {
 struct ChartSeries {
   std::string title;
   std::vector<std::pair<double, double>> points;  // (x, y), drawn in this order
-  bool joined = true;                              // lines style: points joined by a line, or points alone
+  bool joined = true;                             // lines style: points joined by a line, or points alone
 };
 
 struct Chart {

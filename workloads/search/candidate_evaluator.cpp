@@ -57,18 +57,21 @@ sim::SimOptions isolated(bool remember_results) {
 
 }  // namespace
 
-CandidateEvaluator::CandidateEvaluator(const RunConfig& base, std::string base_yaml, std::uint64_t memory_cap_bytes,
-                                       bool share_collective_times)
+CandidateEvaluator::CandidateEvaluator(const RunConfig& base, std::string base_yaml,
+                                       std::uint64_t memory_cap_bytes, bool share_collective_times)
     : base_(timing_one_step(base)),
       base_yaml_(std::move(base_yaml)),
       memory_cap_bytes_(memory_cap_bytes),
       share_collective_times_(share_collective_times),
       program_(std::make_unique<TrainingProgram>(base_)),
-      simulator_(std::make_unique<sim::Simulator>(base_.hardware.topology, isolated(share_collective_times))) {}
+      simulator_(
+          std::make_unique<sim::Simulator>(base_.hardware.topology, isolated(share_collective_times))) {}
 
 CandidateEvaluator::~CandidateEvaluator() = default;
 
-std::uint64_t CandidateEvaluator::simulated_collectives() const { return simulator_->collectives_simulated(); }
+std::uint64_t CandidateEvaluator::simulated_collectives() const {
+  return simulator_->collectives_simulated();
+}
 
 CandidateOutcome CandidateEvaluator::evaluate(const Candidate& candidate) {
   const double started = now();
@@ -112,13 +115,14 @@ CandidateOutcome CandidateEvaluator::evaluate_base() {
   own.mapping = base_.mesh.mapping.to_string();
   for (const auto& axis : base_.mesh.shape.shape().names()) {
     const auto it = base_.hardware.collective_algorithm_by_axis.find(axis);
-    own.algorithms.emplace_back(axis, it == base_.hardware.collective_algorithm_by_axis.end() ? kDefaultAlgorithm
-                                                                                             : it->second);
+    own.algorithms.emplace_back(
+        axis, it == base_.hardware.collective_algorithm_by_axis.end() ? kDefaultAlgorithm : it->second);
   }
   return evaluate_config(base_, own, now());
 }
 
-CandidateOutcome CandidateEvaluator::evaluate_config(const RunConfig& config, Candidate candidate, double started) {
+CandidateOutcome CandidateEvaluator::evaluate_config(const RunConfig& config, Candidate candidate,
+                                                     double started) {
   CandidateOutcome outcome;
   outcome.candidate = std::move(candidate);
   try {

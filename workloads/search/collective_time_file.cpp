@@ -35,8 +35,8 @@ int hex_value(char c) {
 }  // namespace
 
 std::string collective_time_identity(const sim::Simulator& simulator) {
-  return fmt::format("tpusim {} build {} simgrid {}: {}", TPUSIM_VERSION, build_hash(), sim::simgrid_version(),
-                     simulator.identity());
+  return fmt::format("tpusim {} build {} simgrid {}: {}", TPUSIM_VERSION, build_hash(),
+                     sim::simgrid_version(), simulator.identity());
 }
 
 std::string collective_time_file(const std::string& folder, const sim::Simulator& simulator) {

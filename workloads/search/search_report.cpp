@@ -18,12 +18,24 @@
 
 namespace tpusim::workloads {
 
-const std::vector<std::string> kCandidatesCsvColumns = {
-    "index",  "mesh_shape",  "layout", "mapping", "algorithms", "status", "step_time_s", "memory_per_core_bytes",
-    "mfu", "exposed_communication_s", "collective_calls", "pareto", "wall_s", "problem"};
+const std::vector<std::string> kCandidatesCsvColumns = {"index",
+                                                        "mesh_shape",
+                                                        "layout",
+                                                        "mapping",
+                                                        "algorithms",
+                                                        "status",
+                                                        "step_time_s",
+                                                        "memory_per_core_bytes",
+                                                        "mfu",
+                                                        "exposed_communication_s",
+                                                        "collective_calls",
+                                                        "pareto",
+                                                        "wall_s",
+                                                        "problem"};
 
-const std::vector<std::string> kSearchResultFiles = {"candidates.csv", "pareto.csv", "best.yaml", "search.json",
-                                                     "pareto.gp",      "pareto.dat", "pareto.png", "pareto.svg"};
+const std::vector<std::string> kSearchResultFiles = {"candidates.csv", "pareto.csv", "best.yaml",
+                                                     "search.json",    "pareto.gp",  "pareto.dat",
+                                                     "pareto.png",     "pareto.svg"};
 
 namespace {
 
@@ -59,7 +71,8 @@ std::string describe(const CandidateOutcome& o) {
 std::string figures(const CandidateOutcome& o) {
   if (!o.legal()) return "illegal: " + o.problem;
   if (o.status == CandidateOutcome::Status::over_cap)
-    return fmt::format("over the cap: {}/core (its step is not simulated)", format_bytes(double(o.memory_per_core_bytes)));
+    return fmt::format("over the cap: {}/core (its step is not simulated)",
+                       format_bytes(double(o.memory_per_core_bytes)));
   return fmt::format("{:>10}  MFU {:>5.1f}%  {:>9}/core", format_duration(o.step_time_s), 100 * o.mfu,
                      format_bytes(double(o.memory_per_core_bytes)));
 }
@@ -78,8 +91,10 @@ const char* strategy_name(SearchStrategy strategy) {
 
 std::string stop_reason(const SearchResult& result, const SearchSpec& spec) {
   if (result.stopped_by == "space") return "every candidate of the space evaluated";
-  if (result.stopped_by == "max_candidates") return fmt::format("stopped at max_candidates {}", spec.max_candidates);
-  if (result.stopped_by == "time_limit") return fmt::format("stopped at the time limit of {} s", spec.time_limit_s);
+  if (result.stopped_by == "max_candidates")
+    return fmt::format("stopped at max_candidates {}", spec.max_candidates);
+  if (result.stopped_by == "time_limit")
+    return fmt::format("stopped at the time limit of {} s", spec.time_limit_s);
   return "stopped: no candidate left that a restart could find";
 }
 
@@ -126,18 +141,32 @@ void write_candidates_csv(std::ostream& out, const std::vector<CandidateOutcome>
   }
 }
 
-nlohmann::json search_json(const SearchInput& input, const SearchResult& result, const nlohmann::json& inputs) {
+nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
+                           const nlohmann::json& inputs) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto& o : result.outcomes) candidates.push_back(outcome_json(o));
+  const SearchSpec& spec = input.spec;
+  nlohmann::json pins = nlohmann::json::object();
+  for (const auto& [dim, axis] : spec.pinned_layout) pins[dim] = axis;
   nlohmann::json body = {
       {"name", input.base.name},
+      {"spec",
+       {{"mesh_dims", spec.mesh_dims},
+        {"layout_dims", spec.layout_dims},
+        {"pin_layout", pins},
+        {"mesh_shapes", spec.mesh_shapes},
+        {"mappings", spec.mappings},
+        {"algorithms", spec.algorithms},
+        {"memory_cap_bytes", spec.memory_cap_bytes},
+        {"strategy", strategy_name(spec.strategy)},
+        {"max_candidates", spec.max_candidates},
+        {"time_limit_s", spec.time_limit_s},
+        {"seed", spec.seed}}},
       {"topology", input.base.hardware.topology.name()},
       {"cores", input.base.hardware.topology.num_cores()},
       {"space_size", result.space_size},
       {"strategy", strategy_name(result.strategy)},
       {"stopped_by", result.stopped_by},
-      {"seed", input.spec.seed},
-      {"memory_cap_bytes", input.spec.memory_cap_bytes},
       {"evaluated", result.outcomes.size()},
       {"fits", count(result, CandidateOutcome::Status::fits)},
       {"over_cap", count(result, CandidateOutcome::Status::over_cap)},
@@ -146,8 +175,9 @@ nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
       {"restarts", result.restarts},
       {"simulated_collectives", result.simulated_collectives},
       {"loaded_collective_times", result.loaded_collective_times},
-      {"collective_time_file", result.collective_time_file.empty() ? nlohmann::json(nullptr)
-                                                                   : nlohmann::json(result.collective_time_file)},
+      {"collective_time_file", result.collective_time_file.empty()
+                                   ? nlohmann::json(nullptr)
+                                   : nlohmann::json(result.collective_time_file)},
       {"wall_s", result.wall_s},
       {"base", outcome_json(result.base)},
       {"best", result.best ? outcome_json(result.outcomes[*result.best]) : nlohmann::json(nullptr)},
@@ -160,16 +190,21 @@ void print_search_report(std::ostream& out, const SearchInput& input, const Sear
   const RunConfig& base = input.base;
   const SearchSpec& spec = input.spec;
   out << fmt::format("tpusim search {}: {}, {} on {} ({} cores)\n", base.name, to_string(base.model.kind),
-                     describe_model(base.model),
-                     base.hardware.topology.name(), base.hardware.topology.num_cores());
-  out << fmt::format("  space      {} candidates: meshes of 1 to {} axes; layouts of {}{}; mappings {}; algorithms {}\n",
-                     result.space_size, spec.mesh_dims, join(input.spec.layout_dims, ", "),
-                     spec.pinned_layout.empty() ? "" : " (pinned " + [&] {
-                       std::vector<std::string> pins;
-                       for (const auto& [d, a] : spec.pinned_layout) pins.push_back(d + ":" + a);
-                       return join(pins, ";");
-                     }() + ")",
-                     join(spec.mappings, ", "), join(spec.algorithms, ", "));
+                     describe_model(base.model), base.hardware.topology.name(),
+                     base.hardware.topology.num_cores());
+  out << fmt::format(
+      "  space      {} candidates: meshes of 1 to {} axes; layouts of {}{}; mappings {}; algorithms {}\n",
+      result.space_size, spec.mesh_dims, join(input.spec.layout_dims, ", "),
+      spec.pinned_layout.empty() ? ""
+                                 : " (pinned " +
+                                       [&] {
+                                         std::vector<std::string> pins;
+                                         for (const auto& [d, a] : spec.pinned_layout)
+                                           pins.push_back(d + ":" + a);
+                                         return join(pins, ";");
+                                       }() +
+                                       ")",
+      join(spec.mappings, ", "), join(spec.algorithms, ", "));
   out << fmt::format("  strategy   {} (seed {}{}), {}\n", strategy_name(result.strategy), spec.seed,
                      result.strategy == SearchStrategy::mcmc
                          ? fmt::format(", {} proposals, {} restarts", result.proposals, result.restarts)
@@ -184,18 +219,21 @@ void print_search_report(std::ostream& out, const SearchInput& input, const Sear
   out << fmt::format("  collectives {} distinct ones simulated{}\n\n", result.simulated_collectives,
                      result.collective_time_file.empty()
                          ? ""
-                         : fmt::format(", {} times of earlier searches reused ({})", result.loaded_collective_times,
-                                       result.collective_time_file));
+                         : fmt::format(", {} times of earlier searches reused ({})",
+                                       result.loaded_collective_times, result.collective_time_file));
 
-  out << fmt::format("  {:<14}{}\n  {:<14}{}\n", "best found", result.best ? figures(result.outcomes[*result.best]) : "none fits",
-                     "", result.best ? describe(result.outcomes[*result.best]) : "");
-  out << fmt::format("  {:<14}{}\n  {:<14}{}\n", "config's own", figures(result.base), "", describe(result.base));
+  out << fmt::format("  {:<14}{}\n  {:<14}{}\n", "best found",
+                     result.best ? figures(result.outcomes[*result.best]) : "none fits", "",
+                     result.best ? describe(result.outcomes[*result.best]) : "");
+  out << fmt::format("  {:<14}{}\n  {:<14}{}\n", "config's own", figures(result.base), "",
+                     describe(result.base));
   if (result.best && result.base.status == CandidateOutcome::Status::fits) {
     const double ratio = result.base.step_time_s / result.outcomes[*result.best].step_time_s;
     out << fmt::format("  the best found is {:.3f}x as fast as the config's own layout\n", ratio);
   }
   out << "\nPareto front (fitting candidates no other beats in both step time and memory per core):\n";
-  out << fmt::format("  {:>10}  {:>10}  {:>6}  {}\n", "memory", "step time", "MFU", "mesh  layout  mapping  algorithms");
+  out << fmt::format("  {:>10}  {:>10}  {:>6}  {}\n", "memory", "step time", "MFU",
+                     "mesh  layout  mapping  algorithms");
   for (const std::size_t i : result.pareto) {
     const auto& o = result.outcomes[i];
     out << fmt::format("  {:>10}  {:>10}  {:>5.1f}%  {}\n", format_bytes(double(o.memory_per_core_bytes)),
@@ -219,8 +257,9 @@ void print_search_report(std::ostream& out, const SearchInput& input, const Sear
   }
 }
 
-SearchFiles write_search_files(const std::string& folder, const SearchInput& input, const SearchResult& result,
-                               const nlohmann::json& inputs, std::ostream& warnings) {
+SearchFiles write_search_files(const std::string& folder, const SearchInput& input,
+                               const SearchResult& result, const nlohmann::json& inputs,
+                               std::ostream& warnings) {
   StagedFolder staged(folder, kSearchResultFiles);
   std::vector<std::size_t> all(result.outcomes.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -229,7 +268,8 @@ SearchFiles write_search_files(const std::string& folder, const SearchInput& inp
   write_candidates_csv(pareto, result.outcomes, result.pareto, result.pareto);
   write_file_atomically(staged.staged_path("candidates.csv"), candidates.str());
   write_file_atomically(staged.staged_path("pareto.csv"), pareto.str());
-  write_file_atomically(staged.staged_path("search.json"), dump_report(search_json(input, result, inputs)) + "\n");
+  write_file_atomically(staged.staged_path("search.json"),
+                        dump_report(search_json(input, result, inputs)) + "\n");
   if (result.best) {
     const CandidateOutcome& best = result.outcomes[*result.best];
     write_file_atomically(

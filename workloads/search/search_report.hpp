@@ -21,7 +21,8 @@ extern const std::vector<std::string> kSearchResultFiles;
 
 void write_candidates_csv(std::ostream& out, const std::vector<CandidateOutcome>& outcomes,
                           const std::vector<std::size_t>& rows, const std::vector<std::size_t>& pareto);
-nlohmann::json search_json(const SearchInput& input, const SearchResult& result, const nlohmann::json& inputs);
+nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
+                           const nlohmann::json& inputs);
 void print_search_report(std::ostream& out, const SearchInput& input, const SearchResult& result);
 
 struct SearchFiles {
@@ -30,7 +31,8 @@ struct SearchFiles {
 };
 // Writes the folder (staged beside it, then renamed into place); `warnings` gets one line when gnuplot is
 // missing (the script and data are still written).
-SearchFiles write_search_files(const std::string& folder, const SearchInput& input, const SearchResult& result,
-                               const nlohmann::json& inputs, std::ostream& warnings);
+SearchFiles write_search_files(const std::string& folder, const SearchInput& input,
+                               const SearchResult& result, const nlohmann::json& inputs,
+                               std::ostream& warnings);
 
 }  // namespace tpusim::workloads

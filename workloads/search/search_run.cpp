@@ -32,9 +32,13 @@ double cost(const CandidateOutcome& outcome) {
 // Distinct candidates evaluated once each, with the limits.
 class Evaluations {
  public:
-  Evaluations(CandidateEvaluator& evaluator, const SearchSpec& spec, int planned, const SearchOptions& options,
-              SearchResult& result)
-      : evaluator_(evaluator), spec_(spec), planned_(planned), options_(options), result_(result),
+  Evaluations(CandidateEvaluator& evaluator, const SearchSpec& spec, int planned,
+              const SearchOptions& options, SearchResult& result)
+      : evaluator_(evaluator),
+        spec_(spec),
+        planned_(planned),
+        options_(options),
+        result_(result),
         started_(std::chrono::steady_clock::now()) {}
 
   // Whether another candidate may be evaluated; sets stopped_by when not.
@@ -88,13 +92,14 @@ void exhaustive(const SearchSpace& space, Evaluations& evaluations) {
 constexpr std::uint64_t kStallProposals = 1000;
 constexpr int kRestartDraws = 10000;
 
-void mcmc(const SearchSpace& space, const SearchInput& input, Evaluations& evaluations, SearchResult& result) {
+void mcmc(const SearchSpace& space, const SearchInput& input, Evaluations& evaluations,
+          SearchResult& result) {
   std::mt19937_64 random(input.spec.seed);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   const RunConfig& base = input.base;
-  SearchState current = space.state_of(base.mesh.shape_text(), base.mesh.layout_text(),
-                                       base.mesh.mapping.to_string())
-                            .value_or(space.random_state(random));
+  SearchState current =
+      space.state_of(base.mesh.shape_text(), base.mesh.layout_text(), base.mesh.mapping.to_string())
+          .value_or(space.random_state(random));
   if (!evaluations.may_continue(space.size())) return;
   double current_cost = cost(evaluations.get(*space.candidate(current)));
   std::uint64_t since_new = 0;
@@ -128,8 +133,8 @@ void mcmc(const SearchSpace& space, const SearchInput& input, Evaluations& evalu
   }
 }
 
-// A search whose every candidate is illegal, or over the cap, was given a space or a cap that cannot work: bad
-// input, said at the key that made it so.
+// A search whose every candidate is illegal, or over the cap, was given a space or a cap that cannot work:
+// bad input, said at the key that made it so.
 void check_some_candidate_runs(const SearchInput& input, const SearchResult& result) {
   const auto& outcomes = result.outcomes;
   if (outcomes.empty()) return;
@@ -144,12 +149,13 @@ void check_some_candidate_runs(const SearchInput& input, const SearchResult& res
   const auto least = std::min_element(outcomes.begin(), outcomes.end(), [](const auto& a, const auto& b) {
     return a.legal() && (!b.legal() || a.memory_per_core_bytes < b.memory_per_core_bytes);
   });
-  throw InputError(fmt::format("{}: {} per core{} is below the memory of every candidate evaluated; the least, "
-                               "{} with layout {}, needs {}",
-                               input.spec.where("memory_cap"), format_bytes(double(input.spec.memory_cap_bytes)),
-                               input.spec.locations.count("memory_cap") ? "" : " (the device's HBM, the default)",
-                               least->candidate.mesh_shape, least->candidate.layout,
-                               format_bytes(double(least->memory_per_core_bytes))));
+  throw InputError(
+      fmt::format("{}: {} per core{} is below the memory of every candidate evaluated; the least, "
+                  "{} with layout {}, needs {}",
+                  input.spec.where("memory_cap"), format_bytes(double(input.spec.memory_cap_bytes)),
+                  input.spec.locations.count("memory_cap") ? "" : " (the device's HBM, the default)",
+                  least->candidate.mesh_shape, least->candidate.layout,
+                  format_bytes(double(least->memory_per_core_bytes))));
 }
 
 }  // namespace
@@ -170,7 +176,8 @@ std::vector<std::size_t> pareto_front(const std::vector<CandidateOutcome>& outco
   }
   std::stable_sort(fitting.begin(), fitting.end(), [&](std::size_t a, std::size_t b) {
     const auto &x = outcomes[a], &y = outcomes[b];
-    if (x.memory_per_core_bytes != y.memory_per_core_bytes) return x.memory_per_core_bytes < y.memory_per_core_bytes;
+    if (x.memory_per_core_bytes != y.memory_per_core_bytes)
+      return x.memory_per_core_bytes < y.memory_per_core_bytes;
     return x.step_time_s < y.step_time_s;
   });
   std::vector<std::size_t> front;
@@ -186,24 +193,27 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options) 
   const SearchSpace space(input.base, input.spec);
   result.space_size = space.size();
   if (space.size() == 0) {
-    const std::string key = !input.spec.mesh_shapes.empty() ? "mesh_shapes"
+    const std::string key = !input.spec.mesh_shapes.empty()     ? "mesh_shapes"
                             : !input.spec.pinned_layout.empty() ? "pin_layout"
                                                                 : "mesh_dims";
-    throw InputError(fmt::format("{}: the search space has no candidate: no mesh of 1 to {} axes over {} cores "
-                                 "with a layout of {} meets it",
-                                 input.spec.where(key), input.spec.mesh_dims,
-                                 input.base.hardware.topology.num_cores(), join(space.layout_dims(), ", ")));
+    throw InputError(
+        fmt::format("{}: the search space has no candidate: no mesh of 1 to {} axes over {} cores "
+                    "with a layout of {} meets it",
+                    input.spec.where(key), input.spec.mesh_dims, input.base.hardware.topology.num_cores(),
+                    join(space.layout_dims(), ", ")));
   }
   result.strategy = input.spec.strategy;
   if (result.strategy == SearchStrategy::automatic) {
-    result.strategy = space.size() <= static_cast<std::uint64_t>(input.spec.max_candidates) ? SearchStrategy::exhaustive
-                                                                                           : SearchStrategy::mcmc;
+    result.strategy = space.size() <= static_cast<std::uint64_t>(input.spec.max_candidates)
+                          ? SearchStrategy::exhaustive
+                          : SearchStrategy::mcmc;
   }
   CandidateEvaluator evaluator(input.base, input.base_yaml, input.spec.memory_cap_bytes,
                                options.share_collective_times);
   if (options.share_collective_times && !options.collective_time_folder.empty()) {
     result.collective_time_file = collective_time_file(options.collective_time_folder, evaluator.simulator());
-    result.loaded_collective_times = load_collective_times(result.collective_time_file, evaluator.simulator());
+    result.loaded_collective_times =
+        load_collective_times(result.collective_time_file, evaluator.simulator());
   }
   result.base = evaluator.evaluate_base();
   const int planned = static_cast<int>(std::min<std::uint64_t>(space.size(), input.spec.max_candidates));

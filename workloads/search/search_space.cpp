@@ -25,7 +25,9 @@ std::string Candidate::algorithms_text() const {
   return all_default ? std::string(kDefaultAlgorithm) : join(parts, ";");
 }
 
-std::string Candidate::key() const { return fmt::format("{}|{}|{}|{}", mesh_shape, layout, mapping, algorithms_text()); }
+std::string Candidate::key() const {
+  return fmt::format("{}|{}|{}|{}", mesh_shape, layout, mapping, algorithms_text());
+}
 
 namespace {
 
@@ -62,7 +64,8 @@ std::string axis_name(int model_axes_before) {
 SearchSpace::SearchSpace(const RunConfig& base, const SearchSpec& spec) : spec_(spec) {
   layout_dims_ = spec.layout_dims;
   for (const auto& [dim, axis] : spec.pinned_layout) {
-    if (std::find(layout_dims_.begin(), layout_dims_.end(), dim) == layout_dims_.end()) layout_dims_.push_back(dim);
+    if (std::find(layout_dims_.begin(), layout_dims_.end(), dim) == layout_dims_.end())
+      layout_dims_.push_back(dim);
   }
   const int cores = base.hardware.topology.num_cores();
   for (int rank = 1; rank <= spec.mesh_dims; ++rank) {
@@ -126,13 +129,14 @@ std::optional<Candidate> SearchSpace::structure(const SearchState& state) const 
     if (state.placement[d] > 0) rules.push_back(layout_dims_[d] + ":" + names[state.placement[d]]);
   }
   for (const auto& pin : spec_.pinned_layout) {
-    if (std::find(rules.begin(), rules.end(), pin.first + ":" + pin.second) == rules.end()) return std::nullopt;
+    if (std::find(rules.begin(), rules.end(), pin.first + ":" + pin.second) == rules.end())
+      return std::nullopt;
   }
   c.mesh_shape = join(shape_parts, ";");
   if (!spec_.mesh_shapes.empty()) {
-    const bool listed = std::any_of(spec_.mesh_shapes.begin(), spec_.mesh_shapes.end(), [&](const std::string& s) {
-      return mtf::MeshShape::parse(s).to_string() == c.mesh_shape;
-    });
+    const bool listed = std::any_of(
+        spec_.mesh_shapes.begin(), spec_.mesh_shapes.end(),
+        [&](const std::string& s) { return mtf::MeshShape::parse(s).to_string() == c.mesh_shape; });
     if (!listed) return std::nullopt;
   }
   c.layout = join(rules, ";");
@@ -162,7 +166,8 @@ std::vector<Candidate> SearchSpace::enumerate() const {
       while (true) {
         out.push_back(*candidate(state));
         int i = rank - 1;
-        while (i >= 0 && state.algorithm[i] + 1 == static_cast<int>(spec_.algorithms.size())) state.algorithm[i--] = 0;
+        while (i >= 0 && state.algorithm[i] + 1 == static_cast<int>(spec_.algorithms.size()))
+          state.algorithm[i--] = 0;
         if (i < 0) break;
         ++state.algorithm[i];
       }

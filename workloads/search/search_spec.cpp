@@ -17,9 +17,9 @@
 namespace tpusim::workloads {
 
 const NameTable<SearchStrategy>& search_strategies() {
-  static const NameTable<SearchStrategy> table(
-      "search strategy",
-      {{"auto", SearchStrategy::automatic}, {"exhaustive", SearchStrategy::exhaustive}, {"mcmc", SearchStrategy::mcmc}});
+  static const NameTable<SearchStrategy> table("search strategy", {{"auto", SearchStrategy::automatic},
+                                                                   {"exhaustive", SearchStrategy::exhaustive},
+                                                                   {"mcmc", SearchStrategy::mcmc}});
   return table;
 }
 
@@ -33,7 +33,8 @@ std::vector<std::string> read_list(const ConfigNode& node, const std::string& wh
   for (std::size_t i = 0; i < node.yaml().size(); ++i) {
     const ConfigNode item(node.yaml()[i], node.file(), fmt::format("{}[{}]", node.key_path(), i));
     const std::string text = item.scalar();
-    if (std::find(items.begin(), items.end(), text) != items.end()) item.fail(fmt::format("'{}' is listed twice", text));
+    if (std::find(items.begin(), items.end(), text) != items.end())
+      item.fail(fmt::format("'{}' is listed twice", text));
     check(item);
     items.push_back(text);
   }
@@ -64,15 +65,16 @@ SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunC
   spec.memory_cap_bytes = base.hardware.device.hbm_bytes();
   if (base.hardware.overlap == mtf::OverlapPolicy::concurrent) {
     const std::string where = base.where("hardware.overlap");
-    throw InputError(fmt::format("{}: search times each collective alone from one cache, which the concurrent "
-                                 "policy's shared clock cannot use; use dependencies or none",
-                                 where));
+    throw InputError(
+        fmt::format("{}: search times each collective alone from one cache, which the concurrent "
+                    "policy's shared clock cannot use; use dependencies or none",
+                    where));
   }
   if (!section) return spec;
   const ConfigNode& s = *section;
-  const std::vector<std::string> keys = {"mesh_dims",  "layout_dims", "pin_layout", "mesh_shapes",
-                                         "mappings",   "algorithms",  "memory_cap", "strategy",
-                                         "max_candidates", "time_limit", "seed"};
+  const std::vector<std::string> keys = {"mesh_dims",      "layout_dims", "pin_layout", "mesh_shapes",
+                                         "mappings",       "algorithms",  "memory_cap", "strategy",
+                                         "max_candidates", "time_limit",  "seed"};
   s.expect_map(keys);
   for (const auto& key : keys) {
     if (auto n = s.optional_child(key)) spec.locations[key] = n->where();
@@ -89,7 +91,8 @@ SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunC
     if (dims < 1 || dims > 3) n->fail(fmt::format("{} mesh dimensions; a search explores 1 to 3", dims));
     spec.mesh_dims = static_cast<int>(dims);
   }
-  if (auto n = s.optional_child("layout_dims")) spec.layout_dims = read_list(*n, "model dimensions", model_dim);
+  if (auto n = s.optional_child("layout_dims"))
+    spec.layout_dims = read_list(*n, "model dimensions", model_dim);
   if (auto n = s.optional_child("pin_layout")) {
     try {
       const mtf::LayoutRules pins = mtf::LayoutRules::parse(n->scalar());
@@ -99,10 +102,11 @@ SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunC
     }
     for (const auto& [dim, axis] : spec.pinned_layout) {
       if (std::find(kind.dimensions.begin(), kind.dimensions.end(), dim) == kind.dimensions.end())
-        n->fail(fmt::format("a {} has no dimension '{}'; its dimensions are {}", kind.name, dim, join(kind.dimensions)));
+        n->fail(fmt::format("a {} has no dimension '{}'; its dimensions are {}", kind.name, dim,
+                            join(kind.dimensions)));
       if (axis != "batch" && axis.rfind("model", 0) != 0)
-        n->fail(fmt::format("candidates name their mesh axes batch, model, model2 and model3; '{}' is none of them",
-                            axis));
+        n->fail(fmt::format(
+            "candidates name their mesh axes batch, model, model2 and model3; '{}' is none of them", axis));
     }
   }
   if (auto n = s.optional_child("mesh_shapes")) {
@@ -111,7 +115,8 @@ SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunC
         const mtf::MeshShape shape = mtf::MeshShape::parse(item.scalar());
         if (shape.size() != base.hardware.topology.num_cores())
           item.fail(fmt::format("{} has {} processors but the topology {} has {} cores", item.scalar(),
-                                shape.size(), base.hardware.topology.name(), base.hardware.topology.num_cores()));
+                                shape.size(), base.hardware.topology.name(),
+                                base.hardware.topology.num_cores()));
       } catch (const InputError& error) {
         item.fail(error.what());
       }
@@ -129,7 +134,8 @@ SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunC
   if (auto n = s.optional_child("algorithms")) {
     std::vector<std::string> known = collective_algorithm_names();
     known.insert(known.begin(), kDefaultAlgorithm);
-    spec.algorithms = read_list(*n, "collective algorithms", [&](const ConfigNode& item) { item.one_of(known); });
+    spec.algorithms =
+        read_list(*n, "collective algorithms", [&](const ConfigNode& item) { item.one_of(known); });
   }
   if (auto n = s.optional_child("memory_cap")) spec.memory_cap_bytes = n->memory_bytes();
   if (auto n = s.optional_child("strategy")) spec.strategy = n->choice(search_strategies());

@@ -92,6 +92,16 @@ TEST_CASE("cli: every --json output opens with the same context block") {
         {"pod_io", 32},
         {"pod_hidden", 32}}},
       {{"bench", "collectives", "--json"}, "tpusim.bench_collectives.v1", "bench collectives", {}},
+      {{"search", "--preset", "tiny-mlp", "--no-files", "--json", "--max-candidates", "5"},
+       "tpusim.search.v1",
+       "search",
+       {{"config", nullptr},
+        {"preset", "tiny-mlp"},
+        {"max_candidates", 5},
+        {"time_limit_s", nullptr},
+        {"seed", nullptr},
+        {"strategy", nullptr},
+        {"no_cache", false}}},
   };
   const Scratch scratch;
   for (const auto& c : cases) {

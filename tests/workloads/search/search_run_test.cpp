@@ -1,11 +1,12 @@
 // Searches against brute force: every candidate of a space run on its own, in a process of its own, by
 // `run_training` as `tpusim run` runs a config (one long simulated clock, no cache), which the search's best,
 // statuses, memory and Pareto front must agree with; the cache against no cache, bit for bit; seeds.
-#include <fmt/format.h>
+#include "workloads/search/search_run.hpp"
 
-#include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -17,7 +18,6 @@
 #include "topologies/support/child_process.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_parser.hpp"
-#include "workloads/search/search_run.hpp"
 #include "workloads/search/search_space.hpp"
 #include "workloads/training_run.hpp"
 
@@ -65,7 +65,8 @@ std::string search_in_child(const SearchInput& input, bool share = true) {
              text += fmt::format("{} {} {:a} {}\n", o.candidate.key(), to_string(o.status), o.step_time_s,
                                  o.memory_per_core_bytes);
            }
-           return text + "best " + (result.best ? result.outcomes[*result.best].candidate.key() : "none") + "\n";
+           return text + "best " + (result.best ? result.outcomes[*result.best].candidate.key() : "none") +
+                  "\n";
          })
       .output;
 }
@@ -80,7 +81,8 @@ std::map<std::string, std::string> by_key(const std::string& text) {
 
 }  // namespace
 
-TEST_CASE("an exhaustive search agrees with separate runs of every candidate: statuses, memory, times, best") {
+TEST_CASE(
+    "an exhaustive search agrees with separate runs of every candidate: statuses, memory, times, best") {
   // A cap between the candidates' memories, so that some are over it.
   const SearchInput input = test::lm32_input("  memory_cap: 9MiB\n");
   const SearchSpace space(input.base, input.spec);
@@ -137,10 +139,11 @@ TEST_CASE("an exhaustive search agrees with separate runs of every candidate: st
     for (const std::size_t p : result.pareto) {
       const auto& f = result.outcomes[p];
       if (&f == &o) continue;
-      dominated = dominated || (f.memory_per_core_bytes <= o.memory_per_core_bytes && f.step_time_s <= o.step_time_s);
+      dominated =
+          dominated || (f.memory_per_core_bytes <= o.memory_per_core_bytes && f.step_time_s <= o.step_time_s);
     }
-    const bool on_front =
-        std::any_of(result.pareto.begin(), result.pareto.end(), [&](std::size_t p) { return &result.outcomes[p] == &o; });
+    const bool on_front = std::any_of(result.pareto.begin(), result.pareto.end(),
+                                      [&](std::size_t p) { return &result.outcomes[p] == &o; });
     CHECK(on_front != dominated);
   }
 }
@@ -152,7 +155,8 @@ TEST_CASE("the collective cache changes no time: shared, unshared and in another
   CHECK(shared.size() > 300);
   CHECK(shared == unshared);
   // A chain visits candidates in another order, so collectives are first simulated for other candidates.
-  const SearchInput chain = test::lm32_input("  algorithms: [default, ring]\n  strategy: mcmc\n  max_candidates: 120\n");
+  const SearchInput chain =
+      test::lm32_input("  algorithms: [default, ring]\n  strategy: mcmc\n  max_candidates: 120\n");
   const auto visited = by_key(search_in_child(chain));
   CHECK(visited.size() == 121);  // 120 and the best
   for (const auto& [key, line] : visited) {
@@ -183,20 +187,25 @@ TEST_CASE("a chain allowed the whole space evaluates it all and finds the exhaus
   CHECK(chain == exhaustive);
 }
 
-TEST_CASE("a search whose every candidate is illegal or over the cap, or whose space is empty, is bad input") {
+TEST_CASE(
+    "a search whose every candidate is illegal or over the cap, or whose space is empty, is bad input") {
   const auto problem = [](const std::string& section) {
     return test_support::input_error_of([&] { run_search(test::lm32_input(section)); });
   };
   // batch and d_model split over one axis: every activation [batch, length, d_model] splits twice.
-  const std::string pinned = run_in_child([&] { return problem("  pin_layout: batch:batch;d_model:batch\n"); }).output;
-  CHECK_THAT(pinned, Catch::Matches("lm-32.yaml:19: search.pin_layout: none of the \\d+ candidates evaluated can be "
-                                    "laid out; the first: .*"));
+  const std::string pinned =
+      run_in_child([&] { return problem("  pin_layout: batch:batch;d_model:batch\n"); }).output;
+  CHECK_THAT(pinned,
+             Catch::Matches("lm-32.yaml:19: search.pin_layout: none of the \\d+ candidates evaluated can be "
+                            "laid out; the first: .*"));
   const std::string cap = run_in_child([&] { return problem("  memory_cap: 1KiB\n"); }).output;
-  CHECK_THAT(cap, Catch::StartsWith("lm-32.yaml:19: search.memory_cap: 1 KiB per core is below the memory of every "
-                                    "candidate evaluated; the least, "));
+  CHECK_THAT(
+      cap, Catch::StartsWith("lm-32.yaml:19: search.memory_cap: 1 KiB per core is below the memory of every "
+                             "candidate evaluated; the least, "));
   const std::string empty =
       run_in_child([&] { return problem("  mesh_shapes: [batch:32]\n  pin_layout: d_ff:model\n"); }).output;
-  CHECK_THAT(empty, Catch::StartsWith("lm-32.yaml:19: search.mesh_shapes: the search space has no candidate"));
+  CHECK_THAT(empty,
+             Catch::StartsWith("lm-32.yaml:19: search.mesh_shapes: the search space has no candidate"));
 }
 
 TEST_CASE("the search section's problems are one line at their key") {
@@ -204,15 +213,20 @@ TEST_CASE("the search section's problems are one line at their key") {
     return test_support::input_error_of([&] { test::lm32_input(section); });
   };
   CHECK_THAT(problem("  mesh_dim: 2\n"), Catch::StartsWith("lm-32.yaml:19: search.mesh_dim: unknown key"));
-  CHECK(problem("  mesh_dims: 4\n") == "lm-32.yaml:19: search.mesh_dims: 4 mesh dimensions; a search explores 1 to 3");
-  CHECK_THAT(problem("  layout_dims: [batch, dff]\n"),
-             Catch::StartsWith("lm-32.yaml:19: search.layout_dims[1]: a transformer_lm has no dimension 'dff'"));
+  CHECK(problem("  mesh_dims: 4\n") ==
+        "lm-32.yaml:19: search.mesh_dims: 4 mesh dimensions; a search explores 1 to 3");
+  CHECK_THAT(
+      problem("  layout_dims: [batch, dff]\n"),
+      Catch::StartsWith("lm-32.yaml:19: search.layout_dims[1]: a transformer_lm has no dimension 'dff'"));
   CHECK_THAT(problem("  layout_dims: [batch, batch]\n"),
              Catch::StartsWith("lm-32.yaml:19: search.layout_dims[1]: 'batch' is listed twice"));
-  CHECK_THAT(problem("  pin_layout: d_ff:rows\n"), Catch::Contains("search.pin_layout: candidates name their mesh axes"));
-  CHECK_THAT(problem("  algorithms: [default, rng]\n"), Catch::StartsWith("lm-32.yaml:19: search.algorithms[1]:"));
-  CHECK_THAT(problem("  mesh_shapes: [batch:16]\n"),
-             Catch::Contains("search.mesh_shapes[0]: batch:16 has 16 processors but the topology tpu-v2-32 has 32"));
+  CHECK_THAT(problem("  pin_layout: d_ff:rows\n"),
+             Catch::Contains("search.pin_layout: candidates name their mesh axes"));
+  CHECK_THAT(problem("  algorithms: [default, rng]\n"),
+             Catch::StartsWith("lm-32.yaml:19: search.algorithms[1]:"));
+  CHECK_THAT(
+      problem("  mesh_shapes: [batch:16]\n"),
+      Catch::Contains("search.mesh_shapes[0]: batch:16 has 16 processors but the topology tpu-v2-32 has 32"));
   CHECK_THAT(problem("  strategy: greedy\n"), Catch::Contains("search.strategy:"));
   CHECK_THAT(problem("  max_candidates: 0\n"), Catch::Contains("search.max_candidates:"));
   CHECK_THAT(problem("  time_limit: -1\n"), Catch::Contains("search.time_limit:"));
@@ -223,19 +237,24 @@ TEST_CASE("the search section's problems are one line at their key") {
   std::string text = test::lm32_yaml();
   text.insert(text.find("  topology: tpu-v2-32\n"), "  overlap: concurrent\n");
   const std::string concurrent = test_support::input_error_of([&] { load_search_input(text, "lm-32.yaml"); });
-  CHECK_THAT(concurrent, Catch::StartsWith("lm-32.yaml:3: hardware.overlap: search times each collective alone"));
+  CHECK_THAT(concurrent,
+             Catch::StartsWith("lm-32.yaml:3: hardware.overlap: search times each collective alone"));
 }
 
-TEST_CASE("collective times kept in a folder serve the next search, bit for bit, and only one of the same pod") {
-  const std::string folder = std::filesystem::temp_directory_path() / fmt::format("tpusim-times-{}", ::getpid());
+TEST_CASE(
+    "collective times kept in a folder serve the next search, bit for bit, and only one of the same pod") {
+  const std::string folder =
+      std::filesystem::temp_directory_path() / fmt::format("tpusim-times-{}", ::getpid());
   std::filesystem::remove_all(folder);
   const auto search = [&](const SearchInput& input) {
     return run_in_child([&]() -> std::string {
              SearchOptions options;
              options.collective_time_folder = folder;
              const SearchResult result = run_search(input, options);
-             std::string text = fmt::format("{} {}\n", result.simulated_collectives, result.loaded_collective_times);
-             for (const auto& o : result.outcomes) text += fmt::format("{} {:a}\n", o.candidate.key(), o.step_time_s);
+             std::string text =
+                 fmt::format("{} {}\n", result.simulated_collectives, result.loaded_collective_times);
+             for (const auto& o : result.outcomes)
+               text += fmt::format("{} {:a}\n", o.candidate.key(), o.step_time_s);
              return text;
            })
         .output;

@@ -1,11 +1,12 @@
 // The search space against candidates listed by hand, its counts, and its candidates as configs.
+#include "workloads/search/search_space.hpp"
+
 #include <catch2/catch.hpp>
 #include <random>
 #include <set>
 
 #include "tests/workloads/search/search_fixtures.hpp"
 #include "workloads/config/config_parser.hpp"
-#include "workloads/search/search_space.hpp"
 
 using namespace tpusim;
 using namespace tpusim::workloads;
@@ -27,15 +28,15 @@ TEST_CASE("the space of two dimensions on 8 cores is the five meshes and layouts
   const SearchInput input = test::ring8_input("  layout_dims: [batch, d_ff]\n");
   const SearchSpace space(input.base, input.spec);
   CHECK(meshes_and_layouts(space) == std::set<std::string>{"batch:8 batch:batch", "model:8 d_ff:model",
-                                                            "batch:8 batch:batch;d_ff:batch",
-                                                            "batch:2;model:4 batch:batch;d_ff:model",
-                                                            "batch:4;model:2 batch:batch;d_ff:model"});
+                                                           "batch:8 batch:batch;d_ff:batch",
+                                                           "batch:2;model:4 batch:batch;d_ff:model",
+                                                           "batch:4;model:2 batch:batch;d_ff:model"});
   CHECK(space.size() == 5);
 }
 
 TEST_CASE("mappings and per-axis algorithms multiply the space: mappings x algorithms ^ axes per mesh") {
-  const SearchInput input =
-      test::ring8_input("  layout_dims: [batch, d_ff]\n  mappings: [rings, linear]\n  algorithms: [default, ring]\n");
+  const SearchInput input = test::ring8_input(
+      "  layout_dims: [batch, d_ff]\n  mappings: [rings, linear]\n  algorithms: [default, ring]\n");
   const SearchSpace space(input.base, input.spec);
   // Three one-axis candidates x 2 mappings x 2 algorithms, two two-axis ones x 2 x 2^2.
   CHECK(space.size() == 3 * 2 * 2 + 2 * 2 * 4);
@@ -48,11 +49,12 @@ TEST_CASE("mappings and per-axis algorithms multiply the space: mappings x algor
 }
 
 TEST_CASE("pins and listed meshes keep only the candidates that have them") {
-  const SearchSpace pinned(test::ring8_input("  layout_dims: [batch, d_ff]\n  pin_layout: d_ff:model\n").base,
-                           test::ring8_input("  layout_dims: [batch, d_ff]\n  pin_layout: d_ff:model\n").spec);
+  const SearchSpace pinned(
+      test::ring8_input("  layout_dims: [batch, d_ff]\n  pin_layout: d_ff:model\n").base,
+      test::ring8_input("  layout_dims: [batch, d_ff]\n  pin_layout: d_ff:model\n").spec);
   CHECK(meshes_and_layouts(pinned) == std::set<std::string>{"model:8 d_ff:model",
-                                                             "batch:2;model:4 batch:batch;d_ff:model",
-                                                             "batch:4;model:2 batch:batch;d_ff:model"});
+                                                            "batch:2;model:4 batch:batch;d_ff:model",
+                                                            "batch:4;model:2 batch:batch;d_ff:model"});
   const SearchInput listed = test::ring8_input("  layout_dims: [batch, d_ff]\n  mesh_shapes: [batch:8]\n");
   CHECK(meshes_and_layouts(SearchSpace(listed.base, listed.spec)) ==
         std::set<std::string>{"batch:8 batch:batch", "batch:8 batch:batch;d_ff:batch"});
@@ -86,10 +88,12 @@ TEST_CASE("random states and neighbours stand for candidates, and a neighbour is
 TEST_CASE("the config's own mesh and layout are found in the space, in any rule order") {
   const SearchInput input = test::lm32_input();
   const SearchSpace space(input.base, input.spec);
-  const auto state = space.state_of("batch:8;model:4", "heads:model;batch:batch;vocab:model;d_ff:model", "rings");
+  const auto state =
+      space.state_of("batch:8;model:4", "heads:model;batch:batch;vocab:model;d_ff:model", "rings");
   REQUIRE(state);
   CHECK(space.candidate(*state)->layout == "batch:batch;vocab:model;d_ff:model;heads:model");
-  CHECK_FALSE(space.state_of("batch:8;model:4", "batch:batch", "linear"));  // linear is not among the mappings
+  CHECK_FALSE(
+      space.state_of("batch:8;model:4", "batch:batch", "linear"));  // linear is not among the mappings
 }
 
 TEST_CASE("a candidate's config is the base config with the candidate's mesh and algorithms") {
@@ -103,7 +107,8 @@ TEST_CASE("a candidate's config is the base config with the candidate's mesh and
   CHECK(config.mesh.shape_text() == "batch:4;model:8");
   CHECK(config.mesh.layout_text() == "batch:batch;d_ff:model");
   CHECK(config.mesh.mapping.to_string() == "linear");
-  CHECK(config.hardware.collective_algorithm_by_axis == std::map<std::string, std::string>{{"batch", "ring"}});
+  CHECK(config.hardware.collective_algorithm_by_axis ==
+        std::map<std::string, std::string>{{"batch", "ring"}});
   CHECK(config.model.d_ff == input.base.model.d_ff);
   CHECK(config.hardware.topology.name() == "tpu-v2-32");
 }

@@ -1,0 +1,144 @@
+// tpusim search end to end: a search writes its folder, and its best.yaml runs under `tpusim run` with the
+// step time the search printed; --json; a search that cannot work is one line and exit status 2 with nothing
+// written; --no-files writes nothing.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "../report/image_checks.hpp"
+#include "cli_runner.hpp"
+
+using tpusim::cli_test::Scratch;
+
+namespace {
+
+const char* const kConfig = R"(name: lm-32
+hardware:
+  topology: tpu-v2-32
+mesh:
+  shape: batch:8;model:4
+model:
+  kind: transformer_lm
+  layers: 1
+  d_model: 128
+  d_ff: 1024
+  heads: 16
+  d_kv: 32
+  vocab: 1024
+  batch: 32
+  length: 64
+training:
+  numerics: timing
+search:
+  algorithms: [default, ring]
+  memory_cap: 9MiB
+)";
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The first capture of `pattern` in `text`, "" when it does not match.
+std::string captured(const std::string& text, const std::string& pattern) {
+  std::smatch match;
+  return std::regex_search(text, match, std::regex(pattern)) ? match[1].str() : "";
+}
+
+}  // namespace
+
+TEST_CASE("cli: search writes its folder, and tpusim run runs its best.yaml with the step time it printed") {
+  const Scratch scratch;
+  std::ofstream(scratch.work() / "lm-32.yaml") << kConfig;
+  const auto run = scratch.run({"search", "lm-32.yaml", "--progress", "none"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK_THAT(run.out, Catch::Contains("space      526 candidates"));
+  CHECK_THAT(run.out, Catch::Contains("exhaustive (seed 1), every candidate of the space evaluated"));
+  const std::string best = captured(run.out, R"(best found\s+(\S+ \S+))");
+  REQUIRE_FALSE(best.empty());
+  const auto folder = scratch.work() / "results" / "lm-32-search";
+  for (const char* file :
+       {"candidates.csv", "pareto.csv", "best.yaml", "search.json", "pareto.gp", "pareto.dat"})
+    CHECK(std::filesystem::exists(folder / file));
+  if (tpusim::test::have_gnuplot()) {
+    CHECK(tpusim::test::png_problem(folder / "pareto.png").empty());
+    CHECK(tpusim::test::svg_problem(folder / "pareto.svg").empty());
+  }
+  // One row per candidate evaluated, and the times kept for the next search.
+  std::istringstream csv(read_text(folder / "candidates.csv"));
+  int rows = -1;
+  for (std::string row; std::getline(csv, row);) ++rows;
+  CHECK(rows == 526);
+  CHECK(std::distance(std::filesystem::directory_iterator(scratch.work() / "results" / "collective-times"),
+                      std::filesystem::directory_iterator{}) == 1);
+  const auto document = nlohmann::json::parse(read_text(folder / "search.json"));
+  CHECK(document.at("context").at("format") == "tpusim.search.v1");
+  CHECK(document.at("evaluated") == 526);
+  CHECK(document.at("spec").at("algorithms") == nlohmann::json{"default", "ring"});
+
+  const auto rerun = scratch.run({"run", "results/lm-32-search/best.yaml", "--no-files"});
+  INFO(rerun.describe());
+  REQUIRE(rerun.exit_status == 0);
+  CHECK(captured(rerun.out, R"(step time \(simulated\)\s+(\S+ \S+))") == best);
+
+  // Again: every collective time comes from the kept file, and the figures are the same.
+  const auto again = scratch.run({"search", "lm-32.yaml", "--progress", "none", "--no-files"});
+  CHECK(captured(again.out, R"(best found\s+(\S+ \S+))") == best);
+  const auto warm = scratch.run({"search", "lm-32.yaml", "--progress", "none", "--output", "warm"});
+  CHECK_THAT(warm.out, Catch::Contains("collectives 0 distinct ones simulated"));
+  CHECK(read_text(scratch.work() / "warm" / "pareto.csv").size() > 0);
+}
+
+TEST_CASE("cli: search --json prints the document it writes, and --no-files writes nothing") {
+  const Scratch scratch;
+  std::ofstream(scratch.work() / "lm-32.yaml") << kConfig;
+  const auto run = scratch.run({"search", "lm-32.yaml", "--json", "--no-files", "--strategy", "mcmc",
+                                "--max-candidates", "20", "--seed", "3"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  const auto document = nlohmann::json::parse(run.out);
+  CHECK(document.at("context").at("inputs") == nlohmann::json{{"config", "lm-32.yaml"},
+                                                              {"preset", nullptr},
+                                                              {"max_candidates", 20},
+                                                              {"time_limit_s", nullptr},
+                                                              {"seed", 3},
+                                                              {"strategy", "mcmc"},
+                                                              {"no_cache", false}});
+  CHECK(document.at("strategy") == "mcmc");
+  CHECK(document.at("evaluated") == 20);
+  CHECK(document.at("candidates").size() == 20);
+  CHECK(run.err.empty());
+  CHECK(scratch.entries() == std::vector<std::string>{"lm-32.yaml"});
+}
+
+TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothing written") {
+  const Scratch scratch;
+  const std::string config = kConfig;
+  const auto check = [&](const std::string& search_section, const std::string& expected) {
+    std::string text = config.substr(0, config.find("search:")) + "search:\n" + search_section;
+    std::ofstream(scratch.work() / "bad.yaml") << text;
+    const auto run = scratch.run({"search", "bad.yaml", "--progress", "none"});
+    INFO(run.describe());
+    CHECK(run.exit_status == 2);
+    REQUIRE(run.err_lines().size() == 1);
+    CHECK_THAT(run.err_lines()[0], Catch::StartsWith(expected));
+    CHECK(run.out.empty());
+    CHECK(scratch.entries() == std::vector<std::string>{"bad.yaml"});
+  };
+  check("  memory_cap: 1KiB\n",
+        "tpusim: error: bad.yaml:19: search.memory_cap: 1 KiB per core is below the memory of every");
+  check("  pin_layout: batch:batch;d_model:batch\n",
+        "tpusim: error: bad.yaml:19: search.pin_layout: none of the 84 candidates evaluated can be laid out");
+  check("  mesh_dims: 0\n",
+        "tpusim: error: bad.yaml:19: search.mesh_dims: 0 mesh dimensions; a search explores 1 to 3");
+  check("  algorithm: [ring]\n", "tpusim: error: bad.yaml:19: search.algorithm: unknown key");
+  const auto option = scratch.run({"search", "bad.yaml", "--strategy", "greedy"});
+  CHECK(option.exit_status == 2);
+  CHECK(option.err_lines().size() == 1);
+}
