@@ -9,6 +9,7 @@
 
 #include "topologies/support/child_process.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text_file.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/cli/number_option.hpp"
@@ -18,6 +19,7 @@
 #include "workloads/report/report_context.hpp"
 #include "workloads/report/result_files.hpp"
 #include "workloads/report/step_explanation.hpp"
+#include "workloads/search/search_spec.hpp"
 #include "workloads/training_run.hpp"
 
 namespace tpusim::cli {
@@ -79,8 +81,12 @@ void run(const RunArgs& args) {
       {"preset", args.config_path.empty() ? nlohmann::json(preset) : nlohmann::json(nullptr)},
       {"steps", args.steps > 0 ? nlohmann::json(args.steps) : nlohmann::json(nullptr)},
       {"faults", workloads::input_or_null(args.faults)}};
-  workloads::RunConfig config = args.config_path.empty() ? workloads::load_preset(preset)
-                                                         : workloads::load_run_config_file(args.config_path);
+  // A config written for tpusim search runs as it is: its search section is checked and set aside.
+  workloads::RunConfig config =
+      args.config_path.empty()
+          ? workloads::load_preset(preset)
+          : workloads::load_search_input(read_input_file(args.config_path, "config file"), args.config_path)
+                .base;
   if (args.steps > 0) config.training.steps = args.steps;
   if (!args.faults.empty()) config.hardware.topology = config.hardware.topology.with_faults(args.faults);
   if (!args.output.empty()) config.training.output_dir = args.output;

@@ -179,7 +179,7 @@ nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
                                    ? nlohmann::json(nullptr)
                                    : nlohmann::json(result.collective_time_file)},
       {"wall_s", result.wall_s},
-      {"base", outcome_json(result.base)},
+      {"base", result.base ? outcome_json(*result.base) : nlohmann::json(nullptr)},
       {"best", result.best ? outcome_json(result.outcomes[*result.best]) : nlohmann::json(nullptr)},
       {"pareto", result.pareto},
       {"candidates", candidates}};
@@ -225,10 +225,14 @@ void print_search_report(std::ostream& out, const SearchInput& input, const Sear
   out << fmt::format("  {:<14}{}\n  {:<14}{}\n", "best found",
                      result.best ? figures(result.outcomes[*result.best]) : "none fits", "",
                      result.best ? describe(result.outcomes[*result.best]) : "");
-  out << fmt::format("  {:<14}{}\n  {:<14}{}\n", "config's own", figures(result.base), "",
-                     describe(result.base));
-  if (result.best && result.base.status == CandidateOutcome::Status::fits) {
-    const double ratio = result.base.step_time_s / result.outcomes[*result.best].step_time_s;
+  if (result.base) {
+    out << fmt::format("  {:<14}{}\n  {:<14}{}\n", "config's own", figures(*result.base), "",
+                       describe(*result.base));
+  } else {
+    out << fmt::format("  {:<14}none: the config leaves its mesh open\n", "config's own");
+  }
+  if (result.best && result.base && result.base->status == CandidateOutcome::Status::fits) {
+    const double ratio = result.base->step_time_s / result.outcomes[*result.best].step_time_s;
     out << fmt::format("  the best found is {:.3f}x as fast as the config's own layout\n", ratio);
   }
   out << "\nPareto front (fitting candidates no other beats in both step time and memory per core):\n";

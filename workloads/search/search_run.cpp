@@ -189,6 +189,12 @@ std::vector<std::size_t> pareto_front(const std::vector<CandidateOutcome>& outco
 
 SearchResult run_search(const SearchInput& input, const SearchOptions& options) {
   const auto started = std::chrono::steady_clock::now();
+  if (input.base.hardware.overlap == mtf::OverlapPolicy::concurrent) {
+    throw InputError(
+        fmt::format("{}: search times each collective alone from one cache, which the concurrent "
+                    "policy's shared clock cannot use; use dependencies or none",
+                    input.base.where("hardware.overlap")));
+  }
   SearchResult result;
   const SearchSpace space(input.base, input.spec);
   result.space_size = space.size();
@@ -215,7 +221,7 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options) 
     result.loaded_collective_times =
         load_collective_times(result.collective_time_file, evaluator.simulator());
   }
-  result.base = evaluator.evaluate_base();
+  if (input.has_own_mesh) result.base = evaluator.evaluate_base();
   const int planned = static_cast<int>(std::min<std::uint64_t>(space.size(), input.spec.max_candidates));
   Evaluations evaluations(evaluator, input.spec, planned, options, result);
   if (result.strategy == SearchStrategy::exhaustive) {

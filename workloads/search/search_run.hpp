@@ -39,7 +39,7 @@ struct SearchResult {
   std::uint64_t space_size = 0;
   SearchStrategy strategy = SearchStrategy::exhaustive;  // the one used (auto resolved)
   std::vector<CandidateOutcome> outcomes;                // distinct candidates, in evaluation order
-  CandidateOutcome base;                                 // the config's own mesh and layout
+  std::optional<CandidateOutcome> base;                  // the config's own mesh and layout, if it has one
   std::optional<std::size_t> best;                       // the fastest that fits (ties: less memory)
   std::vector<std::size_t> pareto;                       // fitting candidates no other beats in both time
                                                          // and memory, by memory per core

@@ -63,13 +63,6 @@ SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunC
   const ModelKindInfo& kind = model_kind(base.model.kind);
   spec.layout_dims = paper_layout_dims(base.model.kind);
   spec.memory_cap_bytes = base.hardware.device.hbm_bytes();
-  if (base.hardware.overlap == mtf::OverlapPolicy::concurrent) {
-    const std::string where = base.where("hardware.overlap");
-    throw InputError(
-        fmt::format("{}: search times each collective alone from one cache, which the concurrent "
-                    "policy's shared clock cannot use; use dependencies or none",
-                    where));
-  }
   if (!section) return spec;
   const ConfigNode& s = *section;
   const std::vector<std::string> keys = {"mesh_dims",      "layout_dims", "pin_layout", "mesh_shapes",
@@ -160,15 +153,22 @@ SearchInput load_search_input(const std::string& yaml_text, const std::string& f
   const ConfigNode root = ConfigNode::parse(yaml_text, file);
   std::optional<ConfigNode> section;
   std::string base_yaml = yaml_text;
-  if (root.yaml().IsMap() && root.has("search")) {
-    section.emplace(root.child("search"));
+  const bool is_map = root.yaml().IsMap();
+  const bool mesh_open = is_map && !root.has("mesh");
+  if (is_map && (root.has("search") || mesh_open)) {
     YAML::Node tree = root.yaml();
-    tree.remove("search");
+    if (root.has("search")) {
+      section.emplace(root.child("search"));
+      tree.remove("search");
+    }
     YAML::Emitter out;
     out << tree;
     base_yaml = std::string(out.c_str()) + "\n";
+    // Without a mesh of its own the config is read with the mesh that splits nothing, which every model
+    // fits; candidates replace it, and there is no layout of the config's own to compare with.
+    if (mesh_open) tree["mesh"]["shape"] = "batch:*", tree["mesh"]["layout"] = "";
   }
-  SearchInput input{parse_run_config(root, base_yaml), {}, base_yaml};
+  SearchInput input{parse_run_config(root, base_yaml), {}, base_yaml, !mesh_open};
   input.spec = read_search_spec(section, input.base);
   return input;
 }

@@ -60,11 +60,14 @@ inline constexpr const char* kDefaultAlgorithm = "default";
 SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunConfig& base);
 
 // A search config: a run config whose `search:` section is split off. The run config is parsed as
-// `tpusim run` would parse the file without that section.
+// `tpusim run` would parse the file without that section. A config without a mesh section leaves the mesh
+// open: it is read with a mesh that splits nothing (batch:* with no layout rules) and has no layout of its
+// own to compare the best with.
 struct SearchInput {
   RunConfig base;
   SearchSpec spec;
   std::string base_yaml;  // the config's text without the search section, as the candidates start from
+  bool has_own_mesh = true;
 };
 SearchInput load_search_input(const std::string& yaml_text, const std::string& file);
 

@@ -82,6 +82,13 @@ TEST_CASE("cli: search writes its folder, and tpusim run runs its best.yaml with
   CHECK(document.at("evaluated") == 526);
   CHECK(document.at("spec").at("algorithms") == nlohmann::json{"default", "ring"});
 
+  // The search's config runs too: tpusim run sets its search section aside.
+  const auto own = scratch.run({"run", "lm-32.yaml", "--no-files"});
+  INFO(own.describe());
+  CHECK(own.exit_status == 0);
+  CHECK(captured(own.out, R"(step time \(simulated\)\s+(\S+ \S+))") ==
+        captured(run.out, R"(config's own\s+(\S+ \S+))"));
+
   const auto rerun = scratch.run({"run", "results/lm-32-search/best.yaml", "--no-files"});
   INFO(rerun.describe());
   REQUIRE(rerun.exit_status == 0);

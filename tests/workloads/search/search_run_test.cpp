@@ -233,11 +233,14 @@ TEST_CASE("the search section's problems are one line at their key") {
   CHECK_THAT(problem("  memory_cap: lots\n"), Catch::Contains("search.memory_cap:"));
   CHECK_THAT(problem("  mappings: [rungs]\n"), Catch::StartsWith("lm-32.yaml:19: search.mappings[0]:"));
   CHECK_THAT(problem("  seed: -3\n"), Catch::Contains("search.seed:"));
+}
+
+TEST_CASE("a search of a config with the concurrent overlap policy is bad input at that key") {
   // The concurrent policy's shared clock cannot use a cache of times measured alone.
   std::string text = test::lm32_yaml();
   text.insert(text.find("  topology: tpu-v2-32\n"), "  overlap: concurrent\n");
-  const std::string concurrent = test_support::input_error_of([&] { load_search_input(text, "lm-32.yaml"); });
-  CHECK_THAT(concurrent,
+  const SearchInput input = load_search_input(text, "lm-32.yaml");
+  CHECK_THAT(test_support::input_error_of([&] { run_search(input); }),
              Catch::StartsWith("lm-32.yaml:3: hardware.overlap: search times each collective alone"));
 }
 
@@ -285,4 +288,22 @@ TEST_CASE(
   CHECK(first_line(after_damage) == simulated + " 0");
   CHECK(rest(after_damage) == rest(first));
   std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("a config without a mesh leaves it open: the same candidates, and no layout of its own") {
+  const auto with_mesh = by_key(search_in_child(test::lm32_input()));
+  std::string text = test::lm32_yaml();
+  text.erase(text.find("mesh:\n"), std::string("mesh:\n  shape: batch:8;model:4\n").size());
+  const SearchInput open = load_search_input(text, "open.yaml");
+  CHECK_FALSE(open.has_own_mesh);
+  CHECK(open.base_yaml.find("mesh") == std::string::npos);
+  const SearchResult result = run_search(open);
+  CHECK_FALSE(result.base);
+  std::map<std::string, std::string> without;
+  for (const auto& o : result.outcomes) {
+    without[o.candidate.key()] =
+        fmt::format(" {} {:a} {}", to_string(o.status), o.step_time_s, o.memory_per_core_bytes);
+  }
+  without["best"] = " " + result.outcomes.at(*result.best).candidate.key();
+  CHECK(without == with_mesh);
 }
