@@ -4,6 +4,7 @@
 
 #include <iostream>
 #include <stdexcept>
+#include <tuple>
 
 #include "topologies/support/atomic_folder.hpp"
 #include "topologies/support/input_error.hpp"
@@ -33,6 +34,7 @@ struct SearchArgs {
   bool no_files = false;
   bool no_cache = false;
   std::string cache_dir = "results/collective-times";
+  std::string mesh_dims, layout_dims, algorithms, mappings;
 };
 
 void search(const SearchArgs& args) {
@@ -44,6 +46,15 @@ void search(const SearchArgs& args) {
       args.config_path.empty()
           ? workloads::load_search_input(workloads::preset_text(preset), workloads::preset_source(preset))
           : workloads::load_search_input(read_input_file(args.config_path, "config"), args.config_path);
+  // Options for keys of the search section, read as the section reads them.
+  for (const auto& [key, option, value, list] :
+       {std::tuple{"mesh_dims", "--mesh-dims", args.mesh_dims, false},
+        std::tuple{"layout_dims", "--layout-dims", args.layout_dims, true},
+        std::tuple{"algorithms", "--algorithms", args.algorithms, true},
+        std::tuple{"mappings", "--mappings", args.mappings, true}}) {
+    if (value.empty()) continue;
+    workloads::override_search_key(input.spec, key, list ? "[" + value + "]" : value, option, input.base);
+  }
   if (args.max_candidates > 0) input.spec.max_candidates = args.max_candidates;
   if (args.time_limit_s >= 0) input.spec.time_limit_s = args.time_limit_s;
   if (args.seed >= 0) input.spec.seed = static_cast<std::uint64_t>(args.seed);
@@ -56,6 +67,10 @@ void search(const SearchArgs& args) {
       {"time_limit_s", args.time_limit_s >= 0 ? nlohmann::json(args.time_limit_s) : nlohmann::json(nullptr)},
       {"seed", args.seed >= 0 ? nlohmann::json(args.seed) : nlohmann::json(nullptr)},
       {"strategy", workloads::input_or_null(args.strategy)},
+      {"mesh_dims", workloads::input_or_null(args.mesh_dims)},
+      {"layout_dims", workloads::input_or_null(args.layout_dims)},
+      {"algorithms", workloads::input_or_null(args.algorithms)},
+      {"mappings", workloads::input_or_null(args.mappings)},
       {"no_cache", args.no_cache}};
   const std::string folder = args.output.empty() ? "results/" + input.base.name + "-search" : args.output;
   // Before searching: a folder that cannot be written is reported now, not after the work.
@@ -132,6 +147,15 @@ void add_search_command(CLI::App& app) {
                           "Seed of the chain (overrides search.seed)");
   command->add_option("--strategy", args.strategy, "auto, exhaustive or mcmc (overrides search.strategy)")
       ->check(CLI::IsMember({"auto", "exhaustive", "mcmc"}));
+  command->add_option("--mesh-dims", args.mesh_dims, "Mesh dimensions, 1 to 3 (overrides search.mesh_dims)");
+  command->add_option("--layout-dims", args.layout_dims,
+                      "Model dimensions to place, comma-separated (overrides search.layout_dims)");
+  command->add_option("--algorithms", args.algorithms,
+                      "Algorithms per mesh axis, comma-separated: default, auto or registry names (overrides "
+                      "search.algorithms)");
+  command->add_option("--mappings", args.mappings,
+                      "Mesh mappings, comma-separated (overrides search.mappings); ';' inside an explicit "
+                      "assignment");
   command->add_option("--output", args.output, "Output folder (default results/<name>-search)");
   command->add_option("--progress", args.progress,
                       "bar, plain or none (default: bar on a terminal, else plain; none with --json)");

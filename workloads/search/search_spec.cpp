@@ -57,14 +57,11 @@ std::string SearchSpec::where(const std::string& key) const {
   return it != locations.end() ? it->second : fmt::format("{}: search.{}", source, key);
 }
 
-SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunConfig& base) {
-  SearchSpec spec;
-  spec.source = base.source;
+namespace {
+
+// The keys `s` writes, read into `spec`.
+void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) {
   const ModelKindInfo& kind = model_kind(base.model.kind);
-  spec.layout_dims = paper_layout_dims(base.model.kind);
-  spec.memory_cap_bytes = base.hardware.device.hbm_bytes();
-  if (!section) return spec;
-  const ConfigNode& s = *section;
   const std::vector<std::string> keys = {"mesh_dims",      "layout_dims", "pin_layout", "mesh_shapes",
                                          "mappings",       "algorithms",  "memory_cap", "strategy",
                                          "max_candidates", "time_limit",  "seed"};
@@ -146,7 +143,23 @@ SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunC
     if (seed < 0) n->fail("a seed is a whole number of 0 or more");
     spec.seed = static_cast<std::uint64_t>(seed);
   }
+}
+
+}  // namespace
+
+SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunConfig& base) {
+  SearchSpec spec;
+  spec.source = base.source;
+  spec.layout_dims = paper_layout_dims(base.model.kind);
+  spec.memory_cap_bytes = base.hardware.device.hbm_bytes();
+  if (section) read_section(*section, base, spec);
   return spec;
+}
+
+void override_search_key(SearchSpec& spec, const std::string& key, const std::string& yaml_value,
+                         const std::string& option, const RunConfig& base) {
+  const ConfigNode parsed = ConfigNode::parse(key + ": " + yaml_value + "\n", option);
+  read_section(ConfigNode(parsed.yaml(), option, "search"), base, spec);
 }
 
 SearchInput load_search_input(const std::string& yaml_text, const std::string& file) {

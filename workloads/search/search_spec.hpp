@@ -59,6 +59,11 @@ inline constexpr const char* kDefaultAlgorithm = "default";
 // mesh axes, the algorithm registry): InputError "file:line: search.key: problem".
 SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunConfig& base);
 
+// The command line's value of one key (YAML text, such as "[default, auto]"), read as the section reads it;
+// its problems are reported at `option` ("--algorithms:1: search.algorithms[1]: ...").
+void override_search_key(SearchSpec& spec, const std::string& key, const std::string& yaml_value,
+                         const std::string& option, const RunConfig& base);
+
 // A search config: a run config whose `search:` section is split off. The run config is parsed as
 // `tpusim run` would parse the file without that section. A config without a mesh section leaves the mesh
 // open: it is read with a mesh that splits nothing (batch:* with no layout rules) and has no layout of its

@@ -101,6 +101,10 @@ TEST_CASE("cli: every --json output opens with the same context block") {
         {"time_limit_s", nullptr},
         {"seed", nullptr},
         {"strategy", nullptr},
+        {"mesh_dims", nullptr},
+        {"layout_dims", nullptr},
+        {"algorithms", nullptr},
+        {"mappings", nullptr},
         {"no_cache", false}}},
   };
   const Scratch scratch;

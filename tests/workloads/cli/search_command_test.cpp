@@ -106,7 +106,7 @@ TEST_CASE("cli: search --json prints the document it writes, and --no-files writ
   const Scratch scratch;
   std::ofstream(scratch.work() / "lm-32.yaml") << kConfig;
   const auto run = scratch.run({"search", "lm-32.yaml", "--json", "--no-files", "--strategy", "mcmc",
-                                "--max-candidates", "20", "--seed", "3"});
+                                "--max-candidates", "20", "--seed", "3", "--mesh-dims", "3"});
   INFO(run.describe());
   REQUIRE(run.exit_status == 0);
   const auto document = nlohmann::json::parse(run.out);
@@ -116,8 +116,13 @@ TEST_CASE("cli: search --json prints the document it writes, and --no-files writ
                                                               {"time_limit_s", nullptr},
                                                               {"seed", 3},
                                                               {"strategy", "mcmc"},
+                                                              {"mesh_dims", "3"},
+                                                              {"layout_dims", nullptr},
+                                                              {"algorithms", nullptr},
+                                                              {"mappings", nullptr},
                                                               {"no_cache", false}});
   CHECK(document.at("strategy") == "mcmc");
+  CHECK(document.at("spec").at("mesh_dims") == 3);
   CHECK(document.at("evaluated") == 20);
   CHECK(document.at("candidates").size() == 20);
   CHECK(run.err.empty());
@@ -148,4 +153,19 @@ TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothin
   const auto option = scratch.run({"search", "bad.yaml", "--strategy", "greedy"});
   CHECK(option.exit_status == 2);
   CHECK(option.err_lines().size() == 1);
+  // The options for keys of the section are read as the section reads them.
+  std::ofstream(scratch.work() / "bad.yaml") << config;
+  const auto algorithms = scratch.run({"search", "bad.yaml", "--algorithms", "default,rng"});
+  CHECK(algorithms.exit_status == 2);
+  CHECK(
+      algorithms.err_lines() ==
+      std::vector<std::string>{"tpusim: error: --algorithms:1: search.algorithms[1]: 'rng' is not valid (did "
+                               "you mean 'ring'?); valid values are default, ring, bidir_ring, bucket2d, "
+                               "multiport, recursive_doubling, halving_doubling, pairwise, direct, binomial, "
+                               "pipeline, auto"});
+  const auto dims = scratch.run({"search", "bad.yaml", "--mesh-dims", "5"});
+  CHECK(dims.err_lines() == std::vector<std::string>{
+                                "tpusim: error: --mesh-dims:1: search.mesh_dims: 5 mesh dimensions; a search "
+                                "explores 1 to 3"});
+  CHECK(scratch.entries() == std::vector<std::string>{"bad.yaml"});
 }
