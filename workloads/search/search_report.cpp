@@ -116,6 +116,12 @@ Chart pareto_chart(const SearchResult& result) {
     front.points.emplace_back(double(o.memory_per_core_bytes) / (1 << 30), o.step_time_s * 1e3);
   }
   chart.series = {all, front};
+  if (result.base && result.base->status == CandidateOutcome::Status::fits) {
+    chart.series.push_back(
+        {"the config's own layout",
+         {{double(result.base->memory_per_core_bytes) / (1 << 30), result.base->step_time_s * 1e3}},
+         false});
+  }
   return chart;
 }
 

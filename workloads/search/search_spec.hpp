@@ -13,7 +13,7 @@
 //     memory_cap: 8GiB                # per core; default the device's HBM
 //     strategy: auto                  # exhaustive, mcmc, or auto: exhaustive when the space has at most
 //                                     # max_candidates candidates
-//     max_candidates: 1000
+//     max_candidates: 5000
 //     time_limit: 0                   # seconds, 0 for none
 //     seed: 1
 //
@@ -43,7 +43,7 @@ struct SearchSpec {
   std::vector<std::string> algorithms{"default"};
   std::uint64_t memory_cap_bytes = 0;
   SearchStrategy strategy = SearchStrategy::automatic;
-  int max_candidates = 1000;
+  int max_candidates = 5000;
   double time_limit_s = 0;
   std::uint64_t seed = 1;
   // "file:line: search.key" of each key written; where() falls back to "file: search.key".

@@ -56,6 +56,14 @@ const std::vector<ProseClaim> kProseClaims = {
      {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(\n  compute +(\S+ \S+))",
       R"(\n  communication \(busy\) +(\S+ \S+))", R"(\n  exposed communication +(\S+ \S+))",
       R"(MFU ([0-9.]+%))", R"(\n  total +(\S+ \S+))"}},
+    {"the search section's default search",
+     R"(\$T search +# the paper's (\S+) is the best of (\d+) candidates)",
+     {"search", "--no-files", "--progress", "none"},
+     {R"(best found[^\n]*\n +(\S+))", R"(\n  evaluated +(\d+) candidates)"}},
+    {"the search section's search with auto",
+     R"(\$T search --algorithms default,auto +# (\d+) candidates; auto on both axes: (\S+ \S+))",
+     {"search", "--no-files", "--progress", "none", "--algorithms", "default,auto"},
+     {R"(\n  evaluated +(\d+) candidates)", R"(best found +(\S+ \S+))"}},
 };
 
 std::string readme_path() {
