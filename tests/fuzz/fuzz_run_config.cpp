@@ -1,9 +1,11 @@
-// Fuzz target: a YAML run config (workloads/config/config_parser.hpp), as `tpusim run FILE` reads it.
+// Fuzz target: a YAML run config as `tpusim run FILE` and `tpusim search FILE` read it
+// (workloads/search/search_spec.hpp: the run config of workloads/config/config_parser.hpp and its search
+// section).
 #include "fuzz_input.hpp"
-#include "workloads/config/config_parser.hpp"
+#include "workloads/search/search_spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text = tpusim::fuzz::text_of(data, size);
-  tpusim::fuzz::expect_only_input_errors([&] { tpusim::workloads::parse_run_config(text, "fuzz.yaml"); });
+  tpusim::fuzz::expect_only_input_errors([&] { tpusim::workloads::load_search_input(text, "fuzz.yaml"); });
   return 0;
 }
