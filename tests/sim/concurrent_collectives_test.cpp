@@ -5,22 +5,16 @@
 #include <limits>
 
 #include "sim/simulator.hpp"
+#include "sim_test_support.hpp"
 #include "topologies/presets.hpp"
 
 using namespace tpusim;
 using namespace tpusim::sim;
+using tpusim::sim::testing::send;
 
 namespace {
 
 constexpr double kForever = std::numeric_limits<double>::infinity();
-
-CollectiveRequest send(topo::Rank src, topo::Rank dst, std::uint64_t bytes) {
-  CollectiveRequest request;
-  request.kind = CollectiveKind::permute;
-  request.elements = bytes / 4;
-  request.permutation = {{src, dst}};
-  return request;
-}
 
 }  // namespace
 

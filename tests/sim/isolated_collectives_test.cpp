@@ -7,32 +7,22 @@
 #include <random>
 
 #include "sim/simulator.hpp"
+#include "sim_test_support.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/support/child_process.hpp"
 #include "topologies/support/input_error.hpp"
 
 using namespace tpusim;
 using namespace tpusim::sim;
+using tpusim::sim::testing::send;
 
 namespace {
-
-CollectiveRequest send(topo::Rank src, topo::Rank dst, std::uint64_t bytes) {
-  CollectiveRequest request;
-  request.kind = CollectiveKind::permute;
-  request.elements = bytes / 4;
-  request.permutation = {{src, dst}};
-  return request;
-}
 
 CollectiveRequest allreduce(const topo::Topology& topology, std::uint64_t elements,
                             const std::string& algorithm) {
   CollectiveRequest request;
-  request.kind = CollectiveKind::allreduce;
   request.algorithms = {algorithm};
-  topo::Group all;
-  all.dims = {topology.num_cores()};
-  for (topo::Rank r = 0; r < topology.num_cores(); ++r) all.ranks.push_back(r);
-  request.groups = {all};
+  request.groups = {testing::make_group({topology.num_cores()})};
   request.elements = elements;
   return request;
 }

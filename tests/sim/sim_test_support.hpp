@@ -25,6 +25,15 @@ inline topo::Group make_group(std::vector<int> dims, int first = 0, int stride =
   return group;
 }
 
+// One message of `bytes` from src to dst: a permute of one pair.
+inline CollectiveRequest send(topo::Rank src, topo::Rank dst, std::uint64_t bytes) {
+  CollectiveRequest request;
+  request.kind = CollectiveKind::permute;
+  request.elements = bytes / 4;
+  request.permutation = {{src, dst}};
+  return request;
+}
+
 // A request for `op` over the groups along `axes` ("" for "all": every axis merged, so two-dimensional
 // algorithms need their axes named), `bytes` of fp32 elements per member ("64MiB"), `algorithms` one name or
 // one per group dimension ("" for the default); permute moves every member's buffer to the next member of its

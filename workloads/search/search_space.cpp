@@ -67,6 +67,8 @@ SearchSpace::SearchSpace(const RunConfig& base, const SearchSpec& spec) : spec_(
     if (std::find(layout_dims_.begin(), layout_dims_.end(), dim) == layout_dims_.end())
       layout_dims_.push_back(dim);
   }
+  for (const auto& shape : spec.mesh_shapes)
+    listed_shapes_.push_back(mtf::MeshShape::parse(shape).to_string());
   const int cores = base.hardware.topology.num_cores();
   for (int rank = 1; rank <= spec.mesh_dims; ++rank) {
     std::vector<int> prefix;
@@ -101,7 +103,7 @@ std::uint64_t SearchSpace::combinations(int mesh_rank) const {
   return count;
 }
 
-std::optional<Candidate> SearchSpace::structure(const SearchState& state) const {
+std::optional<Candidate> SearchSpace::structure(const SearchState& state, std::vector<int>* positions) const {
   const std::vector<int>& sizes = shapes_.at(state.shape);
   const int rank = static_cast<int>(sizes.size());
   std::vector<bool> used(rank + 1, false);
@@ -133,25 +135,22 @@ std::optional<Candidate> SearchSpace::structure(const SearchState& state) const 
       return std::nullopt;
   }
   c.mesh_shape = join(shape_parts, ";");
-  if (!spec_.mesh_shapes.empty()) {
-    const bool listed = std::any_of(
-        spec_.mesh_shapes.begin(), spec_.mesh_shapes.end(),
-        [&](const std::string& s) { return mtf::MeshShape::parse(s).to_string() == c.mesh_shape; });
-    if (!listed) return std::nullopt;
-  }
+  if (!listed_shapes_.empty() &&
+      std::find(listed_shapes_.begin(), listed_shapes_.end(), c.mesh_shape) == listed_shapes_.end())
+    return std::nullopt;
   c.layout = join(rules, ";");
   c.mapping = spec_.mappings.at(state.mapping);
-  for (const int p : order) c.algorithms.emplace_back(names[p], "");
-  // Remember which position each axis came from: algorithms are chosen per position.
-  for (std::size_t i = 0; i < order.size(); ++i) c.algorithms[i].second = std::to_string(order[i]);
+  for (const int p : order) c.algorithms.emplace_back(names[p], kDefaultAlgorithm);
+  if (positions) *positions = order;
   return c;
 }
 
 std::optional<Candidate> SearchSpace::candidate(const SearchState& state) const {
-  std::optional<Candidate> c = structure(state);
+  std::vector<int> positions;  // of the candidate's axes: algorithms are chosen per position
+  std::optional<Candidate> c = structure(state, &positions);
   if (!c) return c;
-  for (auto& [axis, position] : c->algorithms) {
-    position = spec_.algorithms.at(state.algorithm.at(std::stoi(position) - 1));
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    c->algorithms[i].second = spec_.algorithms.at(state.algorithm.at(positions[i] - 1));
   }
   return c;
 }

@@ -53,11 +53,13 @@ class SearchSpace {
                                       const std::string& mapping) const;
 
  private:
-  std::optional<Candidate> structure(const SearchState& state) const;  // algorithms left empty
-  std::uint64_t combinations(int mesh_rank) const;                     // mappings x algorithms^rank
+  // The candidate with default algorithms, and the position of each of its axes in the state's shape.
+  std::optional<Candidate> structure(const SearchState& state, std::vector<int>* positions = nullptr) const;
+  std::uint64_t combinations(int mesh_rank) const;  // mappings x algorithms^rank
 
   SearchSpec spec_;
   std::vector<std::string> layout_dims_;
+  std::vector<std::string> listed_shapes_;  // spec.mesh_shapes as candidates write them
   std::vector<std::vector<int>> shapes_;
   std::vector<SearchState> structures_;  // one state per distinct mesh and layout, in enumeration order
   std::uint64_t size_ = 0;

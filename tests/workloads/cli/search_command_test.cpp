@@ -10,32 +10,14 @@
 
 #include "../report/image_checks.hpp"
 #include "cli_runner.hpp"
+#include "tests/workloads/search/lm32_config.hpp"
 
 using tpusim::cli_test::Scratch;
 
 namespace {
 
-const char* const kConfig = R"(name: lm-32
-hardware:
-  topology: tpu-v2-32
-mesh:
-  shape: batch:8;model:4
-model:
-  kind: transformer_lm
-  layers: 1
-  d_model: 128
-  d_ff: 1024
-  heads: 16
-  d_kv: 32
-  vocab: 1024
-  batch: 32
-  length: 64
-training:
-  numerics: timing
-search:
-  algorithms: [default, ring]
-  memory_cap: 9MiB
-)";
+const std::string kConfig =
+    tpusim::workloads::test::lm32_yaml("  algorithms: [default, ring]\n  memory_cap: 9MiB\n");
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -131,7 +113,7 @@ TEST_CASE("cli: search --json prints the document it writes, and --no-files writ
 
 TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothing written") {
   const Scratch scratch;
-  const std::string config = kConfig;
+  const std::string& config = kConfig;
   const auto check = [&](const std::string& search_section, const std::string& expected) {
     std::string text = config.substr(0, config.find("search:")) + "search:\n" + search_section;
     std::ofstream(scratch.work() / "bad.yaml") << text;
