@@ -79,8 +79,8 @@ class Evaluations {
   std::map<std::string, std::size_t> index_;
 };
 
-void exhaustive(const SearchSpace& space, Evaluations& evaluations) {
-  for (const Candidate& candidate : space.enumerate()) {
+void exhaustive(const SearchSpace& space, const SearchSpec& spec, Evaluations& evaluations) {
+  for (const Candidate& candidate : space.enumerate(static_cast<std::uint64_t>(spec.max_candidates))) {
     if (!evaluations.may_continue(space.size())) return;
     evaluations.get(candidate);
   }
@@ -97,9 +97,9 @@ void mcmc(const SearchSpace& space, const SearchInput& input, Evaluations& evalu
   std::mt19937_64 random(input.spec.seed);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   const RunConfig& base = input.base;
-  SearchState current =
-      space.state_of(base.mesh.shape_text(), base.mesh.layout_text(), base.mesh.mapping.to_string())
-          .value_or(space.random_state(random));
+  const std::optional<SearchState> own =
+      space.state_of(base.mesh.shape_text(), base.mesh.layout_text(), base.mesh.mapping.to_string());
+  SearchState current = own ? *own : space.random_state(random);
   if (!evaluations.may_continue(space.size())) return;
   double current_cost = cost(evaluations.get(*space.candidate(current)));
   std::uint64_t since_new = 0;
@@ -225,7 +225,7 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options) 
   const int planned = static_cast<int>(std::min<std::uint64_t>(space.size(), input.spec.max_candidates));
   Evaluations evaluations(evaluator, input.spec, planned, options, result);
   if (result.strategy == SearchStrategy::exhaustive) {
-    exhaustive(space, evaluations);
+    exhaustive(space, input.spec, evaluations);
   } else {
     mcmc(space, input, evaluations, result);
   }

@@ -155,14 +155,15 @@ std::optional<Candidate> SearchSpace::candidate(const SearchState& state) const 
   return c;
 }
 
-std::vector<Candidate> SearchSpace::enumerate() const {
+std::vector<Candidate> SearchSpace::enumerate(std::uint64_t limit) const {
   std::vector<Candidate> out;
-  out.reserve(size_);
+  out.reserve(std::min(size_, limit));
   for (SearchState state : structures_) {
     const int rank = static_cast<int>(shapes_[state.shape].size());
     for (state.mapping = 0; state.mapping < static_cast<int>(spec_.mappings.size()); ++state.mapping) {
       state.algorithm.assign(rank, 0);
       while (true) {
+        if (out.size() == limit) return out;
         out.push_back(*candidate(state));
         int i = rank - 1;
         while (i >= 0 && state.algorithm[i] + 1 == static_cast<int>(spec_.algorithms.size()))

@@ -40,10 +40,10 @@ class SearchSpace {
   const std::vector<std::vector<int>>& shapes() const { return shapes_; }  // sizes in position order
   // The candidate a state stands for, or nullopt when it stands for none.
   std::optional<Candidate> candidate(const SearchState& state) const;
-  // How many distinct candidates there are, and all of them in a fixed order (by mesh rank, sizes,
-  // placements, then mappings and algorithms).
+  // How many distinct candidates there are, and the first `limit` of them in a fixed order (by mesh rank,
+  // sizes, placements, then mappings and algorithms).
   std::uint64_t size() const { return size_; }
-  std::vector<Candidate> enumerate() const;
+  std::vector<Candidate> enumerate(std::uint64_t limit = UINT64_MAX) const;
   // A state of a uniformly drawn mesh and layout, with random mapping and algorithms.
   SearchState random_state(std::mt19937_64& random) const;
   // A state differing in one choice that stands for a candidate (the same state if none is found).

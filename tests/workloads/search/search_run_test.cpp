@@ -83,8 +83,9 @@ std::map<std::string, std::string> by_key(const std::string& text) {
 
 TEST_CASE(
     "an exhaustive search agrees with separate runs of every candidate: statuses, memory, times, best") {
-  // A cap between the candidates' memories, so that some are over it.
-  const SearchInput input = test::lm32_input("  memory_cap: 9MiB\n");
+  // A cap between the candidates' memories, so that some are over it; two algorithms per axis, so that
+  // candidates differing only in algorithms share what the search knows of their mesh and layout.
+  const SearchInput input = test::lm32_input("  memory_cap: 9MiB\n  algorithms: [default, ring]\n");
   const SearchSpace space(input.base, input.spec);
   const std::vector<Candidate> candidates = space.enumerate();
   std::map<std::string, Separate> separate;

@@ -46,6 +46,10 @@ TEST_CASE("mappings and per-axis algorithms multiply the space: mappings x algor
   CHECK(keys.size() == all.size());
   CHECK(keys.count("batch:2;model:4|batch:batch;d_ff:model|linear|batch=ring;model=default") == 1);
   CHECK(keys.count("model:8|d_ff:model|rings|default") == 1);
+  // The first candidates alone, as a search limited to them takes them.
+  const std::vector<Candidate> first = space.enumerate(7);
+  REQUIRE(first.size() == 7);
+  for (std::size_t i = 0; i < first.size(); ++i) CHECK(first[i].key() == all[i].key());
 }
 
 TEST_CASE("pins and listed meshes keep only the candidates that have them") {
