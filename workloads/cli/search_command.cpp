@@ -92,6 +92,10 @@ void search(const SearchArgs& args) {
   };
   const workloads::SearchResult result = workloads::run_search(input, options);
   if (progress) progress->finish();
+  if (!result.collective_time_problem.empty()) {
+    std::cerr << "tpusim: warning: the collective times were not kept: " << result.collective_time_problem
+              << "\n";
+  }
 
   if (args.json) {
     std::cout << workloads::dump_report(workloads::search_json(input, result, inputs)) << "\n";

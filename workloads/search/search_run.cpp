@@ -10,6 +10,7 @@
 #include <random>
 
 #include "topologies/support/check.hpp"
+#include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
@@ -45,7 +46,9 @@ class Evaluations {
   bool may_continue(std::uint64_t space_size) {
     if (result_.outcomes.size() >= space_size) return stop("space");
     if (static_cast<int>(result_.outcomes.size()) >= spec_.max_candidates) return stop("max_candidates");
-    if (spec_.time_limit_s > 0 && elapsed_s() >= spec_.time_limit_s) return stop("time_limit");
+    // At least one candidate, however short the limit: a search always has something to report.
+    if (spec_.time_limit_s > 0 && !result_.outcomes.empty() && elapsed_s() >= spec_.time_limit_s)
+      return stop("time_limit");
     return true;
   }
 
@@ -234,7 +237,12 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options) 
   result.pareto = pareto_front(result.outcomes);
   result.simulated_collectives = evaluator.simulated_collectives();
   if (!result.collective_time_file.empty() && result.simulated_collectives > 0) {
-    save_collective_times(result.collective_time_file, evaluator.simulator());
+    // Keeping them only saves the next search time: a folder that cannot take them is said, not fatal.
+    try {
+      save_collective_times(result.collective_time_file, evaluator.simulator());
+    } catch (const EnvironmentError& error) {
+      result.collective_time_problem = error.what();
+    }
   }
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return result;

@@ -49,6 +49,7 @@ struct SearchResult {
   std::uint64_t simulated_collectives = 0;               // distinct collectives simulated (one child each)
   int loaded_collective_times = 0;                       // read from the folder's file, from earlier searches
   std::string collective_time_file;                      // that file, "" without a folder
+  std::string collective_time_problem;                   // why the file could not be written, if it could not
   double wall_s = 0;
 };
 

@@ -82,6 +82,17 @@ TEST_CASE("cli: search writes its folder, and tpusim run runs its best.yaml with
   const auto warm = scratch.run({"search", "lm-32.yaml", "--progress", "none", "--output", "warm"});
   CHECK_THAT(warm.out, Catch::Contains("collectives 0 distinct ones simulated"));
   CHECK(read_text(scratch.work() / "warm" / "pareto.csv").size() > 0);
+  // A cache folder that cannot be written is said on stderr; the search itself is done.
+  std::ofstream(scratch.work() / "not-a-folder") << "a file\n";
+  const auto unkept =
+      scratch.run({"search", "lm-32.yaml", "--progress", "none", "--no-cache", "--output", "unkept"});
+  CHECK(unkept.exit_status == 0);
+  const auto blocked = scratch.run({"search", "lm-32.yaml", "--progress", "none", "--cache-dir",
+                                    "not-a-folder/times", "--output", "blocked"});
+  INFO(blocked.describe());
+  CHECK(blocked.exit_status == 0);
+  CHECK_THAT(blocked.err, Catch::StartsWith("tpusim: warning: the collective times were not kept: "));
+  CHECK(std::filesystem::exists(scratch.work() / "blocked" / "best.yaml"));
 }
 
 TEST_CASE("cli: search --json prints the document it writes, and --no-files writes nothing") {

@@ -308,3 +308,10 @@ TEST_CASE("a config without a mesh leaves it open: the same candidates, and no l
   without["best"] = " " + result.outcomes.at(*result.best).candidate.key();
   CHECK(without == with_mesh);
 }
+
+TEST_CASE("a time limit stops a search after the candidate that reached it") {
+  const SearchInput input = test::lm32_input("  time_limit: 0.000001\n");
+  const SearchResult result = run_search(input);
+  CHECK(result.stopped_by == "time_limit");
+  CHECK(result.outcomes.size() == 1);
+}
