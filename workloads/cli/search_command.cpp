@@ -158,8 +158,8 @@ void add_search_command(CLI::App& app) {
                       "Algorithms per mesh axis, comma-separated: default, auto or registry names (overrides "
                       "search.algorithms)");
   command->add_option("--mappings", args.mappings,
-                      "Mesh mappings, comma-separated (overrides search.mappings); ';' inside an explicit "
-                      "assignment");
+                      "Mesh mappings, comma-separated (overrides search.mappings): rings, linear, an explicit "
+                      "assignment (model=core+x;batch=y), or explicit for every assignment of physical axes");
   command->add_option("--output", args.output, "Output folder (default results/<name>-search)");
   command->add_option("--progress", args.progress,
                       "bar, plain or none (default: bar on a terminal, else plain; none with --json)");

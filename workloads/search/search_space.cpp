@@ -9,6 +9,7 @@
 #include <set>
 
 #include "mesh_tf/layout_rules.hpp"
+#include "mesh_tf/mapping_spec.hpp"
 #include "mesh_tf/mesh_shape.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/text.hpp"
@@ -55,6 +56,46 @@ std::vector<std::pair<std::string, std::string>> sorted_rules(const std::string&
   return rules;
 }
 
+// Every assignment of the pod's physical axes (those longer than 1) to the mesh positions whose sizes their
+// products make, each position's axes in every order (the first varies fastest).
+std::vector<PositionalAxes> axis_assignments(const std::vector<int>& sizes,
+                                             const std::vector<topo::PhysicalAxis>& axes) {
+  const int k = static_cast<int>(sizes.size());
+  const int n = static_cast<int>(axes.size());
+  std::vector<PositionalAxes> out;
+  std::vector<int> owner(n, 0);
+  while (true) {
+    std::vector<long long> product(k, 1);
+    for (int a = 0; a < n; ++a) product[owner[a]] *= axes[a].size;
+    bool fits = true;
+    for (int p = 0; p < k; ++p) fits = fits && product[p] == sizes[p];
+    if (fits) {
+      // The cartesian product of each position's orders.
+      PositionalAxes base(k);
+      for (int a = 0; a < n; ++a) base[owner[a]].push_back(axes[a].name);
+      std::vector<PositionalAxes> orders{base};
+      for (int p = 0; p < k; ++p) {
+        std::vector<PositionalAxes> next;
+        for (const auto& partial : orders) {
+          std::vector<std::string> order = partial[p];
+          std::sort(order.begin(), order.end());
+          do {
+            next.push_back(partial);
+            next.back()[p] = order;
+          } while (std::next_permutation(order.begin(), order.end()));
+        }
+        orders = std::move(next);
+      }
+      out.insert(out.end(), orders.begin(), orders.end());
+    }
+    int a = 0;
+    while (a < n && owner[a] == k - 1) owner[a++] = 0;
+    if (a == n) break;
+    ++owner[a];
+  }
+  return out;
+}
+
 std::string axis_name(int model_axes_before) {
   return model_axes_before == 0 ? "model" : fmt::format("model{}", model_axes_before + 1);
 }
@@ -74,6 +115,21 @@ SearchSpace::SearchSpace(const RunConfig& base, const SearchSpec& spec) : spec_(
     std::vector<int> prefix;
     factorisations(cores, rank, prefix, shapes_);
   }
+  std::vector<topo::PhysicalAxis> physical;
+  for (const auto& axis : base.hardware.topology.axes()) {
+    if (axis.size > 1) physical.push_back(axis);
+  }
+  for (const auto& sizes : shapes_) {
+    std::vector<MappingChoice> choices;
+    for (const auto& mapping : spec.mappings) {
+      if (mapping != kExplicitMappings) {
+        choices.push_back({mapping, {}});
+        continue;
+      }
+      for (auto& axes : axis_assignments(sizes, physical)) choices.push_back({"", std::move(axes)});
+    }
+    mapping_choices_.push_back(std::move(choices));
+  }
   // One state per distinct mesh and layout: states naming the same candidate differ only in the order of
   // equal roles, and the first one found stands for them all.
   std::set<std::string> seen;
@@ -87,7 +143,7 @@ SearchSpace::SearchSpace(const RunConfig& base, const SearchSpec& spec) : spec_(
     while (true) {
       if (const auto c = structure(state); c && seen.insert(c->mesh_shape + "|" + c->layout).second) {
         structures_.push_back(state);
-        size_ += combinations(rank);
+        size_ += combinations(s);
       }
       std::size_t i = 0;
       while (i < state.placement.size() && state.placement[i] == rank) state.placement[i++] = 0;
@@ -97,9 +153,9 @@ SearchSpace::SearchSpace(const RunConfig& base, const SearchSpec& spec) : spec_(
   }
 }
 
-std::uint64_t SearchSpace::combinations(int mesh_rank) const {
-  std::uint64_t count = spec_.mappings.size();
-  for (int i = 0; i < mesh_rank; ++i) count *= spec_.algorithms.size();
+std::uint64_t SearchSpace::combinations(int shape) const {
+  std::uint64_t count = mapping_choices_.at(shape).size();
+  for (std::size_t i = 0; i < shapes_.at(shape).size(); ++i) count *= spec_.algorithms.size();
   return count;
 }
 
@@ -139,7 +195,16 @@ std::optional<Candidate> SearchSpace::structure(const SearchState& state, std::v
       std::find(listed_shapes_.begin(), listed_shapes_.end(), c.mesh_shape) == listed_shapes_.end())
     return std::nullopt;
   c.layout = join(rules, ";");
-  c.mapping = spec_.mappings.at(state.mapping);
+  const std::vector<MappingChoice>& choices = mapping_choices_.at(state.shape);
+  if (choices.empty()) return std::nullopt;  // only explicit mappings, and none fits this mesh
+  const MappingChoice& choice = choices.at(state.mapping);
+  if (choice.axes.empty()) {
+    c.mapping = choice.text;
+  } else {
+    mtf::MappingSpec::Assignment assignment;
+    for (const int p : order) assignment.emplace_back(names[p], choice.axes[p - 1]);
+    c.mapping = mtf::MappingSpec::axes(assignment).to_string();
+  }
   for (const int p : order) c.algorithms.emplace_back(names[p], kDefaultAlgorithm);
   if (positions) *positions = order;
   return c;
@@ -160,7 +225,8 @@ std::vector<Candidate> SearchSpace::enumerate(std::uint64_t limit) const {
   out.reserve(std::min(size_, limit));
   for (SearchState state : structures_) {
     const int rank = static_cast<int>(shapes_[state.shape].size());
-    for (state.mapping = 0; state.mapping < static_cast<int>(spec_.mappings.size()); ++state.mapping) {
+    const int mappings = static_cast<int>(mapping_choices_[state.shape].size());
+    for (state.mapping = 0; state.mapping < mappings; ++state.mapping) {
       state.algorithm.assign(rank, 0);
       while (true) {
         if (out.size() == limit) return out;
@@ -180,7 +246,7 @@ std::vector<Candidate> SearchSpace::enumerate(std::uint64_t limit) const {
 SearchState SearchSpace::random_state(std::mt19937_64& random) const {
   TPUSIM_CHECK(!structures_.empty());
   SearchState state = structures_[random() % structures_.size()];
-  state.mapping = static_cast<int>(random() % spec_.mappings.size());
+  state.mapping = static_cast<int>(random() % mapping_choices_[state.shape].size());
   for (int& a : state.algorithm) a = static_cast<int>(random() % spec_.algorithms.size());
   return state;
 }
@@ -199,11 +265,14 @@ SearchState SearchSpace::neighbour(const SearchState& state, std::mt19937_64& ra
         if (p > rank) p = 1 + static_cast<int>(random() % rank);
       }
       next.algorithm.resize(rank, 0);
+      const std::size_t mappings = mapping_choices_[next.shape].size();
+      if (mappings == 0) continue;
+      if (next.mapping >= static_cast<int>(mappings)) next.mapping = static_cast<int>(random() % mappings);
     } else if (which <= layout_dims_.size()) {
       const int rank = static_cast<int>(shapes_[next.shape].size());
       next.placement[which - 1] = static_cast<int>(random() % (rank + 1));
     } else if (which == layout_dims_.size() + 1) {
-      next.mapping = static_cast<int>(random() % spec_.mappings.size());
+      next.mapping = static_cast<int>(random() % mapping_choices_[next.shape].size());
     } else {
       next.algorithm[which - layout_dims_.size() - 2] = static_cast<int>(random() % spec_.algorithms.size());
     }
@@ -215,14 +284,17 @@ SearchState SearchSpace::neighbour(const SearchState& state, std::mt19937_64& ra
 
 std::optional<SearchState> SearchSpace::state_of(const std::string& mesh_shape, const std::string& layout,
                                                  const std::string& mapping) const {
-  const auto m = std::find(spec_.mappings.begin(), spec_.mappings.end(), mapping);
-  if (m == spec_.mappings.end()) return std::nullopt;
   const std::string wanted_shape = mtf::MeshShape::parse(mesh_shape).to_string();
+  const std::string wanted_mapping = mtf::MappingSpec::parse(mapping).to_string();
   const auto wanted_rules = sorted_rules(layout);
   for (SearchState state : structures_) {
-    state.mapping = static_cast<int>(m - spec_.mappings.begin());
-    const auto c = candidate(state);
-    if (c->mesh_shape == wanted_shape && sorted_rules(c->layout) == wanted_rules) return state;
+    const int mappings = static_cast<int>(mapping_choices_[state.shape].size());
+    for (state.mapping = 0; state.mapping < mappings; ++state.mapping) {
+      const auto c = candidate(state);
+      if (c->mesh_shape == wanted_shape && sorted_rules(c->layout) == wanted_rules &&
+          mtf::MappingSpec::parse(c->mapping).to_string() == wanted_mapping)
+        return state;
+    }
   }
   return std::nullopt;
 }

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "topologies/topology.hpp"
 #include "workloads/config/run_config.hpp"
 #include "workloads/search/search_spec.hpp"
 
@@ -25,10 +26,13 @@ struct Candidate {
   std::string key() const;              // every field: equal keys, equal candidates
 };
 
+// Physical axes per position of a mesh shape: {{"core", "x"}, {"y"}}.
+using PositionalAxes = std::vector<std::vector<std::string>>;
+
 struct SearchState {
   int shape = 0;               // index into SearchSpace::shapes()
   std::vector<int> placement;  // per layout dim: 0 unsplit, p >= 1 the shape's p-th size
-  int mapping = 0;             // index into the spec's mappings
+  int mapping = 0;             // index into the shape's mappings (the spec's, `explicit` expanded)
   std::vector<int> algorithm;  // per position of the shape: index into the spec's algorithms
 };
 
@@ -55,12 +59,20 @@ class SearchSpace {
  private:
   // The candidate with default algorithms, and the position of each of its axes in the state's shape.
   std::optional<Candidate> structure(const SearchState& state, std::vector<int>* positions = nullptr) const;
-  std::uint64_t combinations(int mesh_rank) const;  // mappings x algorithms^rank
+  std::uint64_t combinations(int shape) const;  // the shape's mappings x algorithms ^ its rank
+
+  // A mapping of the spec's, or one explicit assignment of physical axes (the first varying fastest) to each
+  // position of a shape.
+  struct MappingChoice {
+    std::string text;
+    PositionalAxes axes;
+  };
 
   SearchSpec spec_;
   std::vector<std::string> layout_dims_;
   std::vector<std::string> listed_shapes_;  // spec.mesh_shapes as candidates write them
   std::vector<std::vector<int>> shapes_;
+  std::vector<std::vector<MappingChoice>> mapping_choices_;  // per shape
   std::vector<SearchState> structures_;  // one state per distinct mesh and layout, in enumeration order
   std::uint64_t size_ = 0;
 };

@@ -114,6 +114,7 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
   }
   if (auto n = s.optional_child("mappings")) {
     spec.mappings = read_list(*n, "mesh mappings", [](const ConfigNode& item) {
+      if (item.scalar() == kExplicitMappings) return;
       try {
         mtf::MappingSpec::parse(item.scalar());
       } catch (const InputError& error) {

@@ -8,7 +8,8 @@
 //                                     # model kind's paper layout splits
 //     pin_layout: vocab:model         # rules every candidate keeps (mesh axes named as candidates name them)
 //     mesh_shapes: [batch:16;model:32]  # only these meshes (as candidates write them); default: all
-//     mappings: [rings]               # mesh.mapping values to try
+//     mappings: [rings]               # mesh.mapping values to try; explicit: every assignment of whole
+//                                     # physical axes to the candidate's mesh axes
 //     algorithms: [default]           # per mesh axis: default (the engine's), auto, or a registry name
 //     memory_cap: 8GiB                # per core; default the device's HBM
 //     strategy: auto                  # exhaustive, mcmc, or auto: exhaustive when the space has at most
@@ -54,6 +55,9 @@ struct SearchSpec {
 
 // The word for "the engine's default algorithm" in `algorithms`.
 inline constexpr const char* kDefaultAlgorithm = "default";
+// The word in `mappings` for every explicit assignment of the pod's physical axes to a mesh's axes (each
+// axis longer than 1 to one mesh axis, the sizes multiplying to its size, in every order).
+inline constexpr const char* kExplicitMappings = "explicit";
 
 // The section as written (nullopt: absent), checked against `base` (its model's dimensions, its topology's
 // mesh axes, the algorithm registry): InputError "file:line: search.key: problem".

@@ -79,13 +79,9 @@ std::map<std::string, std::string> by_key(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
-TEST_CASE(
-    "an exhaustive search agrees with separate runs of every candidate: statuses, memory, times, best") {
-  // A cap between the candidates' memories, so that some are over it; two algorithms per axis, so that
-  // candidates differing only in algorithms share what the search knows of their mesh and layout.
-  const SearchInput input = test::lm32_input("  memory_cap: 9MiB\n  algorithms: [default, ring]\n");
+// An exhaustive search of `input` (with a 9 MiB cap) against separate runs of every candidate: statuses,
+// memory, step times, the best and the Pareto front.
+void check_against_separate_runs(const SearchInput& input) {
   const SearchSpace space(input.base, input.spec);
   const std::vector<Candidate> candidates = space.enumerate();
   std::map<std::string, Separate> separate;
@@ -147,6 +143,19 @@ TEST_CASE(
                                       [&](std::size_t p) { return &result.outcomes[p] == &o; });
     CHECK(on_front != dominated);
   }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "an exhaustive search agrees with separate runs of every candidate: statuses, memory, times, best") {
+  // A cap between the candidates' memories, so that some are over it; two algorithms per axis, so that
+  // candidates differing only in algorithms share what the search knows of their mesh and layout.
+  check_against_separate_runs(test::lm32_input("  memory_cap: 9MiB\n  algorithms: [default, ring]\n"));
+}
+
+TEST_CASE("an exhaustive search over explicit mappings agrees with separate runs of every candidate") {
+  check_against_separate_runs(test::lm32_input("  memory_cap: 9MiB\n  mappings: [linear, explicit]\n"));
 }
 
 TEST_CASE("the collective cache changes no time: shared, unshared and in another order, bit for bit") {

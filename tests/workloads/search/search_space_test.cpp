@@ -116,3 +116,22 @@ TEST_CASE("a candidate's config is the base config with the candidate's mesh and
   CHECK(config.model.d_ff == input.base.model.d_ff);
   CHECK(config.hardware.topology.name() == "tpu-v2-32");
 }
+
+TEST_CASE("explicit mappings are every assignment of the pod's axes, worked out by hand") {
+  // tpu-v2-32: core 2, x 4, y 4. batch:8 takes core and one of x, y in either order, model:4 the other.
+  const SearchInput input = test::lm32_input(
+      "  layout_dims: [batch, d_ff]\n  mappings: [explicit]\n  mesh_shapes: [batch:8;model:4, model:32]\n");
+  const SearchSpace space(input.base, input.spec);
+  std::set<std::string> two_axes, one_axis;
+  for (const auto& c : space.enumerate()) {
+    if (c.mesh_shape == "batch:8;model:4") two_axes.insert(c.mapping);
+    if (c.mesh_shape == "model:32") one_axis.insert(c.mapping);
+  }
+  CHECK(two_axes == std::set<std::string>{"batch=core+x;model=y", "batch=x+core;model=y",
+                                          "batch=core+y;model=x", "batch=y+core;model=x"});
+  // The three axes in their six orders.
+  CHECK(one_axis == std::set<std::string>{"model=core+x+y", "model=core+y+x", "model=x+core+y",
+                                          "model=x+y+core", "model=y+core+x", "model=y+x+core"});
+  // batch:8;model:4 has one layout with both axes used; model:32 one (d_ff alone); batch:8 is not listed.
+  CHECK(space.size() == 4 + 6);
+}
