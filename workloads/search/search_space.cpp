@@ -254,6 +254,8 @@ SearchState SearchSpace::random_state(std::mt19937_64& random) const {
 SearchState SearchSpace::neighbour(const SearchState& state, std::mt19937_64& random) const {
   // One choice changes; a new mesh rank re-draws the placements it leaves out of range.
   constexpr int kAttempts = 1000;
+  const auto current = candidate(state);
+  const std::string current_key = current ? current->key() : "";
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     SearchState next = state;
     const std::size_t choices = 1 + layout_dims_.size() + 1 + next.algorithm.size();
@@ -276,8 +278,8 @@ SearchState SearchSpace::neighbour(const SearchState& state, std::mt19937_64& ra
     } else {
       next.algorithm[which - layout_dims_.size() - 2] = static_cast<int>(random() % spec_.algorithms.size());
     }
-    const auto a = candidate(next), b = candidate(state);
-    if (a && (!b || a->key() != b->key())) return next;
+    const auto a = candidate(next);
+    if (a && (!current || a->key() != current_key)) return next;
   }
   return state;
 }
