@@ -344,6 +344,12 @@ TEST_CASE("the vector memory is a user setting, absent unless the config gives i
   CHECK(error_of(with("512")) ==
         "configs/test.yaml:4: hardware.vector_memory: '512' is not a plausible memory size: expected 1 KiB "
         "to 1 PiB");
+  CHECK(error_of(with("nonee")) ==
+        "configs/test.yaml:4: hardware.vector_memory: 'nonee' is neither none nor a size (did you mean "
+        "'none'?): expected none, or a size such as 16MiB");
+  CHECK(error_of(with("lots")) ==
+        "configs/test.yaml:4: hardware.vector_memory: 'lots' is neither none nor a size: expected none, or a "
+        "size such as 16MiB");
 }
 
 TEST_CASE("mesh sizes are never cut to 32 bits or multiplied past an int") {

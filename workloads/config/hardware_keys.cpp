@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "sim/algorithm_choice.hpp"
 #include "sim/algorithm_registry.hpp"
@@ -209,8 +210,15 @@ std::vector<ConfigKey> hardware_keys() {
           .needs({"hardware.device"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
             mtf::DeviceModel& device = r.config.hardware.device;
+            const std::string text = value.scalar();
+            // A word is meant as none, a size starts with a figure: say which the value missed.
+            if (text != "none" && !text.empty() && std::isalpha(static_cast<unsigned char>(text.front()))) {
+              value.fail(
+                  fmt::format("'{}' is neither none nor a size{}: expected none, or a size such as 16MiB",
+                              text, did_you_mean(text, {"none"})));
+            }
             device = device.with_vector_memory(
-                value.scalar() == "none" ? std::nullopt : std::optional<std::uint64_t>(value.memory_bytes()));
+                text == "none" ? std::nullopt : std::optional<std::uint64_t>(value.memory_bytes()));
           })
           .reports([](const RunConfig& c) -> nlohmann::json {
             const auto& bytes = c.hardware.device.vector_memory_bytes();
