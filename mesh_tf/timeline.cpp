@@ -3,11 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
-#include <stdexcept>
 
-#include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 
 namespace tpusim::mtf {
@@ -116,28 +112,6 @@ std::string Timeline::summary(int max_rows) const {
                        format_duration(e.end_s - e.start_s), e.is_comm ? format_duration(e.exposed_s) : "");
   }
   return out;
-}
-
-void Timeline::write_chrome_trace(const std::string& path) const {
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream file(temp);
-    if (!file) throw InputError(fmt::format("cannot write trace file '{}'", path));
-    file << "{\"traceEvents\":[\n";
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const auto& e = entries[i];
-      std::string label;
-      for (const char c : e.label) label += (c == '"' || c == '\\') ? '_' : c;
-      file << fmt::format(
-          "{{\"name\":\"{}\",\"ph\":\"X\",\"pid\":0,\"tid\":{},\"ts\":{:.3f},\"dur\":{:.3f}}}{}\n", label,
-          e.stream, e.start_s * 1e6, (e.end_s - e.start_s) * 1e6, i + 1 < entries.size() ? "," : "");
-    }
-    file << "]}\n";
-    if (!file) throw InputError(fmt::format("cannot write trace file '{}'", path));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    throw InputError(fmt::format("cannot move trace file into place at '{}'", path));
-  }
 }
 
 }  // namespace tpusim::mtf

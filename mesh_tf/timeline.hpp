@@ -35,7 +35,6 @@ struct Timeline {
   double exposed_comm_s = 0;  // time some collective was in flight and no compute ran
   double idle_s = 0;          // neither compute nor exposed communication
   std::string summary(int max_rows = 40) const;
-  void write_chrome_trace(const std::string& path) const;  // atomically (temp file then rename)
 };
 
 // Fills the totals, idle time and per-entry exposed communication from the entries' start/end times.
