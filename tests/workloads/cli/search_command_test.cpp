@@ -162,3 +162,17 @@ TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothin
                                 "explores 1 to 3"});
   CHECK(scratch.entries() == std::vector<std::string>{"bad.yaml"});
 }
+
+TEST_CASE("cli: a config without a mesh is searched from an open mesh, and tpusim run still asks for one") {
+  const Scratch scratch;
+  std::string text = kConfig;
+  text.erase(text.find("mesh:\n"), std::string("mesh:\n  shape: batch:8;model:4\n").size());
+  std::ofstream(scratch.work() / "open.yaml") << text;
+  const auto search = scratch.run({"search", "open.yaml", "--progress", "none", "--no-files"});
+  INFO(search.describe());
+  CHECK(search.exit_status == 0);
+  CHECK_THAT(search.out, Catch::Contains("config's own  none: the config leaves its mesh open"));
+  const auto run = scratch.run({"run", "open.yaml", "--no-files"});
+  CHECK(run.exit_status == 2);
+  CHECK(run.err_lines() == std::vector<std::string>{"tpusim: error: open.yaml:1: missing key 'mesh'"});
+}
