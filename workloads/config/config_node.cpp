@@ -179,6 +179,17 @@ std::vector<std::string> ConfigNode::keys() const {
   return names;
 }
 
+ConfigNode ConfigNode::item(std::size_t i) const {
+  return ConfigNode(node_[i], file_, fmt::format("{}[{}]", key_path_, i));
+}
+
+std::vector<ConfigNode> ConfigNode::items(const std::string& what) const {
+  if (!node_.IsSequence() || node_.size() == 0) fail("expected a non-empty list of " + what);
+  std::vector<ConfigNode> out;
+  for (std::size_t i = 0; i < node_.size(); ++i) out.push_back(item(i));
+  return out;
+}
+
 ConfigNode ConfigNode::with_scalar(const std::string& text) const {
   return ConfigNode(YAML::Node(text), file_, key_path_, mark_, origins_);
 }

@@ -83,6 +83,10 @@ class ConfigNode {
   // Convenience: the child's value if present, else `fallback`.
   std::optional<ConfigNode> optional_child(const std::string& key) const;
   std::vector<std::string> keys() const;  // map keys in file order
+  // A list's item i, located at its own line ("key[i]"); the items of a non-empty list, or a failure
+  // "expected a non-empty list of <what>".
+  ConfigNode item(std::size_t i) const;
+  std::vector<ConfigNode> items(const std::string& what) const;
 
  private:
   ConfigNode(YAML::Node node, std::string file, std::string key_path, YAML::Mark key_mark,

@@ -28,17 +28,15 @@ namespace {
 // A non-empty list of distinct scalars, each checked by `check` (which fails at the item's node).
 std::vector<std::string> read_list(const ConfigNode& node, const std::string& what,
                                    const std::function<void(const ConfigNode&)>& check) {
-  if (!node.yaml().IsSequence() || node.yaml().size() == 0) node.fail("expected a non-empty list of " + what);
-  std::vector<std::string> items;
-  for (std::size_t i = 0; i < node.yaml().size(); ++i) {
-    const ConfigNode item(node.yaml()[i], node.file(), fmt::format("{}[{}]", node.key_path(), i));
+  std::vector<std::string> texts;
+  for (const ConfigNode& item : node.items(what)) {
     const std::string text = item.scalar();
-    if (std::find(items.begin(), items.end(), text) != items.end())
+    if (std::find(texts.begin(), texts.end(), text) != texts.end())
       item.fail(fmt::format("'{}' is listed twice", text));
     check(item);
-    items.push_back(text);
+    texts.push_back(text);
   }
-  return items;
+  return texts;
 }
 
 std::vector<std::string> paper_layout_dims(ModelKind kind) {

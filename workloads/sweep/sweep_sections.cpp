@@ -51,24 +51,12 @@ SweepValue value_of(const std::string& key, const YAML::Node& node, std::string 
   return {key, split(key, '.'), node, sweep_value_text(node), std::move(label)};
 }
 
-// An item of a list section, located at its own line.
-ConfigNode item_of(const ConfigNode& list, std::size_t i) {
-  return ConfigNode(list.yaml()[i], list.file(), fmt::format("{}[{}]", list.key_path(), i));
-}
-
-void require_list(const ConfigNode& node, const std::string& what) {
-  if (!node.yaml().IsSequence() || node.yaml().size() == 0) node.fail("expected a non-empty list of " + what);
-}
-
 // The items of a section that lists maps (points, exclude), each a non-empty map.
 std::vector<ConfigNode> map_items(const ConfigNode& list, const std::string& list_what,
                                   const std::string& item_what) {
-  require_list(list, list_what);
-  std::vector<ConfigNode> items;
-  for (std::size_t i = 0; i < list.yaml().size(); ++i) {
-    items.push_back(item_of(list, i));
-    if (!items.back().yaml().IsMap() || items.back().yaml().size() == 0)
-      items.back().fail("expected a map from " + item_what);
+  std::vector<ConfigNode> items = list.items(list_what);
+  for (const auto& item : items) {
+    if (!item.yaml().IsMap() || item.yaml().size() == 0) item.fail("expected a map from " + item_what);
   }
   return items;
 }
@@ -132,18 +120,19 @@ std::size_t vary_index(const SweepSections& s, const std::string& key) {
 }
 
 void read_zip(const ConfigNode& zip, SweepSections& s) {
-  require_list(zip, "groups of vary keys that advance together, such as [[hardware.topology, model.batch]]");
+  const std::vector<ConfigNode> groups =
+      zip.items("groups of vary keys that advance together, such as [[hardware.topology, model.batch]]");
   std::vector<std::string> vary_keys;
   for (const auto& list : s.vary) vary_keys.push_back(list.key);
   std::vector<std::string> seen_in(s.vary.size());
-  for (std::size_t g = 0; g < zip.yaml().size(); ++g) {
-    const ConfigNode group = item_of(zip, g);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const ConfigNode& group = groups[g];
     if (!group.yaml().IsSequence() || group.yaml().size() < 2)
       group.fail("expected a list of two or more keys of vary, such as [hardware.topology, model.batch]");
     std::vector<std::string> keys;
     std::vector<std::size_t> members;
     for (std::size_t k = 0; k < group.yaml().size(); ++k) {
-      const ConfigNode item = item_of(group, k);
+      const ConfigNode item = group.item(k);
       const std::string key = item.scalar();
       const std::size_t index = vary_index(s, key);
       if (index == s.vary.size()) {
