@@ -148,10 +148,8 @@ std::vector<ConfigKey> mesh_keys() {
             }
             const ModelKindInfo& kind = model_kind(r.config.model.kind);
             for (const auto& [dim, axis] : rules.rules()) {
-              if (std::find(kind.dimensions.begin(), kind.dimensions.end(), dim) == kind.dimensions.end()) {
-                value.fail(fmt::format("a {} has no dimension '{}'{}; its dimensions are {}", kind.name, dim,
-                                       did_you_mean(dim, kind.dimensions), join(kind.dimensions)));
-              }
+              const std::string problem = unknown_dimension_problem(kind, dim);
+              if (!problem.empty()) value.fail(problem);
             }
             try {
               rules.check_against(r.config.mesh.shape);

@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "topologies/support/check.hpp"
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/text.hpp"
 #include "workloads/models/model_builder.hpp"
 
 namespace tpusim::workloads {
@@ -124,6 +128,12 @@ mtf::LayoutRules default_layout(ModelKind kind, const mtf::MeshShape& mesh) {
     if (mesh.index_of(rule.second) >= 0) rules.push_back(rule);
   }
   return mtf::LayoutRules(rules);
+}
+
+std::string unknown_dimension_problem(const ModelKindInfo& kind, const std::string& dim) {
+  if (std::find(kind.dimensions.begin(), kind.dimensions.end(), dim) != kind.dimensions.end()) return "";
+  return fmt::format("a {} has no dimension '{}'{}; its dimensions are {}", kind.name, dim,
+                     did_you_mean(dim, kind.dimensions), join(kind.dimensions));
 }
 
 std::string describe_model(const ModelConfig& model) { return model_kind(model.kind).summary(model); }

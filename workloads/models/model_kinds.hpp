@@ -49,6 +49,9 @@ const ModelKindInfo& model_kind(ModelKind kind);
 const NameTable<ModelKind>& model_kind_names();  // parses model.kind with did-you-mean
 // default_layout of the kind, kept to the axes the mesh has.
 mtf::LayoutRules default_layout(ModelKind kind, const mtf::MeshShape& mesh);
+// "" when the kind has the tensor dimension `dim`, else what a config's reader reports: "a transformer_lm has
+// no dimension 'dff' (did you mean 'd_ff'?); its dimensions are ...".
+std::string unknown_dimension_problem(const ModelKindInfo& kind, const std::string& dim);
 std::string describe_model(const ModelConfig& model);  // the row's summary
 // Whether the kind trains on sequences (it takes model.length): its batch counts sequences of length tokens.
 // A kind without them (the MLP) counts examples, each one token.

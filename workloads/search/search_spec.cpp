@@ -68,11 +68,8 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
     if (auto n = s.optional_child(key)) spec.locations[key] = n->where();
   }
   const auto model_dim = [&](const ConfigNode& item) {
-    const std::string dim = item.scalar();
-    if (std::find(kind.dimensions.begin(), kind.dimensions.end(), dim) == kind.dimensions.end()) {
-      item.fail(fmt::format("a {} has no dimension '{}'{}; its dimensions are {}", kind.name, dim,
-                            did_you_mean(dim, kind.dimensions), join(kind.dimensions)));
-    }
+    const std::string problem = unknown_dimension_problem(kind, item.scalar());
+    if (!problem.empty()) item.fail(problem);
   };
   if (auto n = s.optional_child("mesh_dims")) {
     const std::int64_t dims = n->integer();
@@ -89,9 +86,8 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
       n->fail(error.what());
     }
     for (const auto& [dim, axis] : spec.pinned_layout) {
-      if (std::find(kind.dimensions.begin(), kind.dimensions.end(), dim) == kind.dimensions.end())
-        n->fail(fmt::format("a {} has no dimension '{}'; its dimensions are {}", kind.name, dim,
-                            join(kind.dimensions)));
+      const std::string problem = unknown_dimension_problem(kind, dim);
+      if (!problem.empty()) n->fail(problem);
       if (axis != "batch" && axis.rfind("model", 0) != 0)
         n->fail(fmt::format(
             "candidates name their mesh axes batch, model, model2 and model3; '{}' is none of them", axis));
