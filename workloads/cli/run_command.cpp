@@ -52,15 +52,6 @@ void list_presets() {
   }
 }
 
-// A config written for tpusim search runs as it is: its search section is checked and set aside. A run needs
-// the mesh a search may leave open.
-workloads::RunConfig load_config_file(const std::string& path) {
-  const std::string text = read_input_file(path, "config file");
-  workloads::SearchInput input = workloads::load_search_input(text, path);
-  if (!input.has_own_mesh) workloads::parse_run_config(input.base_yaml, path);  // reports the missing mesh
-  return std::move(input.base);
-}
-
 void run(const RunArgs& args) {
   if (args.list_presets) return list_presets();
   if (args.schema) {
@@ -91,7 +82,12 @@ void run(const RunArgs& args) {
       {"steps", args.steps > 0 ? nlohmann::json(args.steps) : nlohmann::json(nullptr)},
       {"faults", workloads::input_or_null(args.faults)}};
   workloads::RunConfig config =
-      args.config_path.empty() ? workloads::load_preset(preset) : load_config_file(args.config_path);
+      args.config_path.empty()
+          ? workloads::load_preset(preset)
+          // A config written for tpusim search runs as it is: its search section is checked and set aside.
+          : workloads::load_search_input(read_input_file(args.config_path, "config file"), args.config_path,
+                                         workloads::OpenMesh::refused)
+                .base;
   if (args.steps > 0) config.training.steps = args.steps;
   if (!args.faults.empty()) config.hardware.topology = config.hardware.topology.with_faults(args.faults);
   if (!args.output.empty()) config.training.output_dir = args.output;

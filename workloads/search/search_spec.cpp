@@ -157,12 +157,12 @@ void override_search_key(SearchSpec& spec, const std::string& key, const std::st
   read_section(ConfigNode(parsed.yaml(), option, "search"), base, spec);
 }
 
-SearchInput load_search_input(const std::string& yaml_text, const std::string& file) {
+SearchInput load_search_input(const std::string& yaml_text, const std::string& file, OpenMesh open_mesh) {
   const ConfigNode root = ConfigNode::parse(yaml_text, file);
   std::optional<ConfigNode> section;
   std::string base_yaml = yaml_text;
   const bool is_map = root.yaml().IsMap();
-  const bool mesh_open = is_map && !root.has("mesh");
+  const bool mesh_open = open_mesh == OpenMesh::allowed && is_map && !root.has("mesh");
   if (is_map && (root.has("search") || mesh_open)) {
     YAML::Node tree = root.yaml();
     if (root.has("search")) {

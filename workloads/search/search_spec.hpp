@@ -78,6 +78,10 @@ struct SearchInput {
   std::string base_yaml;  // the config's text without the search section, as the candidates start from
   bool has_own_mesh = true;
 };
-SearchInput load_search_input(const std::string& yaml_text, const std::string& file);
+// An open mesh is allowed for a search and refused for `tpusim run`, which reads a config without a mesh as a
+// run config does (the missing key).
+enum class OpenMesh { allowed, refused };
+SearchInput load_search_input(const std::string& yaml_text, const std::string& file,
+                              OpenMesh open_mesh = OpenMesh::allowed);
 
 }  // namespace tpusim::workloads
