@@ -28,11 +28,11 @@ namespace {
 
 constexpr const char* kCandidateFile = "candidate";
 
-double seconds_since(double started) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() - started;
-}
+using Clock = std::chrono::steady_clock;
 
-double now() { return seconds_since(0); }
+double seconds_since(Clock::time_point started) {
+  return std::chrono::duration<double>(Clock::now() - started).count();
+}
 
 // "candidate:7: mesh.layout: problem" -> "mesh.layout: problem": the line is of a text nobody sees.
 std::string without_location(const std::string& message) {
@@ -74,7 +74,7 @@ std::uint64_t CandidateEvaluator::simulated_collectives() const {
 }
 
 CandidateOutcome CandidateEvaluator::evaluate(const Candidate& candidate) {
-  const double started = now();
+  const auto started = Clock::now();
   std::optional<RunConfig> config;
   try {
     config.emplace(parse_run_config(candidate_config_yaml(base_yaml_, candidate), kCandidateFile));
@@ -118,11 +118,11 @@ CandidateOutcome CandidateEvaluator::evaluate_base() {
     own.algorithms.emplace_back(
         axis, it == base_.hardware.collective_algorithm_by_axis.end() ? kDefaultAlgorithm : it->second);
   }
-  return evaluate_config(base_, own, now());
+  return evaluate_config(base_, own, Clock::now());
 }
 
 CandidateOutcome CandidateEvaluator::evaluate_config(const RunConfig& config, Candidate candidate,
-                                                     double started) {
+                                                     std::chrono::steady_clock::time_point started) {
   CandidateOutcome outcome;
   outcome.candidate = std::move(candidate);
   try {

@@ -5,6 +5,7 @@
 // collective is simulated once, from clock 0, and its time reused by every later candidate that issues it
 // (the simulator remembers results by the whole request, the executors by program step:
 // mtf::ExecutionOptions::share_collective_times), so a time never depends on which candidates came first.
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -56,7 +57,8 @@ class CandidateEvaluator {
   sim::Simulator& simulator() { return *simulator_; }
 
  private:
-  CandidateOutcome evaluate_config(const RunConfig& config, Candidate candidate, double started);
+  CandidateOutcome evaluate_config(const RunConfig& config, Candidate candidate,
+                                   std::chrono::steady_clock::time_point started);
 
   RunConfig base_;
   std::string base_yaml_;
