@@ -195,6 +195,43 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, const s
 Tensor layer_norm(const Tensor& x, const std::string& dim, const Tensor& scale, const Tensor& bias,
                   double epsilon = 1e-6, const std::string& name = "");
 
+// ---- Convolutions and pooling (ops/conv.cpp, ops/pool.cpp) ----
+// An image is [leading dims..., spatial dims..., channels]: the n dims before the last are spatial (n = 1, 2
+// or 3 by the length of `strides`/`window`), the last holds the channels. A filter is [window dims...,
+// in_channels, out_channels]: its first n dims give the window sizes (their names are the filter's own, e.g.
+// "kh", "kw"; they cannot be split), in_channels is the image's channel dim and out_channels a dim the image
+// lacks. The output keeps the image's dim names, the spatial sizes becoming
+//   same:  ceil(size / stride), the window centred as TensorFlow does (pad_before = floor(total / 2));
+//   valid: (size - window) / stride + 1, every window inside the image.
+// A spatial dim split over a mesh dim keeps its split: each processor receives from its neighbours the rows
+// its windows reach across its tile (halo exchange, collective permutes; one spatial dim after the other, so
+// corners travel too), provided every tile reads the same window of rows (input size = stride x output size,
+// as "same" padding gives when the stride divides the size). Otherwise that dim is gathered first. A tile
+// smaller than its halo is an InputError. Contracted channels split over a mesh dim leave a partial sum,
+// allreduced when needed, as einsum does.
+const char* to_string(Padding padding);  // Padding: op_node.hpp
+Tensor conv(const Tensor& x, const Tensor& filter, const std::vector<std::int64_t>& strides, Padding padding,
+            const std::string& name = "");
+// The adjoint of conv in x: dy in conv's output shape -> a tensor of `input_shape` (conv's gradient with
+// respect to x, and the "transposed convolution" that upsamples by the stride).
+Tensor conv_transpose(const Tensor& dy, const Tensor& filter, const Shape& input_shape,
+                      const std::vector<std::int64_t>& strides, Padding padding,
+                      const std::string& name = "");
+// conv's gradient with respect to its filter (summed over leading dims and output positions).
+Tensor conv_filter_gradient(const Tensor& x, const Tensor& dy, const Shape& filter_shape,
+                            const std::vector<std::int64_t>& strides, Padding padding,
+                            const std::string& name = "");
+// Pooling over windows of the n spatial dims of x (same layout rules and halos as conv); the channels stay.
+// avg_pool averages over the window's positions inside the image (padding is not counted, as TensorFlow).
+Tensor max_pool(const Tensor& x, const std::vector<std::int64_t>& window,
+                const std::vector<std::int64_t>& strides, Padding padding, const std::string& name = "");
+Tensor avg_pool(const Tensor& x, const std::vector<std::int64_t>& window,
+                const std::vector<std::int64_t>& strides, Padding padding, const std::string& name = "");
+// Batch normalisation as in training: mean and variance of each channel (the last dim) over every other dim,
+// allreduced over whichever of them are split; scale and bias have shape [channels].
+Tensor batch_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, double epsilon = 1e-5,
+                  const std::string& name = "");
+
 // ---- Mixture of experts (top-1 routing with capacity, as Mesh-TensorFlow's MoE layer) ----
 // tokens [group, position, d_model] with `group` split over the batch mesh dim; gate_logits [group, position,
 // gate_experts] where gate_experts is an UNSPLIT dimension with as many entries as there are experts (its own

@@ -335,6 +335,14 @@ void copy_block(const float* src, const std::vector<std::int64_t>& src_sizes, fl
   }
 }
 
+void gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+          const float* b, float beta, float* c) {
+  cblas_sgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans,
+              static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), 1.0f, a,
+              static_cast<int>(transpose_a ? m : k), b, static_cast<int>(transpose_b ? k : n), beta, c,
+              static_cast<int>(n));
+}
+
 double plain_sgemm_seconds(int m, int n, int k, bool transpose_a, bool transpose_b, int repeats) {
   std::vector<float> a(static_cast<std::size_t>(m) * k, 0.5f), b(static_cast<std::size_t>(k) * n, 0.25f),
       c(static_cast<std::size_t>(m) * n, 0.0f);

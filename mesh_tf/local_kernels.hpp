@@ -87,6 +87,11 @@ void copy_block(const float* src, const std::vector<std::int64_t>& src_sizes, fl
                 const std::vector<std::int64_t>& dst_sizes, int d, std::int64_t src_begin,
                 std::int64_t dst_begin, std::int64_t len);
 
+// Row-major C[m, n] = A[m, k] B[k, n] (op(A), op(B) transposed as asked) + beta C, through BLAS sgemm; for
+// kernels outside this file, which alone includes <cblas.h>.
+void gemm(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
+          const float* b, float beta, float* c);
+
 // Wall time of `repeats` plain cblas_sgemm calls C[m,n] = A[m,k] B[k,n] (the engine-overhead baseline).
 double plain_sgemm_seconds(int m, int n, int k, bool transpose_a, bool transpose_b, int repeats);
 

@@ -32,6 +32,11 @@ enum class OpKind {
   argmax_one_hot,
   stop_gradient,
   assign,
+  conv,                  // windows of an image times a filter (ops/conv.cpp)
+  conv_transpose,        // conv's adjoint in the image
+  conv_filter_gradient,  // conv's adjoint in the filter
+  pool,                  // max or average over windows (ops/pool.cpp)
+  pool_gradient,
   count  // not a kind: how many there are (new kinds go above it; op_table.cpp has a row for each)
 };
 constexpr int kOpKindCount = static_cast<int>(OpKind::count);
@@ -57,6 +62,8 @@ enum class UnaryOp {
 };
 constexpr int kUnaryOpCount = static_cast<int>(UnaryOp::count);
 enum class Phase { forward, backward, update };
+enum class Padding { same, valid };
+enum class PoolKind { max, average };
 
 const char* to_string(OpKind kind);
 const char* to_string(BinaryOp op);
@@ -128,10 +135,18 @@ struct ArgmaxAttributes {
 struct AssignAttributes {
   int target = -1;  // the variable tensor id
 };
-using OpAttributes = std::variant<NoAttributes, VariableAttributes, FillAttributes, RandomMaskAttributes,
-                                  BinaryAttributes, UnaryAttributes, AffineAttributes, ReduceAttributes,
-                                  ShiftAttributes, ConcatAttributes, SliceAttributes, PadAttributes,
-                                  CumsumAttributes, OneHotAttributes, ArgmaxAttributes, AssignAttributes>;
+// Per spatial dim of the image (the n dims before its last): output row o reads image rows
+// [o * stride - pad_before, o * stride - pad_before + window), rows outside the image being padding.
+struct WindowAttributes {
+  std::vector<std::int64_t> window, strides, pad_before;
+  Padding padding = Padding::same;
+  PoolKind pool = PoolKind::max;  // pool and pool_gradient only
+};
+using OpAttributes =
+    std::variant<NoAttributes, VariableAttributes, FillAttributes, RandomMaskAttributes, BinaryAttributes,
+                 UnaryAttributes, AffineAttributes, ReduceAttributes, ShiftAttributes, ConcatAttributes,
+                 SliceAttributes, PadAttributes, CumsumAttributes, OneHotAttributes, ArgmaxAttributes,
+                 AssignAttributes, WindowAttributes>;
 
 struct OpNode {
   int id = 0;

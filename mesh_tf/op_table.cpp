@@ -30,6 +30,13 @@ constexpr std::array<OpRow, kOpKindCount> kOps = {{
     {OpKind::argmax_one_hot, "argmax_one_hot", lower_argmax_one_hot, nullptr, nullptr, R::none},
     {OpKind::stop_gradient, "stop_gradient", lower_stop_gradient, nullptr, nullptr, R::none},
     {OpKind::assign, "assign", lower_assign, nullptr, nullptr, R::none},
+    {OpKind::conv, "conv", lower_conv, conv_gradient, nullptr, R::none},
+    {OpKind::conv_transpose, "conv_transpose", lower_conv_transpose, conv_transpose_gradient, nullptr,
+     R::none},
+    {OpKind::conv_filter_gradient, "conv_filter_gradient", lower_conv_filter_gradient,
+     conv_filter_gradient_gradient, nullptr, R::none},
+    {OpKind::pool, "pool", lower_pool, pool_gradient, nullptr, R::reduction},
+    {OpKind::pool_gradient, "pool_gradient", lower_pool_gradient, nullptr, nullptr, R::none},
 }};
 
 constexpr bool rows_in_enum_order() {

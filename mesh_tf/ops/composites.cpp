@@ -50,22 +50,44 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, const s
   return sub(lse, target, name);
 }
 
-Tensor layer_norm(const Tensor& x, const std::string& dim, const Tensor& scale_t, const Tensor& bias,
-                  double epsilon, const std::string& name) {
-  const Dimension& d = x.dim(dim);
+namespace {
+
+// (x - mean) * rsqrt(var + eps) * scale + bias, the statistics of shape `stats` (the dims they keep) and
+// scale and bias of shape [dim] (invalid = none).
+Tensor normalize(const char* what, const Tensor& x, const Shape& stats, const Dimension& dim,
+                 const Tensor& scale_t, const Tensor& bias, double epsilon, const std::string& name) {
   for (const Tensor* p : {&scale_t, &bias}) {
-    if (p->valid() && p->shape() != Shape({d})) {
-      throw InputError(fmt::format("layer_norm '{}': '{}' has shape {} but must be [{}]", name, p->name(),
-                                   p->shape().to_string(), d.to_string()));
+    if (p->valid() && p->shape() != Shape({dim})) {
+      throw InputError(fmt::format("{} '{}': '{}' has shape {} but must be [{}]", what, name, p->name(),
+                                   p->shape().to_string(), dim.to_string()));
     }
   }
-  const Shape out = x.shape().minus({dim});
-  const Tensor centered = sub(x, reduce_mean(x, out, sub_name(name, "mean")));
-  const Tensor variance = reduce_mean(square(centered), out, sub_name(name, "var"));
+  const Tensor centered = sub(x, reduce_mean(x, stats, sub_name(name, "mean")));
+  const Tensor variance = reduce_mean(square(centered), stats, sub_name(name, "var"));
   Tensor y = mul(centered, rsqrt(add_scalar(variance, epsilon)));
   if (scale_t.valid()) y = mul(y, scale_t);
   if (bias.valid()) y = add(y, bias);
   return y;
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& x, const std::string& dim, const Tensor& scale_t, const Tensor& bias,
+                  double epsilon, const std::string& name) {
+  const Dimension& d = x.dim(dim);
+  return normalize("layer_norm", x, x.shape().minus({dim}), d, scale_t, bias, epsilon, name);
+}
+
+// The statistics are sums over the batch and spatial dims, so split ones are allreduced by the einsums.
+Tensor batch_norm(const Tensor& x, const Tensor& scale_t, const Tensor& bias, double epsilon,
+                  const std::string& name) {
+  if (x.shape().rank() < 2) {
+    throw InputError(
+        fmt::format("batch_norm '{}': '{}' {} needs channels (its last dim) and a dim to average over", name,
+                    x.name(), x.shape().to_string()));
+  }
+  const Dimension& channels = x.shape()[x.shape().rank() - 1];
+  return normalize("batch_norm", x, Shape({channels}), channels, scale_t, bias, epsilon, name);
 }
 
 }  // namespace tpusim::mtf

@@ -58,6 +58,17 @@ void lower_argmax_one_hot(Lowerer& lowerer, const OpNode& op);
 void lower_stop_gradient(Lowerer& lowerer, const OpNode& op);
 // assign.cpp
 void lower_assign(Lowerer& lowerer, const OpNode& op);
+// conv.cpp: conv, conv_transpose, conv_filter_gradient
+void lower_conv(Lowerer& lowerer, const OpNode& op);
+void conv_gradient(GradientRequest& request);
+void lower_conv_transpose(Lowerer& lowerer, const OpNode& op);
+void conv_transpose_gradient(GradientRequest& request);
+void lower_conv_filter_gradient(Lowerer& lowerer, const OpNode& op);
+void conv_filter_gradient_gradient(GradientRequest& request);
+// pool.cpp: pool, pool_gradient
+void lower_pool(Lowerer& lowerer, const OpNode& op);
+void pool_gradient(GradientRequest& request);
+void lower_pool_gradient(Lowerer& lowerer, const OpNode& op);
 
 }  // namespace ops
 }  // namespace tpusim::mtf

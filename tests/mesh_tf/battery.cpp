@@ -165,6 +165,39 @@ TestProgram norm_shift_concat(int batch_scale) {
   return p;
 }
 
+// A small image network: every window kind (conv with kernels 3 and 5, max and average pooling, the
+// transposed conv that upsamples) and batch norm, so that splits of batch, h, w and channels each meet halos,
+// partial sums over channels and statistics over split dims.
+TestProgram conv_net(int batch_scale) {
+  TestProgram p;
+  p.name = "conv_net";
+  p.graph = std::make_unique<Graph>(23);
+  Graph& g = *p.graph;
+  const Dimension batch("batch", 2 * batch_scale), h("h", 16), w("w", 8), ch("ch", 3), mid("mid", 8),
+      out("out", 4), fin("fin", 8);
+  const Tensor x = g.input("x", {batch, h, w, ch});
+  const Tensor f1 =
+      g.variable("f1", {Dimension("kh", 3), Dimension("kw", 3), ch, mid}, Initializer::normal(0.3f));
+  const Tensor gamma = g.variable("gamma", {mid}, Initializer::constant(1.0f));
+  const Tensor beta = g.variable("beta", {mid}, Initializer::normal(0.1f));
+  const Tensor f2 =
+      g.variable("f2", {Dimension("ku", 2), Dimension("kv", 2), out, mid}, Initializer::normal(0.3f));
+  const Tensor f3 =
+      g.variable("f3", {Dimension("kz", 5), Dimension("kzw", 5), out, fin}, Initializer::normal(0.2f));
+  const Tensor normed = relu(batch_norm(conv(x, f1, {1, 1}, Padding::same), gamma, beta));
+  const Tensor pooled = max_pool(normed, {3, 3}, {2, 2}, Padding::same);  // [batch, h:8, w:4, mid]
+  const Tensor up = conv_transpose(pooled, f2, Shape{batch, h, w, out}, {2, 2}, Padding::same);
+  const Tensor smooth = avg_pool(up, {3, 3}, {1, 1}, Padding::same);
+  const Tensor z = conv(smooth, f3, {1, 1}, Padding::same);
+  const Tensor loss = reduce_mean(square(z), Shape{}, "loss");
+  p.feeds = {{x, random_values(batch.size * h.size * w.size * ch.size, 29)}};
+  p.fetches = {pooled, z};
+  add_grads(p, loss);
+  p.layouts = {"batch:a",  "h:a",       "w:a",       "h:a;w:b",       "batch:a;h:b;w:c",
+               "ch:a;h:b", "mid:a;h:b", "out:a;w:b", "fin:a;batch:b", "mid:a;w:b;batch:c"};
+  return p;
+}
+
 LayoutRules rules_for(const std::string& layout, const MeshShape& mesh) {
   std::vector<std::pair<std::string, std::string>> kept;
   const LayoutRules all = LayoutRules::parse(layout);

@@ -26,6 +26,7 @@ TestProgram attention(int scale = 1);
 TestProgram split_vocab_softmax(int scale = 1);
 TestProgram moe_dispatch_program(int scale = 1);
 TestProgram norm_shift_concat(int scale = 1);
+TestProgram conv_net(int scale = 1);
 
 std::vector<float> random_values(std::size_t n, std::uint64_t seed, float scale = 1.0f);
 // ids in [0, n)

@@ -58,6 +58,7 @@ TEST_CASE("gradients match finite differences on one core") {
   check_finite_differences(split_vocab_softmax(), "", "");
   check_finite_differences(norm_shift_concat(), "", "");
   check_finite_differences(moe_dispatch_program(), "", "");
+  check_finite_differences(conv_net(), "", "");
 }
 
 TEST_CASE("gradients match finite differences on a 2x2 mesh") {
@@ -66,13 +67,15 @@ TEST_CASE("gradients match finite differences on a 2x2 mesh") {
   check_finite_differences(split_vocab_softmax(), "a:2;b:2", "batch:a;vocab:b");
   check_finite_differences(norm_shift_concat(), "a:2;b:2", "batch:a;length:b");
   check_finite_differences(moe_dispatch_program(), "a:2;b:2", "group:a;experts:a;d_ff:b");
+  check_finite_differences(conv_net(), "a:2;b:2", "h:a;w:b");
+  check_finite_differences(conv_net(), "a:2;b:2", "mid:a;h:b");
 }
 
 TEST_CASE("autodiff builds only gradients that a requested gradient reads") {
   // The battery asks for the gradients of every variable (and of the input x): no backward op may be dead,
   // in particular none for the one-hot of an embedding lookup, the labels, or the MoE dispatch mask.
-  TestProgram programs[] = {two_layer_mlp(), attention(), split_vocab_softmax(), norm_shift_concat(),
-                            moe_dispatch_program()};
+  TestProgram programs[] = {two_layer_mlp(),        attention(), split_vocab_softmax(), norm_shift_concat(),
+                            moe_dispatch_program(), conv_net()};
   for (auto& program : programs) {
     INFO(program.name);
     CHECK(dead_op_names(*program.graph, program.fetches, Phase::backward) == std::vector<std::string>{});

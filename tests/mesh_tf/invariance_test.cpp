@@ -19,6 +19,7 @@ std::vector<TestProgram> battery(int batch_scale) {
   programs.push_back(split_vocab_softmax(batch_scale));
   programs.push_back(moe_dispatch_program(batch_scale));
   programs.push_back(norm_shift_concat(batch_scale));
+  programs.push_back(conv_net(batch_scale));
   return programs;
 }
 
@@ -73,8 +74,9 @@ TEST_CASE("battery is layout-invariant on a 512-core pod") {
                                    {2, "a:16;b:32", "batch:a;vocab:b"},
                                    {2, "a:16;b:32", "d_model:a;vocab:b"},
                                    {3, "a:8;b:64", "group:a;experts:a"},
-                                   {4, "a:16;b:32", "batch:a"}};
-  auto programs = battery(4);  // batch 32, attention batch 8, moe groups 32, norm batch 16
+                                   {4, "a:16;b:32", "batch:a"},
+                                   {5, "a:8;b:8;c:8", "batch:a;h:b;mid:c"}};
+  auto programs = battery(4);  // batch 32, attention batch 8, moe groups 32, norm batch 16, conv batch 8
   std::vector<std::vector<std::vector<float>>> references;
   for (auto& program : programs)
     references.push_back(run_program(program, MeshShape(), LayoutRules(), nullptr));

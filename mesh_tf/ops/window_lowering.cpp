@@ -1,0 +1,314 @@
+// The geometry of windows and the one lowering of the window kinds. Every kind relates an image
+// [lead..., spatial..., channels] to its windowed shape [lead..., spatial'..., channels']: conv and pool read
+// the image and write the windowed shape, conv_transpose and pool_gradient write the image, and
+// conv_filter_gradient reads both and writes the filter. The image side is extended by halos when read and
+// folded when written.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "mesh_tf/ops/halo_exchange.hpp"
+#include "mesh_tf/ops/op_families.hpp"
+#include "mesh_tf/ops/window_ops.hpp"
+#include "topologies/support/input_error.hpp"
+
+namespace tpusim::mtf {
+namespace {
+
+std::int64_t windowed_size(std::int64_t size, std::int64_t window, std::int64_t stride, Padding padding) {
+  return padding == Padding::same ? (size + stride - 1) / stride : (size - window) / stride + 1;
+}
+
+}  // namespace
+
+const char* to_string(Padding padding) { return padding == Padding::same ? "same" : "valid"; }
+
+int first_spatial_dim(const Shape& image, int count) { return image.rank() - 1 - count; }
+
+WindowAttributes window_attributes(const std::string& op, const Shape& image,
+                                   std::vector<std::int64_t> window, std::vector<std::int64_t> strides,
+                                   Padding padding) {
+  const int n = static_cast<int>(window.size());
+  if (n < 1 || n > 3 || strides.size() != window.size()) {
+    throw InputError(
+        fmt::format("{}: takes 1 to 3 spatial dims, with one window size and one stride each (got {} "
+                    "window sizes and {} strides)",
+                    op, window.size(), strides.size()));
+  }
+  if (image.rank() < n + 1) {
+    throw InputError(fmt::format("{}: the image {} needs {} spatial dims and a channel dim, its last", op,
+                                 image.to_string(), n));
+  }
+  WindowAttributes attributes;
+  attributes.padding = padding;
+  const int first = first_spatial_dim(image, n);
+  for (int j = 0; j < n; ++j) {
+    const Dimension& dim = image[first + j];
+    if (window[j] < 1 || strides[j] < 1) {
+      throw InputError(
+          fmt::format("{}: along '{}' the window is {} and the stride {}; both must be at least 1", op,
+                      dim.name, window[j], strides[j]));
+    }
+    if (padding == Padding::valid && window[j] > dim.size) {
+      throw InputError(fmt::format("{}: a window of {} does not fit in '{}' of size {} with valid padding",
+                                   op, window[j], dim.name, dim.size));
+    }
+    const std::int64_t out = windowed_size(dim.size, window[j], strides[j], padding);
+    const std::int64_t total = std::max<std::int64_t>((out - 1) * strides[j] + window[j] - dim.size, 0);
+    attributes.pad_before.push_back(padding == Padding::same ? total / 2 : 0);
+  }
+  attributes.window = std::move(window);
+  attributes.strides = std::move(strides);
+  return attributes;
+}
+
+Shape windowed_shape(const Shape& image, const WindowAttributes& window, const Dimension* last) {
+  std::vector<Dimension> dims = image.dims();
+  const int n = static_cast<int>(window.window.size());
+  const int first = first_spatial_dim(image, n);
+  for (int j = 0; j < n; ++j) {
+    Dimension& dim = dims[first + j];
+    dim = Dimension(dim.name, windowed_size(dim.size, window.window[j], window.strides[j], window.padding));
+  }
+  if (last != nullptr) dims.back() = *last;
+  return Shape(dims);
+}
+
+namespace ops {
+namespace {
+
+// Where each tensor of a window op sits: which input (or -1: the op's output) is the image, the windowed
+// side and the filter.
+struct Roles {
+  int image = -1, windowed = -1, filter = -1;
+  bool image_is_output = false, filter_is_output = false;
+};
+
+Roles roles_of(const OpNode& op) {
+  switch (op.kind) {
+    case OpKind::conv:
+      return {0, -1, 1, false, false};
+    case OpKind::conv_transpose:
+      return {-1, 0, 1, true, false};
+    case OpKind::conv_filter_gradient:
+      return {0, 1, -1, false, true};
+    case OpKind::pool:
+      return {0, -1, -1, false, false};
+    case OpKind::pool_gradient:  // max pooling reads the image again; average pooling only its windowed side
+      return op.inputs.size() == 2 ? Roles{0, 1, -1, true, false} : Roles{-1, 0, -1, true, false};
+    default:
+      TPUSIM_CHECK(false);
+      return {};
+  }
+}
+
+struct HaloAxis {
+  int dim = -1;  // tensor dim of the image
+  int mesh_dim = -1;
+  std::int64_t before = 0, after = 0, tile = 0;  // halo rows before and after a tile of `tile` rows
+};
+
+}  // namespace
+
+void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
+  const Graph& graph = lowerer.graph();
+  const MeshShape& mesh = lowerer.mesh();
+  const WindowAttributes& w = op.get<WindowAttributes>();
+  const Roles roles = roles_of(op);
+  const TensorNode& t = graph.tensor(op.output);
+  const auto shape_of = [&](int role_input) {
+    return role_input >= 0 ? graph.tensor(op.inputs[role_input]).shape : t.shape;
+  };
+  const Shape image = roles.image_is_output ? t.shape : shape_of(roles.image);
+  const Shape windowed = roles.windowed >= 0 ? shape_of(roles.windowed) : t.shape;
+  const int n = static_cast<int>(w.window.size());
+  const int first = first_spatial_dim(image, n);
+  const bool is_conv = roles.filter >= 0 || roles.filter_is_output;
+
+  // The layout: the output's by the rules, except a conv filter gradient, which takes the image's for the
+  // lead and spatial dims it sums over.
+  std::vector<std::string> window_dims;
+  if (roles.filter_is_output) {
+    for (int j = 0; j < n; ++j) window_dims.push_back(t.shape[j].name);
+  }
+  const std::vector<int> out_rule = lowerer.rule_mesh_dims(t.id, window_dims);
+  std::vector<int> grid(out_rule.begin(), out_rule.begin() + std::min<int>(first + n, out_rule.size()));
+  int image_channels = -1, windowed_channels = -1;
+  const auto rule_of_input_channels = [&](int input) {
+    return lowerer.rule_mesh_dims(op.inputs[input]).back();
+  };
+  switch (op.kind) {
+    case OpKind::conv:
+      image_channels = rule_of_input_channels(0);
+      windowed_channels = out_rule.back();
+      break;
+    case OpKind::conv_transpose:
+      image_channels = out_rule.back();
+      windowed_channels = rule_of_input_channels(0);
+      break;
+    case OpKind::conv_filter_gradient: {
+      const auto image_rule = lowerer.rule_mesh_dims(op.inputs[0]);
+      grid.assign(image_rule.begin(), image_rule.begin() + first + n);
+      image_channels = out_rule[n];
+      windowed_channels = out_rule[n + 1];
+      break;
+    }
+    default:
+      image_channels = windowed_channels = out_rule.back();
+  }
+  const auto in_grid = [&](int m) { return m >= 0 && std::find(grid.begin(), grid.end(), m) != grid.end(); };
+  // A mesh dim splits one dim name: the output's layout wins over a contracted dim's.
+  if (op.kind == OpKind::conv && (in_grid(image_channels) || image_channels == windowed_channels))
+    image_channels = -1;
+  if (op.kind == OpKind::conv_transpose &&
+      (in_grid(windowed_channels) || windowed_channels == image_channels))
+    windowed_channels = -1;
+  if (roles.filter_is_output) {
+    for (auto& m : grid) m = m == image_channels || m == windowed_channels ? -1 : m;
+  }
+
+  // Spatial dims split over a mesh dim exchange halos when every tile reads the same window of rows;
+  // otherwise they are gathered.
+  std::vector<HaloAxis> halos;
+  for (int j = 0; j < n; ++j) {
+    const int d = first + j;
+    const int m = grid[d];
+    if (m < 0 || mesh.dim_size(m) == 1) continue;
+    const std::int64_t parts = mesh.dim_size(m), size = image[d].size, out = windowed[d].size;
+    if (size != out * w.strides[j] || size % parts != 0 || out % parts != 0) {
+      grid[d] = -1;
+      continue;
+    }
+    HaloAxis halo{d, m, w.pad_before[j], w.window[j] - w.strides[j] - w.pad_before[j], size / parts};
+    if (halo.before > halo.tile || halo.after > halo.tile) {
+      throw InputError(fmt::format(
+          "{} '{}': '{}' is split over mesh dimension '{}' into tiles of {} rows, but a window of {} with "
+          "stride "
+          "{} reaches {} rows into the tile before and {} into the tile after; a tile must hold its "
+          "neighbours' halo (split '{}' fewer ways, or use a larger image or a smaller window)",
+          to_string(op.kind), op.name, image[d].name, mesh.dim_name(m), halo.tile, w.window[j], w.strides[j],
+          halo.before, std::max<std::int64_t>(halo.after, 0), image[d].name));
+    }
+    halo.after = std::max<std::int64_t>(halo.after, 0);
+    halos.push_back(halo);
+  }
+
+  // Bring the inputs to the layout; contracted dims that stay split leave partial sums.
+  std::vector<int> image_dims = grid, windowed_dims = grid;
+  image_dims.push_back(image_channels);
+  windowed_dims.push_back(windowed_channels);
+  std::vector<int> filter_dims(n, -1);
+  filter_dims.push_back(image_channels);
+  filter_dims.push_back(windowed_channels);
+  std::vector<int> pending;
+  const auto split = [&](int m) { return m >= 0 && mesh.dim_size(m) > 1; };
+  if (op.kind == OpKind::conv && split(image_channels)) pending.push_back(image_channels);
+  if (op.kind == OpKind::conv_transpose && split(windowed_channels)) pending.push_back(windowed_channels);
+  if (roles.filter_is_output) {
+    for (const int m : grid) {
+      if (split(m)) pending.push_back(m);
+    }
+  }
+  std::vector<int> ins;
+  for (int i = 0; i < static_cast<int>(op.inputs.size()); ++i) {
+    const std::vector<int>& target = i == roles.image      ? image_dims
+                                     : i == roles.windowed ? windowed_dims
+                                                           : filter_dims;
+    int v = lowerer.relayout(lowerer.input_value(op, i), target, op);
+    if (i == roles.image) {
+      for (const auto& halo : halos) v = extend_halo(lowerer, op, v, halo.dim, halo.before, halo.after);
+    }
+    ins.push_back(v);
+  }
+
+  // The output as computed: an image with its halos (folded afterwards), or the windowed side or filter.
+  const std::vector<int>& computed_dims = roles.image_is_output    ? image_dims
+                                          : roles.filter_is_output ? filter_dims
+                                                                   : windowed_dims;
+  std::vector<Dimension> computed_shape = t.shape.dims();
+  if (roles.image_is_output) {
+    for (const auto& halo : halos) {
+      computed_shape[halo.dim] = Dimension(
+          image[halo.dim].name, (halo.before + halo.tile + halo.after) * mesh.dim_size(halo.mesh_dim));
+    }
+  }
+  const bool folds = roles.image_is_output && !halos.empty();
+  const int computed = lowerer.new_value(folds ? -1 : t.id, folds ? t.name + "/with_halo" : t.name,
+                                         Shape(computed_shape), t.dtype, computed_dims, pending);
+  const Value& c = lowerer.value(computed);
+
+  // Each slice's window shape: which of its buffer's rows are inside the image depends on the tile.
+  const Value& image_value = lowerer.value(roles.image_is_output ? computed : ins[roles.image]);
+  const Value& windowed_value = roles.windowed >= 0 ? lowerer.value(ins[roles.windowed]) : c;
+  std::vector<kernels::WindowShape> shapes(c.num_slices);
+  for (int key = 0; key < c.num_slices; ++key) {
+    const auto coords = c.coords_of_key(key, mesh);
+    kernels::WindowShape& shape = shapes[key];
+    for (int d = 0; d < first; ++d) shape.lead *= image_value.local_sizes[d];
+    shape.channels = image_value.local_sizes.back();
+    for (int j = 0; j < n; ++j) {
+      const int d = first + j;
+      kernels::WindowAxis axis;
+      axis.in = image_value.local_sizes[d];
+      axis.out = windowed_value.local_sizes[d];
+      axis.window = w.window[j];
+      axis.stride = w.strides[j];
+      axis.valid_begin = 0;
+      axis.valid_end = axis.in;
+      axis.before = w.pad_before[j];
+      for (const auto& halo : halos) {
+        if (halo.dim != d) continue;
+        const std::int64_t start =
+            coords[halo.mesh_dim] * halo.tile - halo.before;  // of the buffer, in the image
+        axis.before = 0;
+        axis.valid_begin = std::max<std::int64_t>(0, -start);
+        axis.valid_end = std::min<std::int64_t>(axis.in, image[d].size - start);
+      }
+      shape.axes.push_back(axis);
+    }
+  }
+  const std::int64_t out_channels = windowed_value.local_sizes.back();
+  const kernels::WindowShape& any = shapes.front();
+  const double rows = static_cast<double>(any.lead * any.out_positions());
+  const double window_channels = static_cast<double>(any.window_positions() * any.channels);
+  Lowerer::LocalWork work(rows * window_channels);  // pooling: one operation per window entry
+  if (is_conv) {
+    const auto r = static_cast<std::int64_t>(rows), k = static_cast<std::int64_t>(window_channels);
+    const MatmulSizes sizes = op.kind == OpKind::conv             ? MatmulSizes{1, r, out_channels, k}
+                              : op.kind == OpKind::conv_transpose ? MatmulSizes{1, r, k, out_channels}
+                                                                  : MatmulSizes{1, k, out_channels, r};
+    work = Lowerer::LocalWork(2 * rows * window_channels * static_cast<double>(out_channels), 0, sizes);
+  }
+  auto maps = lowerer.key_maps(c, ins);
+  std::vector<std::int64_t> in_elems;
+  for (const int v : ins) in_elems.push_back(lowerer.value(v).slice_elements);
+  const std::int64_t out_elems = c.slice_elements;
+  const int slices = c.num_slices;
+  const int step = lowerer.add_compute(op, op.name, ins, computed, work, [=](Store& s) {
+    s[computed].assign(out_elems * slices, 0.0f);
+    thread_local std::vector<float> scratch;
+    std::vector<const float*> pointers(ins.size());
+    for (int key = 0; key < slices; ++key) {
+      for (std::size_t i = 0; i < ins.size(); ++i)
+        pointers[i] = s[ins[i]].data() + maps[i][key] * in_elems[i];
+      kernel(pointers, s[computed].data() + key * out_elems, shapes[key], out_channels, scratch);
+    }
+  });
+  if (is_conv) {
+    lowerer.step(step).is_einsum = true;
+    lowerer.step(step).executed_flops = work.flops * slices;
+  }
+
+  int result = computed;
+  for (std::size_t i = folds ? halos.size() : 0; i-- > 0;) {
+    const bool last = i == 0;
+    result = fold_halo(lowerer, op, result, halos[i].dim, halos[i].before, halos[i].after, last ? t.id : -1,
+                       t.name);
+  }
+  if (lowerer.value(result).mesh_dims != out_rule) result = lowerer.relayout(result, out_rule, op);
+  lowerer.set_result(op, result);
+}
+
+}  // namespace ops
+}  // namespace tpusim::mtf
