@@ -12,16 +12,19 @@ namespace tpusim::mtf::kernels {
 namespace {
 
 constexpr int kMaxAxes = 3;
-// Scratch kept to about 16 MiB of windows per sgemm, and at least one image's.
-constexpr std::int64_t kScratchFloats = std::int64_t{4} << 20;
+// Windows of at most about 1 MiB per sgemm (at least one output row's): written by im2col and read by the
+// sgemm while in cache.
+constexpr std::int64_t kScratchFloats = std::int64_t{1} << 18;
 
-// The shape with its spatial dims padded to three (trailing axes of one row that every window reads).
+// The shape with its spatial dims padded to three by leading axes of one row that every window reads, so the
+// last spatial dim is always a[2]: along it a window's rows are contiguous in the image and in its columns.
 struct Axes3 {
   std::array<WindowAxis, kMaxAxes> a;
   explicit Axes3(const WindowShape& shape) {
-    TPUSIM_CHECK(!shape.axes.empty() && shape.axes.size() <= kMaxAxes);
+    const int n = static_cast<int>(shape.axes.size());
+    TPUSIM_CHECK(n >= 1 && n <= kMaxAxes);
     for (int j = 0; j < kMaxAxes; ++j)
-      a[j] = j < static_cast<int>(shape.axes.size()) ? shape.axes[j] : WindowAxis{};
+      a[j] = j < kMaxAxes - n ? WindowAxis{} : shape.axes[j - (kMaxAxes - n)];
   }
   std::int64_t in_positions() const { return a[0].in * a[1].in * a[2].in; }
   std::int64_t out_positions() const { return a[0].out * a[1].out * a[2].out; }
@@ -60,52 +63,87 @@ void for_each_output_position(const Axes3& s, Visit visit) {
   }
 }
 
-// cols[(n, o), (w, c)] for the images [first, first + count): the window of each output position, padding
-// as zeros.
-void im2col(const float* x, const Axes3& s, std::int64_t channels, std::int64_t first, std::int64_t count,
-            float* cols) {
-  const std::int64_t row = s.window_positions() * channels;
-  for (std::int64_t n = 0; n < count; ++n) {
-    const float* image = x + (first + n) * s.in_positions() * channels;
-    float* image_cols = cols + n * s.out_positions() * row;
-    for_each_output_position(s, [&](std::int64_t o, std::int64_t o0, std::int64_t o1, std::int64_t o2) {
-      float* out = image_cols + o * row;
-      for_each_window_position(s, o0, o1, o2, [&](std::int64_t w, std::int64_t position) {
-        float* dst = out + w * channels;
-        if (position < 0) {
-          std::fill(dst, dst + channels, 0.0f);
-        } else {
-          std::memcpy(dst, image + position * channels, sizeof(float) * channels);
-        }
-      });
-    });
+// Calls visit(first window index, first input position, count) for each run of window positions inside the
+// image that are contiguous along the last spatial dim, and pad(first window index, count) for those outside.
+template <class Visit, class Pad>
+void for_each_window_run(const Axes3& s, std::int64_t o0, std::int64_t o1, std::int64_t o2, Visit visit,
+                         Pad pad) {
+  const WindowAxis& last = s.a[2];
+  const std::int64_t base = o2 * last.stride - last.before;
+  const std::int64_t begin = std::clamp<std::int64_t>(last.valid_begin - base, 0, last.window);
+  const std::int64_t end = std::clamp<std::int64_t>(last.valid_end - base, begin, last.window);
+  std::int64_t w = 0;
+  for (std::int64_t q0 = 0; q0 < s.a[0].window; ++q0) {
+    const std::int64_t r0 = o0 * s.a[0].stride + q0 - s.a[0].before;
+    const bool in0 = r0 >= s.a[0].valid_begin && r0 < s.a[0].valid_end;
+    for (std::int64_t q1 = 0; q1 < s.a[1].window; ++q1, w += last.window) {
+      const std::int64_t r1 = o1 * s.a[1].stride + q1 - s.a[1].before;
+      if (!in0 || r1 < s.a[1].valid_begin || r1 >= s.a[1].valid_end || begin == end) {
+        pad(w, last.window);
+        continue;
+      }
+      if (begin > 0) pad(w, begin);
+      visit(w + begin, (r0 * s.a[1].in + r1) * last.in + base + begin, end - begin);
+      if (end < last.window) pad(w + end, last.window - end);
+    }
   }
+}
+
+// Calls visit(row, image, o0, o1, o2) for the output rows [begin, end) of the flat (image, output position)
+// order, o0..o2 the row's output position.
+template <class Visit>
+void for_each_row(const Axes3& s, std::int64_t begin, std::int64_t end, Visit visit) {
+  for (std::int64_t row = begin; row < end; ++row) {
+    const std::int64_t o = row % s.out_positions();
+    visit(row, row / s.out_positions(), o / (s.a[1].out * s.a[2].out), o / s.a[2].out % s.a[1].out,
+          o % s.a[2].out);
+  }
+}
+
+// cols[row - begin, (w, c)] for the rows [begin, end): the window of each output position, padding as zeros.
+void im2col(const float* x, const Axes3& s, std::int64_t channels, std::int64_t begin, std::int64_t end,
+            float* cols) {
+  const std::int64_t width = s.window_positions() * channels;
+  for_each_row(s, begin, end,
+               [&](std::int64_t row, std::int64_t n, std::int64_t o0, std::int64_t o1, std::int64_t o2) {
+                 const float* image = x + n * s.in_positions() * channels;
+                 float* out = cols + (row - begin) * width;
+                 for_each_window_run(
+                     s, o0, o1, o2,
+                     [&](std::int64_t w, std::int64_t position, std::int64_t run) {
+                       std::memcpy(out + w * channels, image + position * channels,
+                                   sizeof(float) * run * channels);
+                     },
+                     [&](std::int64_t w, std::int64_t run) {
+                       std::fill(out + w * channels, out + (w + run) * channels, 0.0f);
+                     });
+               });
 }
 
 // The adjoint of im2col: each window entry inside the image is added to its input position.
-void col2im_add(const float* cols, const Axes3& s, std::int64_t channels, std::int64_t first,
-                std::int64_t count, float* x) {
-  const std::int64_t row = s.window_positions() * channels;
-  for (std::int64_t n = 0; n < count; ++n) {
-    float* image = x + (first + n) * s.in_positions() * channels;
-    const float* image_cols = cols + n * s.out_positions() * row;
-    for_each_output_position(s, [&](std::int64_t o, std::int64_t o0, std::int64_t o1, std::int64_t o2) {
-      const float* in = image_cols + o * row;
-      for_each_window_position(s, o0, o1, o2, [&](std::int64_t w, std::int64_t position) {
-        if (position < 0) return;
-        const float* src = in + w * channels;
-        float* dst = image + position * channels;
-        for (std::int64_t c = 0; c < channels; ++c) dst[c] += src[c];
-      });
-    });
-  }
+void col2im_add(const float* cols, const Axes3& s, std::int64_t channels, std::int64_t begin,
+                std::int64_t end, float* x) {
+  const std::int64_t width = s.window_positions() * channels;
+  for_each_row(s, begin, end,
+               [&](std::int64_t row, std::int64_t n, std::int64_t o0, std::int64_t o1, std::int64_t o2) {
+                 float* image = x + n * s.in_positions() * channels;
+                 const float* in = cols + (row - begin) * width;
+                 for_each_window_run(
+                     s, o0, o1, o2,
+                     [&](std::int64_t w, std::int64_t position, std::int64_t run) {
+                       const float* src = in + w * channels;
+                       float* dst = image + position * channels;
+                       for (std::int64_t i = 0; i < run * channels; ++i) dst[i] += src[i];
+                     },
+                     [](std::int64_t, std::int64_t) {});
+               });
 }
 
-// Images per sgemm, so that their windows fit the scratch budget.
-std::int64_t images_per_chunk(const Axes3& s, std::int64_t channels, std::int64_t lead) {
-  const std::int64_t per_image =
-      std::max<std::int64_t>(1, s.out_positions() * s.window_positions() * channels);
-  return std::clamp<std::int64_t>(kScratchFloats / per_image, 1, lead);
+// Output rows per sgemm: their windows stay within the scratch budget, so they are still in cache when the
+// sgemm reads them.
+std::int64_t rows_per_chunk(const Axes3& s, std::int64_t channels, std::int64_t rows) {
+  const std::int64_t width = std::max<std::int64_t>(1, s.window_positions() * channels);
+  return std::clamp<std::int64_t>(kScratchFloats / width, 1, rows);
 }
 
 }  // namespace
@@ -131,13 +169,12 @@ void conv_forward(const float* x, const float* filter, std::int64_t out_channels
     gemm(false, false, shape.lead * s.out_positions(), out_channels, k, x, filter, 0.0f, y);
     return;
   }
-  const std::int64_t chunk = images_per_chunk(s, shape.channels, shape.lead);
-  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * s.out_positions() * k));
-  for (std::int64_t first = 0; first < shape.lead; first += chunk) {
-    const std::int64_t count = std::min(chunk, shape.lead - first);
-    im2col(x, s, shape.channels, first, count, scratch.data());
-    gemm(false, false, count * s.out_positions(), out_channels, k, scratch.data(), filter, 0.0f,
-         y + first * s.out_positions() * out_channels);
+  const std::int64_t rows = shape.lead * s.out_positions(), chunk = rows_per_chunk(s, shape.channels, rows);
+  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * k));
+  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
+    const std::int64_t end = std::min(rows, begin + chunk);
+    im2col(x, s, shape.channels, begin, end, scratch.data());
+    gemm(false, false, end - begin, out_channels, k, scratch.data(), filter, 0.0f, y + begin * out_channels);
   }
 }
 
@@ -149,13 +186,12 @@ void conv_input_gradient(const float* dy, const float* filter, std::int64_t out_
     gemm(false, true, shape.lead * s.out_positions(), k, out_channels, dy, filter, 1.0f, dx);
     return;
   }
-  const std::int64_t chunk = images_per_chunk(s, shape.channels, shape.lead);
-  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * s.out_positions() * k));
-  for (std::int64_t first = 0; first < shape.lead; first += chunk) {
-    const std::int64_t count = std::min(chunk, shape.lead - first);
-    gemm(false, true, count * s.out_positions(), k, out_channels,
-         dy + first * s.out_positions() * out_channels, filter, 0.0f, scratch.data());
-    col2im_add(scratch.data(), s, shape.channels, first, count, dx);
+  const std::int64_t rows = shape.lead * s.out_positions(), chunk = rows_per_chunk(s, shape.channels, rows);
+  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * k));
+  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
+    const std::int64_t end = std::min(rows, begin + chunk);
+    gemm(false, true, end - begin, k, out_channels, dy + begin * out_channels, filter, 0.0f, scratch.data());
+    col2im_add(scratch.data(), s, shape.channels, begin, end, dx);
   }
 }
 
@@ -167,13 +203,13 @@ void conv_filter_gradient(const float* x, const float* dy, std::int64_t out_chan
     gemm(true, false, k, out_channels, shape.lead * s.out_positions(), x, dy, 0.0f, dfilter);
     return;
   }
-  const std::int64_t chunk = images_per_chunk(s, shape.channels, shape.lead);
-  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * s.out_positions() * k));
-  for (std::int64_t first = 0; first < shape.lead; first += chunk) {
-    const std::int64_t count = std::min(chunk, shape.lead - first);
-    im2col(x, s, shape.channels, first, count, scratch.data());
-    gemm(true, false, k, out_channels, count * s.out_positions(), scratch.data(),
-         dy + first * s.out_positions() * out_channels, first == 0 ? 0.0f : 1.0f, dfilter);
+  const std::int64_t rows = shape.lead * s.out_positions(), chunk = rows_per_chunk(s, shape.channels, rows);
+  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * k));
+  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
+    const std::int64_t end = std::min(rows, begin + chunk);
+    im2col(x, s, shape.channels, begin, end, scratch.data());
+    gemm(true, false, k, out_channels, end - begin, scratch.data(), dy + begin * out_channels,
+         begin == 0 ? 0.0f : 1.0f, dfilter);
   }
 }
 
