@@ -358,3 +358,43 @@ TEST_CASE("bad window ops are one clear InputError") {
   CHECK_THROWS_WITH(conv_transpose(x, f7, Shape{b, h, w, ci}, {2, 2}, Padding::same, "t"),
                     Catch::Contains("conv_transpose 't': 'x' has shape"));
 }
+
+// Statistics per channel over batch and space, whichever of them are split.
+TEST_CASE("batch_norm equals plain loops under batch, spatial and channel splits") {
+  const std::int64_t batch = 4, h = 8, w = 6, channels = 4;
+  const double epsilon = 1e-3;
+  const auto x_values = random_values(batch * h * w * channels, 41, 2.0f);
+  const auto scale_values = random_values(channels, 42), bias_values = random_values(channels, 43);
+  std::vector<double> want(x_values.size());
+  for (std::int64_t c = 0; c < channels; ++c) {
+    double sum = 0, squares = 0;
+    const std::int64_t count = batch * h * w;
+    for (std::int64_t i = 0; i < count; ++i) sum += x_values[i * channels + c];
+    const double mean = sum / double(count);
+    for (std::int64_t i = 0; i < count; ++i) squares += std::pow(x_values[i * channels + c] - mean, 2);
+    const double inverse_deviation = 1 / std::sqrt(squares / double(count) + epsilon);
+    for (std::int64_t i = 0; i < count; ++i) {
+      want[i * channels + c] =
+          (x_values[i * channels + c] - mean) * inverse_deviation * scale_values[c] + bias_values[c];
+    }
+  }
+  for (const auto& [mesh_text, layout] :
+       std::vector<std::pair<std::string, std::string>>{{"", ""},
+                                                        {"a:2;b:2", "batch:a;h:b"},
+                                                        {"a:2;b:2", "h:a;w:b"},
+                                                        {"a:2;b:2", "c:a;h:b"},
+                                                        {"a:4", "batch:a"}}) {
+    Graph graph(1);
+    const Dimension c("c", channels);
+    const Tensor x = graph.input("x", {Dimension("batch", batch), Dimension("h", h), Dimension("w", w), c});
+    const Tensor scale = graph.input("scale", {c}), bias = graph.input("bias", {c});
+    const Tensor y = batch_norm(x, scale, bias, epsilon);
+    const auto mesh = MeshShape::parse(mesh_text);
+    Executor executor(graph, mesh, rules_for(layout, mesh), nullptr);
+    executor.feed(x, x_values);
+    executor.feed(scale, scale_values);
+    executor.feed(bias, bias_values);
+    check_close(executor.run({y}).fetched[0], want,
+                "batch_norm on mesh '" + mesh_text + "' layout '" + layout + "'");
+  }
+}
