@@ -3,7 +3,9 @@
 // rows its neighbours hold next to it (`before` rows from the processor before it along the mesh dim, `after`
 // from the one after it), and the adjoint folds an extended tile's halo rows back onto the neighbours that
 // own them, adding them. Each direction is one collective permute; tiles at the ends of a non-wrapping dim
-// get zeros where no neighbour is.
+// get zeros where no neighbour is. As XLA's SPMD partitioner lowers windowed ops (ExchangeHalo in
+// xla/service/spmd/spmd_partitioner_util.cc: a slice of each neighbour's edge, a collective-permute per
+// direction, a concatenate), so the copies are timed as HBM traffic like any local step.
 #include <cstdint>
 #include <string>
 
