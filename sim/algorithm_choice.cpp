@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "sim/algorithm_registry.hpp"
 #include "sim/bounds.hpp"
@@ -41,30 +42,53 @@ std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& r
 Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candidates) {
   TPUSIM_CHECK(!candidates.empty());
   const auto& topology = simulator.topology();
-  std::vector<std::pair<double, std::size_t>> by_critical_path;
+  // Fewest rounds first: a latency-bound candidate timed early lets the walks of long schedules stop as soon
+  // as their critical path passes it (the order changes nothing but the work: every candidate that could win
+  // is still timed).
+  std::vector<std::pair<std::size_t, std::size_t>> by_rounds;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     try {
       check_algorithms(topology, candidates[i]);
     } catch (const InputError&) {
       continue;
     }
-    by_critical_path.emplace_back(predict_alpha_beta(topology, candidates[i]).time_s, i);
+    by_rounds.emplace_back(build_schedule(topology, candidates[i]).round_count(), i);
   }
-  if (by_critical_path.empty()) {
+  if (by_rounds.empty()) {
     throw InputError(
         fmt::format("auto: no {} algorithm fits these groups", to_string(candidates.front().kind)));
   }
-  std::stable_sort(by_critical_path.begin(), by_critical_path.end(),
+  std::stable_sort(by_rounds.begin(), by_rounds.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   Choice best;
-  for (const auto& [critical_path_s, i] : by_critical_path) {
-    if (best.simulated > 0 && critical_path_s >= best.simulated_s) break;
-    const double simulated_s = simulator.probe_s(candidates[i]);
-    if (best.simulated == 0 || simulated_s < best.simulated_s ||
-        (simulated_s == best.simulated_s && i < best.index)) {
+  const auto found = [&] { return best.simulated + best.exact > 0; };
+  const auto consider = [&](std::size_t i, double time_s) {
+    if (!found() || time_s < best.simulated_s || (time_s == best.simulated_s && i < best.index)) {
       best.index = i;
-      best.simulated_s = simulated_s;
+      best.simulated_s = time_s;
     }
+  };
+  const bool ideal = simulator.network() == NetworkModel::ideal;
+  std::vector<std::pair<double, std::size_t>> to_simulate;  // critical path, candidate
+  for (const auto& [rounds, i] : by_rounds) {
+    const auto prediction = predict_alpha_beta(
+        topology, candidates[i], true, found() ? best.simulated_s : std::numeric_limits<double>::infinity());
+    if (prediction.gave_up) continue;  // its critical path alone is longer than a time found
+    if (ideal && prediction.contention_checked && prediction.contention_free) {
+      consider(i, prediction.time_s);
+      ++best.exact;
+    } else if (!found()) {
+      consider(i, simulator.probe_s(candidates[i]));
+      ++best.simulated;
+    } else {
+      to_simulate.emplace_back(prediction.time_s, i);
+    }
+  }
+  std::stable_sort(to_simulate.begin(), to_simulate.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [critical_path_s, i] : to_simulate) {
+    if (critical_path_s >= best.simulated_s) break;
+    consider(i, simulator.probe_s(candidates[i]));
     ++best.simulated;
   }
   return best;

@@ -1,9 +1,11 @@
 #pragma once
 // "auto" in place of an algorithm name: per request, so per message size, the algorithm of the registry
-// that runs fastest on the simulator. Candidates are simulated timing only (Simulator::probe_s) in the order
-// of their alpha-beta critical paths, which no simulated time can beat, until the next one's critical path
-// is no shorter than the best simulated: the choice is the fastest simulated candidate, without simulating
-// those that cannot win. Ties go to the candidate listed first.
+// that runs fastest on the simulator. Candidates are taken in the order of their alpha-beta critical paths,
+// which no simulated time can beat, until the next one's critical path is no shorter than the best time
+// found: the choice is the fastest candidate, without simulating those that cannot win. A candidate is
+// simulated timing only (Simulator::probe_s) unless its critical path is its time: on the ideal network a
+// schedule whose transfers never share a directed link at once takes exactly its alpha-beta time
+// (bounds.hpp), so it needs no simulation. Ties go to the candidate listed first.
 #include <string>
 #include <vector>
 
@@ -26,7 +28,9 @@ std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& r
 struct Choice {
   std::size_t index = 0;  // into the candidates
   double simulated_s = 0;
-  std::size_t simulated = 0;  // candidates simulated (the others could not win)
+  std::size_t simulated = 0;  // candidates simulated
+  std::size_t exact = 0;      // candidates timed by their contention-free alpha-beta critical path
+  // The others could not win.
 };
 
 // The fastest of `candidates` (at least one; requests with named algorithms, groups of their own) on the

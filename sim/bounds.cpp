@@ -109,7 +109,7 @@ double injection_bandwidth_Bps(const topo::Topology& topology) {
 }
 
 AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const CollectiveRequest& request,
-                                       bool fold) {
+                                       bool fold, double give_up_after_s) {
   validate_request(topology, request);
   const Schedule schedule = build_schedule(topology, request);
   AlphaBetaPrediction prediction;
@@ -179,6 +179,7 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
         ++unflushed;
       }
       ++prediction.folded_rounds;
+      if (prediction.time_s > give_up_after_s) break;
       continue;
     }
     flush();
@@ -219,6 +220,11 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
       lockstep_end = round_end;
       lockstep_duration = round_end - round_start;
     }
+    if (prediction.time_s > give_up_after_s) break;
+  }
+  if (prediction.time_s > give_up_after_s) {
+    prediction.gave_up = true;
+    return prediction;
   }
   flush();
   for (std::size_t link = 0; link < link_bytes.size(); ++link) {

@@ -2,6 +2,7 @@
 // Analytical figures every simulated collective is checked against (shared reference bounds.md), computed
 // without simulating. No SimGrid here.
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "sim/collective.hpp"
@@ -27,12 +28,17 @@ struct AlphaBetaPrediction {
   // with this routing (what explains dimension-order routing's all-to-all penalty).
   double max_link_bytes = 0;
   double max_link_time_s = 0;
+  // The walk stopped once the critical path passed give_up_after_s: time_s is then only a lower bound of it,
+  // and nothing else is filled in.
+  bool gave_up = false;
 };
 
 // fold: a round that repeats a round whose ranks ran in lockstep is that round shifted by its duration and is
 // added as such (exact; off only to test that).
+// give_up_after_s: for a caller that only needs to know whether the critical path stays within it.
 AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const CollectiveRequest& request,
-                                       bool fold = true);
+                                       bool fold = true,
+                                       double give_up_after_s = std::numeric_limits<double>::infinity());
 
 struct LowerBound {
   double time_s = 0;  // the largest of the terms below

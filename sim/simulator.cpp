@@ -195,6 +195,7 @@ Simulator::Simulator(const topo::Topology& topology, SimOptions options) {
 Simulator::~Simulator() = default;
 
 const topo::Topology& Simulator::topology() const { return impl_->topology; }
+NetworkModel Simulator::network() const { return impl_->options.network; }
 
 double Simulator::now_s() const { return s4u::Engine::get_clock(); }
 

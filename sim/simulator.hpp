@@ -52,6 +52,7 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   const topo::Topology& topology() const;
+  NetworkModel network() const;
   // Validates the request (InputError naming the problem) before anything is simulated.
   CollectiveResult run(const CollectiveRequest& request);
   bool isolated_collectives() const;

@@ -21,14 +21,17 @@ struct Outcome {
   std::string chosen;
   double chosen_s = 0;  // simulated time of auto's choice
   double best_s = 0;    // the fastest simulated of every candidate that fits, each simulated here
-  std::size_t simulated = 0, fitting = 0;
+  std::size_t simulated = 0, exact = 0, fitting = 0;
 };
 
 // In a child (one Simulator per process).
-Outcome choose_and_simulate_all(const std::string& spec, const std::string& axes, const std::string& bytes) {
+Outcome choose_and_simulate_all(const std::string& spec, const std::string& axes, const std::string& bytes,
+                                NetworkModel network = NetworkModel::ideal) {
   auto in = testing::in_child([&](std::ostream& out) {
     const auto topology = topo::topology_from_spec(spec);
-    Simulator simulator(topology);
+    SimOptions options;
+    options.network = network;
+    Simulator simulator(topology, options);
     const auto request = testing::request_along(topology, "allreduce", kAutoAlgorithm, bytes, axes);
     std::vector<CollectiveRequest> candidates;
     for (const auto& names : auto_candidates(request)) {
@@ -50,10 +53,11 @@ Outcome choose_and_simulate_all(const std::string& spec, const std::string& axes
     }
     out << join(candidates[choice.index].algorithms, ",") << " "
         << simulator.run(candidates[choice.index]).time_s << " " << best << " " << choice.simulated << " "
-        << fitting;
+        << choice.exact << " " << fitting;
   });
   Outcome outcome;
-  in >> outcome.chosen >> outcome.chosen_s >> outcome.best_s >> outcome.simulated >> outcome.fitting;
+  in >> outcome.chosen >> outcome.chosen_s >> outcome.best_s >> outcome.simulated >> outcome.exact >>
+      outcome.fitting;
   INFO(in.str());
   REQUIRE(outcome.best_s > 0);
   return outcome;
@@ -66,13 +70,32 @@ TEST_CASE("auto picks the fastest simulated allreduce on the TPU v2 pod, size by
   for (const char* bytes : {"4", "64KiB", "64MiB"}) {
     INFO(bytes);
     const auto outcome = choose_and_simulate_all("tpu-v2-pod", "core,x,y", bytes);
-    CHECK(outcome.chosen_s == Approx(outcome.best_s).epsilon(1e-12));  // clock differences round
-    pruned += outcome.fitting - outcome.simulated;
+    // Clock differences round, and a contention-free candidate timed by its critical path equals its
+    // simulation to 1e-9 (sim/bounds.hpp).
+    CHECK(outcome.chosen_s == Approx(outcome.best_s).epsilon(1e-9));
+    pruned += outcome.fitting - outcome.simulated - outcome.exact;
     if (std::string(bytes) == "4") CHECK(outcome.chosen == "recursive_doubling");
     if (std::string(bytes) == "64MiB") CHECK(outcome.chosen == "multiport");
   }
   // Candidates whose critical path loses to a simulated time are not simulated.
   CHECK(pruned > 0);
+}
+
+// On the ideal network a contention-free schedule takes exactly its alpha-beta critical path (bounds.hpp), so
+// auto times such candidates without simulating them; the choice is still the fastest simulated.
+TEST_CASE("auto times contention-free candidates by their critical path, on the ideal network only") {
+  std::size_t exact = 0;
+  for (const char* bytes : {"4KiB", "1MiB", "64MiB"}) {
+    INFO(bytes);
+    const auto ideal = choose_and_simulate_all("torus-4x4", "x,y", bytes);
+    CHECK(ideal.chosen_s == Approx(ideal.best_s).epsilon(1e-9));
+    exact += ideal.exact;
+    const auto lv08 = choose_and_simulate_all("torus-4x4", "x,y", bytes, NetworkModel::lv08);
+    CHECK(lv08.chosen_s == Approx(lv08.best_s).epsilon(1e-12));
+    CHECK(lv08.exact == 0);
+    CHECK(lv08.simulated > 0);
+  }
+  CHECK(exact > 0);
 }
 
 TEST_CASE("auto in place of one dimension's algorithm fills only that place") {
