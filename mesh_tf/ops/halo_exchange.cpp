@@ -130,13 +130,15 @@ int fold_halo(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t bef
   const std::int64_t before_elems = elems / len * before, after_elems = elems / len * after;
   const int slices = in.num_slices;
   // Received rows are added where they belong: a tile gets the previous-halo rows of the tile after it.
+  // The adds are memory-bound and, like extend's copies, counted as traffic only: the op's FLOPs stay those
+  // of its windows under any split.
   const auto has_previous = has_neighbour(in, mesh, m, -1), has_next = has_neighbour(in, mesh, m, +1);
   std::vector<int> inputs = {v};
   if (to_next_end >= 0) inputs.push_back(to_next_end);
   if (to_previous_start >= 0) inputs.push_back(to_previous_start);
   lowerer
       .step(lowerer.add_compute(
-          op, op.name + "/fold", inputs, out, static_cast<double>(before_elems + after_elems),
+          op, op.name + "/fold", inputs, out, 0,
           [=](Store& s) {
             s[out].resize(elems * slices);
             std::vector<float> rows;
