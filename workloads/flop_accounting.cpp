@@ -3,6 +3,10 @@
 namespace tpusim::workloads {
 
 bool is_matmul(const mtf::Graph& graph, const mtf::OpNode& op) {
+  // A convolution and its two adjoints are matrix products of windows (im2col) and filters.
+  if (op.kind == mtf::OpKind::conv || op.kind == mtf::OpKind::conv_transpose ||
+      op.kind == mtf::OpKind::conv_filter_gradient)
+    return true;
   if (op.kind != mtf::OpKind::einsum || op.inputs.size() != 2) return false;
   const auto& a = graph.tensor(op.inputs[0]).shape;
   const auto& b = graph.tensor(op.inputs[1]).shape;

@@ -9,7 +9,8 @@
 namespace tpusim::workloads {
 
 // A two-input einsum that contracts a dimension the inputs share and where each input has a dimension the
-// other lacks: a matrix product, as opposed to an elementwise product with a reduction (gradients of mul).
+// other lacks: a matrix product, as opposed to an elementwise product with a reduction (gradients of mul). A
+// convolution, transposed convolution or filter gradient is one too.
 bool is_matmul(const mtf::Graph& graph, const mtf::OpNode& op);
 
 struct FlopBreakdown {

@@ -118,11 +118,13 @@ std::vector<TensorSize> moe_tensors(const ModelConfig& m) {
 
 }  // namespace
 
-const ModelFormulas kMlpFormulas = {mlp_parameters, mlp_parameters, mlp_flops, mlp_tensors};
-const ModelFormulas kTransformerLmFormulas = {lm_parameters, lm_paper_parameters, lm_flops, transformer_tensors};
+const ModelFormulas kMlpFormulas = {mlp_parameters, mlp_parameters, mlp_flops, mlp_tensors, nullptr};
+const ModelFormulas kTransformerLmFormulas = {lm_parameters, lm_paper_parameters, lm_flops,
+                                              transformer_tensors, nullptr};
 const ModelFormulas kEncoderDecoderFormulas = {encoder_decoder_parameters, encoder_decoder_paper_parameters,
-                                               encoder_decoder_flops, transformer_tensors};
-const ModelFormulas kMoeTransformerFormulas = {moe_parameters, moe_paper_parameters, moe_flops, moe_tensors};
+                                               encoder_decoder_flops, transformer_tensors, nullptr};
+const ModelFormulas kMoeTransformerFormulas = {moe_parameters, moe_paper_parameters, moe_flops, moe_tensors,
+                                               nullptr};
 
 std::int64_t parameter_count(const ModelConfig& m) { return model_kind(m.kind).formulas.parameters(m); }
 std::int64_t paper_parameter_count(const ModelConfig& m) {
@@ -134,12 +136,18 @@ NumericsCost full_numerics_cost(const ModelConfig& m, const TrainingConfig& trai
   // The engine keeps one copy of each distinct slice, so replicas cost nothing: the host holds the model once
   // (parameters, gradients, up to two optimizer moments) and the activations of the whole batch.
   const double state_copies = training.optimizer == OptimizerKind::adam ? 4 : 3;
+  NumericsCost cost;
+  cost.flops_per_step = training_flops_per_step(m);
+  const auto activation_elements = model_kind(m.kind).formulas.activation_elements;
+  if (activation_elements) {
+    // Each convolution's output, its batch norm, its relu and their gradients: about four copies.
+    cost.host_bytes = 4.0 * (state_copies * double(parameter_count(m)) + 4.0 * activation_elements(m));
+    return cost;
+  }
   const double T = double(m.batch) * double(std::max<std::int64_t>(m.length, 1));
   const double layers = double(m.layers + m.decoder_layers);
   const double per_token_per_layer = 12.0 * double(m.d_model) + 3.0 * double(m.d_ff) +
                                      4.0 * double(m.heads) * double(std::max<std::int64_t>(m.length, 1));
-  NumericsCost cost;
-  cost.flops_per_step = training_flops_per_step(m);
   cost.host_bytes = 4.0 * (state_copies * double(parameter_count(m)) + T * layers * per_token_per_layer +
                            4.0 * T * double(std::max<std::int64_t>(m.vocab, 1)));
   return cost;

@@ -37,11 +37,16 @@ struct ModelFormulas {
   double (*training_flops)(const ModelConfig& model);
   // Its largest tensors, which the config bounds so that the engine's 64-bit counts cannot overflow.
   std::vector<TensorSize> (*largest_tensors)(const ModelConfig& model);
+  // Elements of the activations a step keeps for its backward pass, whole pod, for the host memory of full
+  // numerics; nullptr: the Transformers' estimate from d_model, d_ff, heads and length.
+  double (*activation_elements)(const ModelConfig& model);
 };
 extern const ModelFormulas kMlpFormulas;
 extern const ModelFormulas kTransformerLmFormulas;
 extern const ModelFormulas kEncoderDecoderFormulas;
 extern const ModelFormulas kMoeTransformerFormulas;
+extern const ModelFormulas kResNetFormulas;  // image_model_formulas.cpp, which gives them
+extern const ModelFormulas kUNetFormulas;
 
 // The formulas of any model, through its kind's row:
 std::int64_t parameter_count(const ModelConfig& model);
@@ -61,6 +66,7 @@ std::int64_t paper_parameter_count(const ModelConfig& model);
 //                     A = 8Tdhk + 4 b l^2 h k
 //   moe_transformer = 4TVd + 6TdV + L * (3A + 6TdE + 4TECd + 12EbCdf + 6TECd),  C = capacity per sequence
 //   mlp             = 12 L b d f - 2 b d f
+//   resnet, unet: the sum over convolutions of image_model_formulas.cpp
 double training_flops_per_step(const ModelConfig& model);
 
 // Limits of a full-numerics run: every virtual core computes for real on this machine.

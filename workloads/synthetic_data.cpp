@@ -1,5 +1,6 @@
 #include "workloads/synthetic_data.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace tpusim::workloads {
@@ -15,7 +16,8 @@ std::uint64_t splitmix64(std::uint64_t x) {
 double unit_interval(std::uint64_t bits) { return (double(bits >> 11) + 0.5) * (1.0 / 9007199254740992.0); }
 
 // Streams keep the inputs of one step independent of each other.
-constexpr std::uint64_t kTokenStream = 1, kSourceStream = 2, kFeatureStream = 3;
+constexpr std::uint64_t kTokenStream = 1, kSourceStream = 2, kFeatureStream = 3, kImageStream = 4,
+                        kImageClassStream = 5;
 
 std::uint64_t step_stream(std::uint64_t stream, int step) {
   return stream * 0x100000000ull + std::uint64_t(step);
@@ -26,6 +28,56 @@ std::uint64_t step_stream(std::uint64_t stream, int step) {
 std::uint64_t synthetic_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t index) {
   return splitmix64(splitmix64(splitmix64(seed) ^ stream) ^ index);
 }
+
+namespace {
+
+// Seeded standard normal values (Box-Muller on two independent uniforms).
+std::vector<float> normal_values(std::int64_t count, std::uint64_t seed, std::uint64_t stream) {
+  std::vector<float> values(count);
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double u1 = unit_interval(synthetic_random(seed, stream, 2 * i));
+    const double u2 = unit_interval(synthetic_random(seed, stream, 2 * i + 1));
+    values[i] = float(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+  }
+  return values;
+}
+
+// The class of a standard normal value z: its quantile cut into `classes` equal parts.
+float class_of(double z, std::int64_t classes) {
+  const double quantile = 0.5 * (1.0 + std::erf(z / std::sqrt(2.0)));
+  return float(std::min<std::int64_t>(classes - 1, std::int64_t(quantile * double(classes))));
+}
+
+// A seeded random class of each image of a step.
+std::int64_t image_class(const ModelConfig& m, std::uint64_t seed, int step, std::int64_t image) {
+  return std::int64_t(synthetic_random(seed, step_stream(kImageClassStream, step), image) % m.classes);
+}
+
+// Pixel classes: the first channel summed over each pixel's 3x3 neighbourhood inside the image, scaled to
+// unit variance.
+std::vector<float> pixel_labels(const ModelConfig& m, const std::vector<float>& images) {
+  const std::int64_t S = m.image_size, C = m.image_channels;
+  std::vector<float> labels;
+  for (std::int64_t b = 0; b < m.batch; ++b) {
+    for (std::int64_t y = 0; y < S; ++y) {
+      for (std::int64_t x = 0; x < S; ++x) {
+        double sum = 0;
+        int count = 0;
+        for (std::int64_t dy = -1; dy <= 1; ++dy) {
+          for (std::int64_t dx = -1; dx <= 1; ++dx) {
+            if (y + dy < 0 || y + dy >= S || x + dx < 0 || x + dx >= S) continue;
+            sum += images[((b * S + y + dy) * S + x + dx) * C];
+            ++count;
+          }
+        }
+        labels.push_back(class_of(sum / std::sqrt(double(count)), m.classes));
+      }
+    }
+  }
+  return labels;
+}
+
+}  // namespace
 
 std::vector<float> synthetic_values(const ModelConfig& model, InputRole role, std::uint64_t seed, int step) {
   const std::int64_t batch = model.batch, length = model.length, vocab = model.vocab;
@@ -63,17 +115,27 @@ std::vector<float> synthetic_values(const ModelConfig& model, InputRole role, st
       }
       break;
     }
-    case InputRole::features: {
-      const std::int64_t count = batch * model.d_model;
-      values.resize(count);
-      for (std::int64_t i = 0; i < count; ++i) {
-        // Box-Muller on two independent uniforms.
-        const double u1 = unit_interval(synthetic_random(seed, step_stream(kFeatureStream, step), 2 * i));
-        const double u2 = unit_interval(synthetic_random(seed, step_stream(kFeatureStream, step), 2 * i + 1));
-        values[i] = float(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+    case InputRole::features:
+      values = normal_values(batch * model.d_model, seed, step_stream(kFeatureStream, step));
+      break;
+    case InputRole::images:
+    case InputRole::class_images:
+    case InputRole::pixel_labels: {
+      const std::int64_t S = model.image_size, C = model.image_channels;
+      values = normal_values(batch * S * S * C, seed, step_stream(kImageStream, step));
+      if (role == InputRole::pixel_labels) values = pixel_labels(model, values);
+      if (role != InputRole::class_images) break;
+      // Offsets from -1 to 1 in equal steps: the mean of an image's first channel tells its class.
+      for (std::int64_t b = 0; b < batch; ++b) {
+        const double offset =
+            2.0 * (double(image_class(model, seed, step, b)) + 0.5) / double(model.classes) - 1.0;
+        for (std::int64_t p = 0; p < S * S; ++p) values[(b * S * S + p) * C] += float(offset);
       }
       break;
     }
+    case InputRole::image_labels:
+      for (std::int64_t b = 0; b < batch; ++b) values.push_back(float(image_class(model, seed, step, b)));
+      break;
   }
   return values;
 }

@@ -4,7 +4,10 @@
 // loss of a full-numerics run falls:
 //   language models: each sequence counts up from a random start token (mod vocab), the target is the next
 //   one; encoder-decoder: copy such a counting sequence (the first token can only come from the encoder, the
-//   rest also from the decoder's own input);  MLP: reproduce normal features.
+//   rest also from the decoder's own input);  MLP: reproduce normal features;  resnet: tell the class of
+//   normal images whose first channel is shifted by an offset of their random class;  unet: classify each
+//   pixel of normal images by the sum of the first channel over its 3x3 neighbourhood, cut into classes of
+//   equal probability.
 #include <cstdint>
 #include <vector>
 
@@ -13,7 +16,9 @@
 
 namespace tpusim::workloads {
 
-// Row-major values for an input of `role` ([batch, length], [length, memory_length] or [batch, d_model]).
+// Row-major values for an input of `role` ([batch, length], [length, memory_length], [batch, d_model],
+// [batch, h, w, image_channels], [batch] or [batch, h, w]), each from its global index, so the same on any
+// layout.
 std::vector<float> synthetic_values(const ModelConfig& model, InputRole role, std::uint64_t seed, int step);
 
 // The raw generator: a uniform 64-bit value for (seed, stream, index).

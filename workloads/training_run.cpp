@@ -98,7 +98,7 @@ RunReport run_training(const RunConfig& config, const TrainingProgram& program, 
   report.parameters = parameter_count(config.model);
   report.model_flops_per_step = training_flops_per_step(config.model);
   report.tokens_per_step = tokens_per_step(config.model);
-  report.example_unit = trains_on_sequences(config.model.kind) ? "sequences" : "examples";
+  report.example_unit = example_unit(config.model.kind);
 
   const mtf::Graph& graph = program.graph;
   const BuiltModel& model = program.model;

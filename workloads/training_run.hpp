@@ -70,13 +70,13 @@ struct RunReport {
   double achieved_flops = 0;  // model FLOPs / step time, whole pod
   double mfu = 0;             // achieved / (peak per core * cores)
   // Work per simulated second, comparable across pods of any size (weak and strong scaling): model FLOPs per
-  // core, and the tokens (batch x length) and examples (sequences; the MLP's examples, each one token) of
-  // a step.
+  // core, and the tokens (batch x length) and examples (sequences; the MLP's examples and the images, each
+  // one token) of a step.
   double flops_per_s_per_core = 0;  // achieved_flops / cores
   double tokens_per_step = 0;       // models/model_kinds.hpp tokens_per_step
   double tokens_per_s = 0;          // tokens_per_step / step time
   double examples_per_s = 0;        // model.batch / step time
-  std::string example_unit;         // what model.batch counts: "sequences", or "examples" (the MLP)
+  std::string example_unit;         // what model.batch counts: "sequences", "images" or "examples" (the MLP)
   std::vector<mtf::CollectiveTiming> collectives;  // of the last step, program order
   std::vector<CollectiveGroup> collective_groups;  // merged, by total time, largest first
   MemoryReport memory;

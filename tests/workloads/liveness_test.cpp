@@ -46,3 +46,12 @@ TEST_CASE("no op of the tiny MoE Transformer or encoder-decoder is dead") {
     }
   }
 }
+
+TEST_CASE("no op of the tiny ResNet or U-Net is dead") {
+  for (const std::string preset : {"tiny-resnet", "tiny-unet"}) {
+    INFO(preset);
+    for (const auto phase : {mtf::Phase::forward, mtf::Phase::backward, mtf::Phase::update}) {
+      CHECK(dead_ops(preset, phase) == std::vector<std::string>{});
+    }
+  }
+}

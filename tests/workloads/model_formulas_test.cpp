@@ -56,6 +56,20 @@ const std::string kMoe =
     "  {kind: moe_transformer, layers: 1, d_model: 16, d_ff: 32, heads: 2, d_kv: 8, vocab: 32, experts: 8,"
     " capacity_factor: 1.5, batch: 8, length: 8}\n";
 const std::string kMlp = "  {kind: mlp, layers: 3, d_model: 16, d_ff: 32, batch: 8}\n";
+const std::string kResNet =
+    "  {kind: resnet, stage_blocks: [2, 1, 1], width: 4, image_size: 32, image_channels: 3, classes: 5, "
+    "batch: "
+    "8}\n";
+const std::string kUNet =
+    "  {kind: unet, levels: 3, width: 4, image_size: 16, image_channels: 2, classes: 3, batch: 4}\n";
+
+RunConfig with_layout(const std::string& model_yaml, const std::string& topology, const std::string& mesh,
+                      const std::string& layout) {
+  return parse_run_config("hardware: {topology: " + topology + "}\nmesh: {shape: \"" + mesh +
+                              "\", layout: \"" + layout + "\"}\nmodel:\n" + model_yaml +
+                              "training: {optimizer: sgd}\n",
+                          "test.yaml");
+}
 
 }  // namespace
 
@@ -100,4 +114,45 @@ TEST_CASE("the engine's matmul FLOPs of the MLP equal the closed form") {
   const RunConfig config = small_config(kMlp, "ring-8", "batch:4;model:2");
   CHECK(training_flops_per_step(config.model) == 12.0 * 3 * 8 * 16 * 32 - 2.0 * 8 * 16 * 32);
   CHECK(counted_matmul_flops(config) == training_flops_per_step(config.model));
+}
+
+TEST_CASE("ResNet-50's parameters are torchvision's count, 25,557,032") {
+  const RunConfig config =
+      small_config("  {kind: resnet, image_size: 224, classes: 1000, batch: 8}\n", "ring-8", "batch:8");
+  CHECK(config.model.stage_blocks == std::vector<int>{3, 4, 6, 3});
+  CHECK(parameter_count(config.model) == 25557032);
+  mtf::Graph graph(1);
+  build_model(graph, config.model);
+  CHECK(graph_parameters(graph) == 25557032);
+}
+
+TEST_CASE("the closed form of the U-Net's FLOPs by hand for a two-level model") {
+  const RunConfig config = small_config(
+      "  {kind: unet, levels: 2, width: 2, image_size: 4, image_channels: 1, classes: 2, batch: 1}\n",
+      "ring-8", "model:8");
+  // N 1, 16 positions at the top and 4 below; F = 2 N P k^2 c_in c_out, times 3 (2 for the first):
+  //   down 0: 3x3 1->2: 2 * 2*16*9*2 = 1152;  3x3 2->2: 3 * 2*16*9*4 = 3456
+  //   down 1: 3x3 2->4 at 4 positions: 3 * 2*4*9*8 = 1728;  3x3 4->4: 3 * 2*4*9*16 = 3456
+  //   up 0: 2x2 stride 2, 4->2, 4 small positions: 3 * 2*4*4*8 = 768;  3x3 4->2: 3 * 2*16*9*8 = 6912;
+  //         3x3 2->2: 3456;  logits 1x1 2->2: 3 * 2*16*4 = 384
+  CHECK(training_flops_per_step(config.model) == 1152 + 3456 + 1728 + 3456 + 768 + 6912 + 3456 + 384);
+  // Parameters: 18+4, 36+4, 72+8, 144+8 down; 32 up; 72+4, 36+4 after it; 4+2 logits.
+  CHECK(parameter_count(config.model) == 22 + 40 + 80 + 152 + 32 + 76 + 40 + 6);
+}
+
+TEST_CASE("the engine's matmul FLOPs of the ResNet equal the closed form") {
+  const RunConfig data = small_config(kResNet, "ring-8", "batch:8");
+  CHECK(counted_matmul_flops(data) == training_flops_per_step(data.model));
+  // Split by rows, each core's windows are its share of the output positions (halo rows cost traffic, not
+  // FLOPs); only the classifier after the global average pool, which has no rows, runs on both cores of a
+  // rows pair: 6 x batch 8 x 64 channels x 5 classes once more.
+  const RunConfig rows = with_layout(kResNet, "ring-8", "batch:4;rows:2", "batch:batch;h:rows");
+  CHECK(counted_matmul_flops(rows) == training_flops_per_step(rows.model) + 6 * 8 * 64 * 5);
+}
+
+TEST_CASE("the engine's matmul FLOPs of the U-Net equal the closed form") {
+  const RunConfig data = small_config(kUNet, "torus:2x2", "batch:4");
+  CHECK(counted_matmul_flops(data) == training_flops_per_step(data.model));
+  const RunConfig tiles = with_layout(kUNet, "torus:2x2", "rows:2;cols:2", "h:rows;w:cols");
+  CHECK(counted_matmul_flops(tiles) == training_flops_per_step(tiles.model));
 }

@@ -36,8 +36,16 @@ TEST_CASE("model kinds: every row names model keys that exist, and dimensions si
         CHECK_NOTHROW(model_key(use.key).read(ConfigNode::schema_default(use.default_value, use.key), model));
       }
     }
+    // Each dimension is sized by the key of its name, or derived from a key the kind takes.
+    ModelConfig example = load_preset(kind.example_preset).model;
     for (const auto& dim : kind.dimensions) {
       INFO(dim);
+      if (const auto derived = derived_dimension(example, dim)) {
+        CHECK(std::find(keys.begin(), keys.end(), derived->key) != keys.end());
+        CHECK(derived->smallest >= 1);
+        CHECK(std::find(keys.begin(), keys.end(), dim) == keys.end());
+        continue;
+      }
       CHECK(std::find(keys.begin(), keys.end(), dim) != keys.end());
       CHECK(model_key(dim).dimension_size);
     }
@@ -66,9 +74,10 @@ TEST_CASE("model kinds: every kind builds its example preset with the parameters
 }
 
 TEST_CASE("model kinds: an unknown kind is an error with a suggestion, never another kind") {
-  CHECK_THROWS_WITH(model_kind_names().parse("transformer"),
-                    "unknown model kind 'transformer' (did you mean 'transformer_lm'?); valid model kinds are "
-                    "mlp, transformer_lm, encoder_decoder, moe_transformer");
+  CHECK_THROWS_WITH(
+      model_kind_names().parse("transformer"),
+      "unknown model kind 'transformer' (did you mean 'transformer_lm'?); valid model kinds are "
+      "mlp, transformer_lm, encoder_decoder, moe_transformer, resnet, unet");
   try {
     parse_run_config("hardware: {topology: ring-8}\nmesh: {shape: batch:8}\nmodel: {kind: moe, batch: 8}\n",
                      "kinds.yaml");
@@ -76,7 +85,7 @@ TEST_CASE("model kinds: an unknown kind is an error with a suggestion, never ano
   } catch (const InputError& error) {
     CHECK(std::string(error.what()) ==
           "kinds.yaml:3: model.kind: 'moe' is not valid (did you mean 'mlp'?); valid values are mlp, "
-          "transformer_lm, encoder_decoder, moe_transformer");
+          "transformer_lm, encoder_decoder, moe_transformer, resnet, unet");
   }
 }
 

@@ -3,6 +3,7 @@
 // repeat test runs both in child processes.
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "topologies/support/child_process.hpp"
@@ -76,3 +77,53 @@ TEST_CASE("full numerics of the tiny encoder-decoder lowers its copy loss") {
 }
 
 TEST_CASE("full numerics of the tiny MoE Transformer lowers its loss") { check_loss_falls("tiny-moe", 0.8); }
+
+namespace {
+
+// The losses of a config's run, as exact hex text, computed in a child process.
+std::string config_losses_in_child(const RunConfig& config) {
+  return tpusim::run_in_child([&] {
+           std::string text;
+           char buffer[32];
+           for (const auto& step : run_training(config).steps) {
+             std::snprintf(buffer, sizeof buffer, "%a\n", step.loss.value());
+             text += buffer;
+           }
+           return text;
+         })
+      .output;
+}
+
+std::vector<double> parse_losses(const std::string& text) {
+  std::vector<double> losses;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto end = text.find('\n', at);
+    losses.push_back(std::strtod(text.substr(at, end - at).c_str(), nullptr));
+    at = end + 1;
+  }
+  return losses;
+}
+
+}  // namespace
+
+TEST_CASE("full numerics of the tiny U-Net, its images split into 2x2 tiles, learns to segment them") {
+  const RunConfig tiles = load_preset("tiny-unet");
+  REQUIRE(tiles.mesh.layout_text() == "h:rows;w:cols");
+  const auto losses = parse_losses(config_losses_in_child(tiles));
+  REQUIRE(losses.size() == 30);
+  INFO("first loss " << losses.front() << ", last " << losses.back());
+  CHECK(losses.front() > 0.6);  // about ln 2 = 0.69 at the start: two classes of equal probability
+  CHECK(losses.back() < 0.4 * losses.front());
+  for (std::size_t i = losses.size() / 2; i < losses.size(); ++i) CHECK(losses[i] < 0.6 * losses.front());
+  // The halo exchanges make the tiles compute what whole images do: the same first loss with the batch split.
+  RunConfig batches = tiles;
+  batches.mesh.layout = tpusim::mtf::LayoutRules::parse("batch:rows");
+  batches.training.steps = 1;
+  const auto whole = parse_losses(config_losses_in_child(batches));
+  REQUIRE(whole.size() == 1);
+  CHECK(whole.front() == Approx(losses.front()).epsilon(1e-5));
+}
+
+TEST_CASE("full numerics of the tiny ResNet, its images split by rows, lowers its classification loss") {
+  check_loss_falls("tiny-resnet", 0.8);
+}

@@ -285,3 +285,40 @@ TEST_CASE("sweep: a key given twice in the sweep file names both lines") {
   CHECK(error_of("base: tiny-mlp\nvary:\n  model: [{kind: mlp, kind: mlp}]\n") ==
         "sweeps/s.yaml:3: vary.model[0].kind: given twice on line 3; keep one");
 }
+
+TEST_CASE("sweep: unet-split crosses four image sizes with three zipped ways of splitting them") {
+  const Sweep sweep = load_sweep_preset("unet-split");
+  REQUIRE(sweep.points.size() == 12);
+  const std::vector<std::string> layouts = {"batch:batch", "batch:batch;h:rows", "h:rows;w:cols"};
+  for (std::size_t i = 0; i < 12; ++i) {
+    const RunConfig& config = sweep.points[i].config;
+    INFO(i);
+    CHECK(config.model.image_size == (std::int64_t(512) << (i / 3)));
+    CHECK(config.mesh.layout_text() == layouts[i % 3]);
+    CHECK(config.model.batch == (i % 3 == 0 ? 512 : i % 3 == 1 ? 32 : 8));
+    CHECK(config.mesh.num_cores() == 512);
+  }
+}
+
+TEST_CASE("sweep: the U-Net's rows split and tile split both run on the pod, the tiles in less memory") {
+  const Sweep sweep = parse_sweep(
+      "base: unet-pod\n"
+      "vary:\n"
+      "  model.image_size: [512]\n"
+      "  mesh.shape: [batch:32;rows:16, rows:16;cols:32]\n"
+      "  mesh.layout: [batch:batch;h:rows, h:rows;w:cols]\n"
+      "  model.batch: [32, 8]\n"
+      "zip:\n"
+      "  - [mesh.shape, mesh.layout, model.batch]\n",
+      "sweeps/unet.yaml");
+  const auto results = run_sweep(sweep);
+  REQUIRE(results.size() == 2);
+  for (const auto& result : results) {
+    INFO(result.error);
+    REQUIRE(result.error.empty());
+    CHECK(result.fits);
+    CHECK(result.step_time_s > 0);
+  }
+  CHECK(results[1].memory_per_core_bytes < results[0].memory_per_core_bytes);
+  CHECK(results[1].collective_calls > results[0].collective_calls);  // halos along two mesh axes
+}

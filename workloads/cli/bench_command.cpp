@@ -10,6 +10,7 @@ void add_bench_command(CLI::App& app) {
   bench->require_subcommand(1);
   add_bench_collectives(*bench);
   add_bench_engine(*bench);
+  add_bench_conv(*bench);
   add_bench_step(*bench);
   add_bench_sweep(*bench);
   add_bench_search(*bench);

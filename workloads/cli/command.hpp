@@ -12,10 +12,11 @@ void add_run_command(CLI::App& app);         // run_command.cpp
 void add_sweep_command(CLI::App& app);       // sweep_command.cpp
 void add_search_command(CLI::App& app);      // search_command.cpp
 void add_plot_command(CLI::App& app);        // plot_command.cpp
-void add_bench_command(CLI::App& app);       // bench_command.cpp: the parent of the four below
+void add_bench_command(CLI::App& app);       // bench_command.cpp: the parent of those below
 
 void add_bench_collectives(CLI::App& bench);  // bench_collectives.cpp
 void add_bench_engine(CLI::App& bench);       // bench_engine.cpp
+void add_bench_conv(CLI::App& bench);         // bench_conv.cpp
 void add_bench_step(CLI::App& bench);         // bench_step.cpp
 void add_bench_sweep(CLI::App& bench);        // bench_sweep.cpp
 void add_bench_search(CLI::App& bench);       // bench_search.cpp

@@ -27,7 +27,15 @@ void check_layout_fits_model(const ConfigReading& r, const ConfigNode* layout_no
     const std::int64_t size = model_dimension_size(model, dim);
     const int parts = mesh.shape.dim_size(mesh.shape.index_of(axis));
     if (size % parts != 0) {
-      // Each tensor dimension is sized by the model key of its name.
+      // Each tensor dimension is sized by the model key of its name, or derived from another key.
+      if (const auto derived = derived_dimension(model, dim)) {
+        const std::optional<ConfigNode> key_node = model_node.optional_child(derived->key);
+        (key_node ? *key_node : model_node)
+            .fail(
+                fmt::format("{} is {} at its smallest ({}), which does not split evenly over mesh axis '{}' "
+                            "of size {} (layout rule {}:{})",
+                            dim, size, derived->how, axis, parts, dim, axis));
+      }
       const std::optional<ConfigNode> size_node = model_node.optional_child(dim);
       (size_node ? *size_node : model_node)
           .fail(fmt::format("{} does not split evenly over mesh axis '{}' of size {} (layout rule {}:{})",

@@ -6,8 +6,10 @@
 
 #include "mesh_tf/graph.hpp"
 #include "topologies/support/check.hpp"
+#include "topologies/support/text.hpp"
 #include "workloads/config/config_schema.hpp"
 #include "workloads/config/scaled_size.hpp"
+#include "workloads/models/image_layers.hpp"
 #include "workloads/models/model_kinds.hpp"
 
 namespace tpusim::workloads {
@@ -46,6 +48,42 @@ ModelKey layers_key(std::string name, int ModelConfig::*field, std::string doc) 
           nullptr};
 }
 
+// A count that sizes no tensor dimension of its own name (image_size sizes h and w at the top of the model).
+ModelKey count_key(std::string name, std::int64_t ModelConfig::*field, std::string doc) {
+  return {std::move(name),
+          "whole number",
+          "at least 1",
+          std::move(doc),
+          [field](const ConfigNode& value, ModelConfig& m) { m.*field = value.positive_integer(); },
+          [field](const ModelConfig& m) { return nlohmann::json(m.*field); },
+          nullptr};
+}
+
+// The blocks of each ResNet stage: a YAML list [3, 4, 6, 3] or the text "3,4,6,3" (which the resolved config
+// reports, so that it reads back the same).
+constexpr std::size_t kMaxStages = 8;
+void read_stage_blocks(const ConfigNode& value, ModelConfig& m) {
+  std::vector<ConfigNode> items;
+  if (value.yaml().IsSequence()) {
+    items = value.items("blocks per stage");
+  } else {
+    for (std::string part : split(value.scalar(), ',')) {
+      part.erase(std::remove(part.begin(), part.end(), ' '), part.end());
+      items.push_back(value.with_scalar(part));
+    }
+  }
+  if (items.size() > kMaxStages)
+    value.fail(fmt::format("{} stages is more than the {} a ResNet may have", items.size(), kMaxStages));
+  m.stage_blocks.clear();
+  std::int64_t total = 0;
+  for (const auto& item : items) {
+    const std::int64_t blocks = item.positive_integer();
+    total += std::min<std::int64_t>(blocks, kMaxLayers + 1);
+    if (total > kMaxLayers) value.fail(fmt::format("more than the {} blocks a model may have", kMaxLayers));
+    m.stage_blocks.push_back(static_cast<int>(blocks));
+  }
+}
+
 void check_fits_in_counters(const ConfigNode& section, const ModelConfig& model) {
   for (const auto& [tensor, elements] : model_kind(model.kind).formulas.largest_tensors(model)) {
     if (elements > kMaxTensorElements) {
@@ -81,6 +119,13 @@ void read_model_section(const ConfigNode& section, ConfigReading& r) {
       section.child(use.key);  // "missing key"
     }
   }
+  if (kind.check_sizes) {
+    const ModelSizeProblem problem = kind.check_sizes(model);
+    if (!problem.problem.empty()) {
+      const std::optional<ConfigNode> value = section.optional_child(problem.key);
+      (value ? *value : section).fail(problem.problem);
+    }
+  }
   check_fits_in_counters(section, model);
   r.config.model = model;
 }
@@ -100,7 +145,8 @@ const std::vector<ModelKey>& model_key_table() {
       size_key("d_kv", &ModelConfig::d_kv, "Size of each attention head's keys and values."),
       size_key("vocab", &ModelConfig::vocab,
                "Vocabulary size: the embedding and the softmax are [vocab, d_model]."),
-      size_key("batch", &ModelConfig::batch, "Sequences per step on the whole pod (examples for the MLP)."),
+      size_key("batch", &ModelConfig::batch,
+               "Sequences per step on the whole pod (examples for the MLP, images for the image models)."),
       size_key("length", &ModelConfig::length, "Tokens per sequence."),
       size_key("experts", &ModelConfig::experts, "Experts of each mixture-of-experts layer."),
       {"capacity_factor", "number", "greater than 0",
@@ -110,6 +156,30 @@ const std::vector<ModelKey>& model_key_table() {
          if (m.capacity_factor <= 0) value.fail("must be positive");
        },
        [](const ModelConfig& m) { return nlohmann::json(m.capacity_factor); }, nullptr},
+      {"stage_blocks", "list of whole numbers, such as [3, 4, 6, 3] or \"3,4,6,3\"",
+       fmt::format("1 to {} stages, {} blocks in all", kMaxStages, kMaxLayers),
+       "Bottleneck blocks of each ResNet stage; stage s has width * 2^s filters and 4x as many channels "
+       "(3,4,6,3 is ResNet-50, 3,4,23,3 ResNet-101, 3,8,36,3 ResNet-152).",
+       read_stage_blocks, [](const ModelConfig& m) { return nlohmann::json(join_blocks(m.stage_blocks)); },
+       nullptr},
+      {"levels", "whole number", "1 to 16",
+       "Resolutions of the U-Net, each half the side of the one above (Ronneberger et al. have 5).",
+       [](const ConfigNode& value, ModelConfig& m) {
+         const std::int64_t levels = value.positive_integer();
+         if (levels > 16) value.fail(fmt::format("{} levels is more than the 16 a U-Net may have", levels));
+         m.levels = static_cast<int>(levels);
+       },
+       [](const ModelConfig& m) { return nlohmann::json(m.levels); }, nullptr},
+      count_key("width", &ModelConfig::width,
+                "Channels of the first stage or level; each later one doubles them. It sizes the dimensions "
+                "channels and filters, so a layout splits them when it splits the width."),
+      count_key("image_size", &ModelConfig::image_size,
+                "Side of the square input images in pixels: the size of h and w at the top of the model. It "
+                "must survive the model's halvings (a multiple of 32 for ResNet-50)."),
+      count_key("image_channels", &ModelConfig::image_channels,
+                "Values per pixel of the input images (3 for RGB)."),
+      size_key("classes", &ModelConfig::classes,
+               "Classes of each image (resnet) or of each pixel (unet): the size of the dimension classes."),
       {"activation_dtype", "one of " + join(mtf::dtypes().names()), "",
        "Element type of activations in HBM and on the wire; every value is computed in fp32.",
        [](const ConfigNode& value, ModelConfig& m) { m.activation_dtype = value.choice(mtf::dtypes()); },
@@ -137,6 +207,7 @@ std::vector<std::string> all_model_keys() {
 }
 
 std::int64_t model_dimension_size(const ModelConfig& model, const std::string& dim) {
+  if (const auto derived = derived_dimension(model, dim)) return derived->smallest;
   for (const auto& key : model_key_table()) {
     if (key.name == dim && key.dimension_size) return key.dimension_size(model);
   }

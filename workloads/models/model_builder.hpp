@@ -1,7 +1,8 @@
 #pragma once
 // A model of the config, built into an mtf::Graph: its scalar training loss and the inputs a step feeds. One
-// file per model kind (mlp.cpp, transformer_lm.cpp, encoder_decoder.cpp, moe_transformer.cpp), each the
-// builder of its row in model_kinds.hpp; the shared sublayers are in transformer_layers.hpp. Parameter counts and FLOPs of these graphs are given in closed
+// file per model kind (mlp.cpp, transformer_lm.cpp, encoder_decoder.cpp, moe_transformer.cpp, resnet.cpp,
+// unet.cpp), each the builder of its row in model_kinds.hpp; the shared sublayers are in
+// transformer_layers.hpp and image_layers.hpp. Parameter counts and FLOPs of these graphs are given in closed
 // form by model_formulas.hpp, which the tests hold them to.
 #include <string>
 #include <vector>
@@ -19,6 +20,10 @@ enum class InputRole {
   decoder_in_ids,  // the source shifted right by one, token 0 first (teacher forcing of a copy task)
   causal_mask,     // [length, memory_length]: 0 where a position may attend, -1e9 where it may not
   features,        // MLP input: seeded normal values
+  images,          // an image model's input [batch, h, w, image_channels]: seeded normal values
+  class_images,    // the same, each image's first channel shifted by an offset its class (image_labels) sets
+  image_labels,    // [batch]: a seeded random class for each image (resnet)
+  pixel_labels,    // [batch, h, w]: a class for each pixel, from its 3x3 neighbourhood's first channel (unet)
 };
 
 struct ModelInput {
@@ -27,7 +32,7 @@ struct ModelInput {
 };
 
 struct BuiltModel {
-  mtf::Tensor loss;  // scalar, the mean over tokens (examples for the MLP)
+  mtf::Tensor loss;  // scalar, the mean over tokens (examples for the MLP, images or pixels)
   std::vector<ModelInput> inputs;
 };
 
@@ -37,6 +42,8 @@ BuiltModel build_mlp(mtf::Graph& graph, const ModelConfig& model);
 BuiltModel build_transformer_lm(mtf::Graph& graph, const ModelConfig& model);
 BuiltModel build_encoder_decoder(mtf::Graph& graph, const ModelConfig& model);
 BuiltModel build_moe_transformer(mtf::Graph& graph, const ModelConfig& model);
+BuiltModel build_resnet(mtf::Graph& graph, const ModelConfig& model);
+BuiltModel build_unet(mtf::Graph& graph, const ModelConfig& model);
 
 // Tokens one sequence may send to one expert: ceil(capacity_factor * length / experts), at least 1.
 std::int64_t expert_capacity(const ModelConfig& model);

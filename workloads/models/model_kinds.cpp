@@ -7,6 +7,7 @@
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/text.hpp"
+#include "workloads/models/image_layers.hpp"
 #include "workloads/models/model_builder.hpp"
 
 namespace tpusim::workloads {
@@ -45,6 +46,49 @@ std::string moe_check_layout(const ModelConfig&, const mtf::LayoutRules& layout)
       *experts_axis);
 }
 
+std::string resnet_summary(const ModelConfig& m) {
+  return fmt::format("ResNet-{} (blocks {}), width {}, {} classes, batch {} x {}x{}x{} images",
+                     resnet_depth(m), join_blocks(m.stage_blocks), m.width, m.classes, m.batch, m.image_size,
+                     m.image_size, m.image_channels) +
+         activations(m);
+}
+std::string unet_summary(const ModelConfig& m) {
+  return fmt::format("U-Net, {} levels, width {}, {} classes, batch {} x {}x{}x{} images", m.levels, m.width,
+                     m.classes, m.batch, m.image_size, m.image_size, m.image_channels) +
+         activations(m);
+}
+
+// The engine would find this too, but later and without pointing at the layout.
+std::string unet_check_layout(const ModelConfig&, const mtf::LayoutRules& layout) {
+  const auto axis = layout.mesh_dim_for("channels");
+  if (!axis) return "";
+  return fmt::format(
+      "channels is laid out on mesh axis '{}', but the U-Net concatenates its skip connections along "
+      "channels, which cannot be split",
+      *axis);
+}
+
+// h and w halve at every stride-2 stage, channels and filters double: the smallest sizes are the image size
+// over 2^halvings and the width.
+template <ImageHalvings (*halvings_of)(const ModelConfig&)>
+std::vector<DerivedDimension> image_derived_dimensions(const ModelConfig& m) {
+  const std::int64_t factor = std::int64_t(1) << halvings_of(m).count;
+  const std::string how = fmt::format("image_size {} / {}", m.image_size, factor);
+  return {{"h", "image_size", m.image_size / factor, how},
+          {"w", "image_size", m.image_size / factor, how},
+          {"channels", "width", m.width, fmt::format("width {}", m.width)},
+          {"filters", "width", m.width, fmt::format("width {}", m.width)}};
+}
+
+template <ImageHalvings (*halvings_of)(const ModelConfig&)>
+ModelSizeProblem image_check_sizes(const ModelConfig& m) {
+  const ImageHalvings halvings = halvings_of(m);
+  const std::int64_t factor = std::int64_t(1) << halvings.count;
+  if (m.image_size % factor == 0) return {};
+  return {"image_size", fmt::format("{} is not a multiple of {}: the model halves the image {} times ({})",
+                                    m.image_size, factor, halvings.count, halvings.reason)};
+}
+
 }  // namespace
 
 const std::vector<ModelKindInfo>& model_kinds() {
@@ -72,19 +116,21 @@ const std::vector<ModelKindInfo>& model_kinds() {
        build_mlp,
        kMlpFormulas,
        nullptr,
-       mlp_summary},
+       mlp_summary,
+       nullptr,
+       nullptr},
       {ModelKind::transformer_lm, "transformer_lm",
        "The paper's decoder-only language model: token embedding, layers blocks of causal self-attention "
        "and feed-forward, a separate softmax; trained on next-token prediction.",
        keys({{"layers"}}, transformer_keys, {activation_dtype}), transformer_dims,
        "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-lm", build_transformer_lm,
-       kTransformerLmFormulas, nullptr, lm_summary},
+       kTransformerLmFormulas, nullptr, lm_summary, nullptr, nullptr},
       {ModelKind::encoder_decoder, "encoder_decoder",
        "The paper's encoder-decoder Transformer: one embedding shared by encoder_layers encoder blocks and "
        "decoder_layers decoder blocks (with attention over the encoder); trained on a synthetic copy task.",
        keys({{"encoder_layers"}, {"decoder_layers"}}, transformer_keys, {activation_dtype}), transformer_dims,
        "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-translation", build_encoder_decoder,
-       kEncoderDecoderFormulas, nullptr, encoder_decoder_summary},
+       kEncoderDecoderFormulas, nullptr, encoder_decoder_summary, nullptr, nullptr},
       {ModelKind::moe_transformer,
        "moe_transformer",
        "The language model with every feed-forward sublayer a mixture of experts (top-1 routing, at most "
@@ -97,7 +143,54 @@ const std::vector<ModelKindInfo>& model_kinds() {
        build_moe_transformer,
        kMoeTransformerFormulas,
        moe_check_layout,
-       moe_summary},
+       moe_summary,
+       nullptr,
+       nullptr},
+      {ModelKind::resnet,
+       "resnet",
+       "A ResNet image classifier (He et al. 2016, torchvision's v1.5 bottleneck): a 7x7 stride-2 stem and "
+       "3x3 "
+       "max pool, stages of bottleneck blocks (1x1, 3x3, 1x1 with 4x expansion, batch norm and relu), global "
+       "average pool and a dense layer to classes; trained on synthetic images labelled by their brightness.",
+       {{"stage_blocks", "3,4,6,3"},
+        {"width", "64"},
+        {"image_size"},
+        {"image_channels", "3"},
+        {"classes"},
+        {"batch"},
+        activation_dtype},
+       {"batch", "h", "w", "channels", "filters", "classes"},
+       "batch:batch",
+       "tiny-resnet",
+       build_resnet,
+       kResNetFormulas,
+       nullptr,
+       resnet_summary,
+       image_derived_dimensions<resnet_halvings>,
+       image_check_sizes<resnet_halvings>},
+      {ModelKind::unet,
+       "unet",
+       "A 2D U-Net for segmentation (Ronneberger et al. 2015): levels resolutions of two 3x3 convolutions "
+       "with "
+       "batch norm and relu, 2x2 max pools down, 2x2 stride-2 up-convolutions and skip connections up, a 1x1 "
+       "convolution to per-pixel classes; trained to segment synthetic images by their smoothed first "
+       "channel.",
+       {{"levels", "4"},
+        {"width", "64"},
+        {"image_size"},
+        {"image_channels", "1"},
+        {"classes", "2"},
+        {"batch"},
+        activation_dtype},
+       {"batch", "h", "w", "channels", "filters", "classes"},
+       "batch:batch",
+       "tiny-unet",
+       build_unet,
+       kUNetFormulas,
+       unet_check_layout,
+       unet_summary,
+       image_derived_dimensions<unet_halvings>,
+       image_check_sizes<unet_halvings>},
   };
   return rows;
 }
@@ -143,6 +236,23 @@ bool trains_on_sequences(ModelKind kind) {
     if (use.key == "length") return true;
   }
   return false;
+}
+
+std::string example_unit(ModelKind kind) {
+  if (trains_on_sequences(kind)) return "sequences";
+  for (const auto& use : model_kind(kind).keys) {
+    if (use.key == "image_size") return "images";
+  }
+  return "examples";
+}
+
+std::optional<DerivedDimension> derived_dimension(const ModelConfig& model, const std::string& dim) {
+  const ModelKindInfo& kind = model_kind(model.kind);
+  if (!kind.derived_dimensions) return std::nullopt;
+  for (const auto& derived : kind.derived_dimensions(model)) {
+    if (derived.dim == dim) return derived;
+  }
+  return std::nullopt;
 }
 
 double tokens_per_step(const ModelConfig& model) {

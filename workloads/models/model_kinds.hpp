@@ -4,6 +4,7 @@
 // (one file per kind in this folder), its closed forms (model_formulas.hpp) and how reports describe it.
 // Nothing else chooses by kind.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,22 @@ struct ModelKeyUse {
   std::string default_value = "";  // YAML text read when the config leaves it out; "" = required
 };
 
+// A tensor dimension that no model key of its name sizes, because its size changes through the model (an
+// image's h halves from stage to stage): the key that sets it and its smallest size, of which every other
+// size is a multiple, so that a layout splits the dimension evenly everywhere when it splits this one.
+struct DerivedDimension {
+  std::string dim;
+  std::string key;
+  std::int64_t smallest = 1;
+  std::string how;  // how the smallest comes from the key: "image_size / 32"
+};
+
+// A problem of a model's sizes only its kind has (image sizes the pooling cannot halve), at `key`.
+struct ModelSizeProblem {
+  std::string key;
+  std::string problem;  // "" when none
+};
+
 struct ModelKindInfo {
   ModelKind kind;
   std::string name;                     // as configs write it
@@ -42,6 +59,9 @@ struct ModelKindInfo {
   // model so that it points at mesh.layout; nullptr: no check of its own.
   std::string (*check_layout)(const ModelConfig& model, const mtf::LayoutRules& layout);
   std::string (*summary)(const ModelConfig& model);  // the report's one-line description of the model
+  // nullptr when every dimension is sized by the model key of its name.
+  std::vector<DerivedDimension> (*derived_dimensions)(const ModelConfig& model);
+  ModelSizeProblem (*check_sizes)(const ModelConfig& model);  // nullptr: no check of its own
 };
 
 const std::vector<ModelKindInfo>& model_kinds();  // every row, in the order messages list them
@@ -57,5 +77,10 @@ std::string describe_model(const ModelConfig& model);  // the row's summary
 // A kind without them (the MLP) counts examples, each one token.
 bool trains_on_sequences(ModelKind kind);
 double tokens_per_step(const ModelConfig& model);  // batch x length, or batch
+// What model.batch counts, for reports: "sequences", "images" (a kind that takes model.image_size; each image
+// counts as one token in tokens_per_step) or "examples" (the MLP).
+std::string example_unit(ModelKind kind);
+// The kind's derived dimension `dim`, or nullopt when a model key of that name sizes it (or none does).
+std::optional<DerivedDimension> derived_dimension(const ModelConfig& model, const std::string& dim);
 
 }  // namespace tpusim::workloads

@@ -29,6 +29,7 @@ inline constexpr const char* kValidate = "tpusim.validate.v1";           // tpus
 inline constexpr const char* kBenchCollectives = "tpusim.bench_collectives.v1";  // tpusim bench collectives
 inline constexpr const char* kBenchStep = "tpusim.bench_step.v1";                // tpusim bench step
 inline constexpr const char* kBenchEngine = "tpusim.bench_engine.v1";            // tpusim bench engine
+inline constexpr const char* kBenchConv = "tpusim.bench_conv.v1";                // tpusim bench conv
 inline constexpr const char* kBenchSweep = "tpusim.bench_sweep.v1";              // tpusim bench sweep
 inline constexpr const char* kBenchSearch = "tpusim.bench_search.v1";            // tpusim bench search
 inline constexpr const char* kSearch = "tpusim.search.v1";                       // tpusim search, search.json
