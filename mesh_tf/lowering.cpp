@@ -265,6 +265,24 @@ int Lowerer::alltoall(int v, int from_dim, int to_dim, const OpNode& op) {
   return out;
 }
 
+int Lowerer::permute(int send, int tensor_dim, std::int64_t offset, bool wrap, const OpNode& op,
+                     const std::string& reason) {
+  const Value in = value(send);
+  const int received = new_value(-1, in.name, in.shape, in.dtype, in.mesh_dims, in.pending);
+  Step step;
+  step.collective = CollectiveOp::permute;
+  step.inputs = {send};
+  step.output = received;
+  step.mesh_dims = {in.mesh_dims[tensor_dim]};
+  step.tensor_dim = tensor_dim;
+  step.shift_offset = offset;
+  step.shift_wrap = wrap;
+  step.record.kind = sim::CollectiveKind::permute;
+  step.record.elements_per_core = in.slice_elements;
+  add_collective(op, std::move(step), reason);
+  return received;
+}
+
 int Lowerer::relayout(int v, const std::vector<int>& target, const OpNode& op) {
   v = force(v, op);
   auto dim_on = [](const std::vector<int>& dims, int m) {

@@ -69,6 +69,10 @@ class Lowerer {
   int allreduce(int v, const std::vector<int>& dims, sim::ReduceOp reduce, const OpNode& op,
                 const std::string& reason);
   int force(int v, const OpNode& op);
+  // Each processor's slice of `send` goes to its neighbour `offset`'s direction along the mesh dim that
+  // splits tensor dim `tensor_dim` (to the other end when `wrap`); returns what each processor receives.
+  int permute(int send, int tensor_dim, std::int64_t offset, bool wrap, const OpNode& op,
+              const std::string& reason);
   int relayout(int v, const std::vector<int>& target, const OpNode& op);
   void add_assignment(int variable_value, int new_value) {
     program_.assignments.push_back({variable_value, new_value});

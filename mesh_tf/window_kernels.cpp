@@ -139,11 +139,16 @@ void col2im_add(const float* cols, const Axes3& s, std::int64_t channels, std::i
                });
 }
 
-// Output rows per sgemm: their windows stay within the scratch budget, so they are still in cache when the
-// sgemm reads them.
-std::int64_t rows_per_chunk(const Axes3& s, std::int64_t channels, std::int64_t rows) {
+// Calls run(begin, end) for the output rows [0, rows) in chunks whose windows stay within the scratch budget,
+// so that they are still in cache when the sgemm reads them; scratch is grown to one chunk's windows.
+template <class Run>
+void in_chunks(const Axes3& s, std::int64_t channels, std::int64_t rows, std::vector<float>& scratch,
+               Run run) {
   const std::int64_t width = std::max<std::int64_t>(1, s.window_positions() * channels);
-  return std::clamp<std::int64_t>(kScratchFloats / width, 1, rows);
+  const std::int64_t chunk =
+      std::clamp<std::int64_t>(kScratchFloats / width, 1, std::max<std::int64_t>(rows, 1));
+  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * width));
+  for (std::int64_t begin = 0; begin < rows; begin += chunk) run(begin, std::min(rows, begin + chunk));
 }
 
 }  // namespace
@@ -169,13 +174,12 @@ void conv_forward(const float* x, const float* filter, std::int64_t out_channels
     gemm(false, false, shape.lead * s.out_positions(), out_channels, k, x, filter, 0.0f, y);
     return;
   }
-  const std::int64_t rows = shape.lead * s.out_positions(), chunk = rows_per_chunk(s, shape.channels, rows);
-  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * k));
-  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
-    const std::int64_t end = std::min(rows, begin + chunk);
-    im2col(x, s, shape.channels, begin, end, scratch.data());
-    gemm(false, false, end - begin, out_channels, k, scratch.data(), filter, 0.0f, y + begin * out_channels);
-  }
+  in_chunks(s, shape.channels, shape.lead * s.out_positions(), scratch,
+            [&](std::int64_t begin, std::int64_t end) {
+              im2col(x, s, shape.channels, begin, end, scratch.data());
+              gemm(false, false, end - begin, out_channels, k, scratch.data(), filter, 0.0f,
+                   y + begin * out_channels);
+            });
 }
 
 void conv_input_gradient(const float* dy, const float* filter, std::int64_t out_channels,
@@ -186,13 +190,12 @@ void conv_input_gradient(const float* dy, const float* filter, std::int64_t out_
     gemm(false, true, shape.lead * s.out_positions(), k, out_channels, dy, filter, 1.0f, dx);
     return;
   }
-  const std::int64_t rows = shape.lead * s.out_positions(), chunk = rows_per_chunk(s, shape.channels, rows);
-  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * k));
-  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
-    const std::int64_t end = std::min(rows, begin + chunk);
-    gemm(false, true, end - begin, k, out_channels, dy + begin * out_channels, filter, 0.0f, scratch.data());
-    col2im_add(scratch.data(), s, shape.channels, begin, end, dx);
-  }
+  in_chunks(s, shape.channels, shape.lead * s.out_positions(), scratch,
+            [&](std::int64_t begin, std::int64_t end) {
+              gemm(false, true, end - begin, k, out_channels, dy + begin * out_channels, filter, 0.0f,
+                   scratch.data());
+              col2im_add(scratch.data(), s, shape.channels, begin, end, dx);
+            });
 }
 
 void conv_filter_gradient(const float* x, const float* dy, std::int64_t out_channels,
@@ -203,14 +206,12 @@ void conv_filter_gradient(const float* x, const float* dy, std::int64_t out_chan
     gemm(true, false, k, out_channels, shape.lead * s.out_positions(), x, dy, 0.0f, dfilter);
     return;
   }
-  const std::int64_t rows = shape.lead * s.out_positions(), chunk = rows_per_chunk(s, shape.channels, rows);
-  scratch.resize(std::max<std::size_t>(scratch.size(), chunk * k));
-  for (std::int64_t begin = 0; begin < rows; begin += chunk) {
-    const std::int64_t end = std::min(rows, begin + chunk);
-    im2col(x, s, shape.channels, begin, end, scratch.data());
-    gemm(true, false, k, out_channels, end - begin, scratch.data(), dy + begin * out_channels,
-         begin == 0 ? 0.0f : 1.0f, dfilter);
-  }
+  in_chunks(s, shape.channels, shape.lead * s.out_positions(), scratch,
+            [&](std::int64_t begin, std::int64_t end) {
+              im2col(x, s, shape.channels, begin, end, scratch.data());
+              gemm(true, false, k, out_channels, end - begin, scratch.data(), dy + begin * out_channels,
+                   begin == 0 ? 0.0f : 1.0f, dfilter);
+            });
 }
 
 void pool_forward(PoolKind kind, const float* x, const WindowShape& shape, float* y) {

@@ -46,19 +46,7 @@ int send_rows(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t beg
                                   }
                                 }))
       .fusion = FusionRole::none;
-  const int received = lowerer.new_value(-1, in.name + "/" + what, shape, in.dtype, in.mesh_dims, in.pending);
-  Step step;
-  step.collective = CollectiveOp::permute;
-  step.inputs = {send};
-  step.output = received;
-  step.mesh_dims = {in.mesh_dims[d]};
-  step.tensor_dim = d;
-  step.shift_offset = direction;
-  step.shift_wrap = false;
-  step.record.kind = sim::CollectiveKind::permute;
-  step.record.elements_per_core = elems;
-  lowerer.add_collective(op, std::move(step), "halo");
-  return received;
+  return lowerer.permute(send, d, direction, false, op, "halo");
 }
 
 }  // namespace

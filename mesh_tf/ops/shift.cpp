@@ -81,18 +81,7 @@ void lower_shift(Lowerer& lowerer, const OpNode& op) {
                           o > 0 ? len - a : 0, 0, a);
     }
   });
-  const int received = lowerer.new_value(-1, in.name + "/halo", halo_shape, in.dtype, in.mesh_dims);
-  Step step;
-  step.collective = CollectiveOp::permute;
-  step.inputs = {send};
-  step.output = received;
-  step.mesh_dims = {m};
-  step.tensor_dim = d;
-  step.shift_offset = o;
-  step.shift_wrap = wrap;
-  step.record.kind = sim::CollectiveKind::permute;
-  step.record.elements_per_core = halo_elems;
-  lowerer.add_collective(op, std::move(step), "shift");
+  const int received = lowerer.permute(send, d, o, wrap, op, "shift");
   const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.mesh_dims);
   lowerer.set_result(op, out);
   lowerer.add_compute(op, op.name, {x, received}, out, 0, [=](Store& s) {
