@@ -25,6 +25,7 @@ void check_filter(const std::string& op, const Shape& image, const Shape& filter
                     op, filter.to_string(), n, image.to_string(), what));
   };
   if (filter.rank() != n + 2) throw problem(fmt::format("it has {} dims", filter.rank()));
+  if (image.rank() < n + 1) throw problem(fmt::format("the image has {} dims", image.rank()));
   const Dimension& channels = image[image.rank() - 1];
   if (filter[n] != channels) {
     throw problem(fmt::format("its in_channels {} is not the image's last dim {}", filter[n].to_string(),

@@ -351,6 +351,9 @@ TEST_CASE("bad window ops are one clear InputError") {
   CHECK_THROWS_WITH(conv(x, f7, {0, 1}, Padding::same, "c"),
                     Catch::Contains("the window is 7 and the stride 0"));
   CHECK_THROWS_WITH(conv(x, f7, {1}, Padding::same, "c"), Catch::Contains("the filter"));
+  const Tensor scalar = graph.input("scalar", Shape{});
+  CHECK_THROWS_WITH(conv(scalar, f7, {1, 1}, Padding::same, "c"), Catch::Contains("the image has 0 dims"));
+  CHECK_THROWS_WITH(avg_pool(scalar, {1}, {1}, Padding::same, "p"), Catch::Contains("needs 1 spatial dims"));
   CHECK_THROWS_WITH(max_pool(x, {3, 9}, {1, 1}, Padding::valid, "p"),
                     Catch::Contains("a window of 9 does not fit in 'w' of size 8 with valid padding"));
   CHECK_THROWS_WITH(max_pool(x, {3, 3, 3, 3}, {1, 1, 1, 1}, Padding::same, "p"),
