@@ -149,11 +149,23 @@ struct Executor::Impl {
       const std::string key =
           fmt::format("{}|{}", issued_signature(step, issued), fmt::join(request.algorithms, ","));
       auto it = auto_choices.find(key);
-      if (it == auto_choices.end())
-        it = auto_choices.emplace(key, sim::fastest_algorithms(*simulator, request)).first;
+      if (it == auto_choices.end()) {
+        sim::AutoChoice choice = sim::fastest_algorithms(*simulator, request);
+        it = auto_choices.emplace(key, choice.algorithms).first;
+        // The winner's simulation is what running it alone gives: it serves as this collective's time.
+        if (choice.result)
+          memo_result.emplace(memo_signature(step, issued, choice.algorithms), *choice.result);
+      }
       request.algorithms = it->second;
     }
     return request;
+  }
+
+  // The key of an issued collective's time among all the executors sharing memo_result.
+  std::string memo_signature(const Step& step, const IssuedCollective& issued,
+                             const std::vector<std::string>& algorithms) const {
+    return fmt::format("{}|{}|{}|{}", mesh.to_string(), mapping.note(), issued_signature(step, issued),
+                       fmt::join(algorithms, ","));
   }
 
   // The step's signature, and which of its issued collectives: identical ones take identical time.
@@ -201,9 +213,7 @@ struct Executor::Impl {
     double longest_s = -1;
     for (const auto& issued : step.record.issued) {
       sim::CollectiveRequest request = request_for(step, issued);
-      const std::string signature =
-          fmt::format("{}|{}|{}|{}", mesh.to_string(), mapping.note(), issued_signature(step, issued),
-                      fmt::join(request.algorithms, ","));
+      const std::string signature = memo_signature(step, issued, request.algorithms);
       const bool known = memo_result.count(signature) > 0;
       if (options.numerics) {
         // A max allreduce issued as a stacked allconcat: every member's buffer becomes a slot per member of

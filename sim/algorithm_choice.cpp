@@ -62,11 +62,17 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   Choice best;
   const auto found = [&] { return best.simulated + best.exact > 0; };
-  const auto consider = [&](std::size_t i, double time_s) {
+  const auto consider = [&](std::size_t i, double time_s, std::optional<CollectiveResult> result) {
     if (!found() || time_s < best.simulated_s || (time_s == best.simulated_s && i < best.index)) {
       best.index = i;
       best.simulated_s = time_s;
+      best.result = std::move(result);
     }
+  };
+  const auto simulate = [&](std::size_t i) {
+    CollectiveResult result = simulator.probe(candidates[i]);
+    consider(i, result.time_s, result);
+    ++best.simulated;
   };
   const bool ideal = simulator.network() == NetworkModel::ideal;
   std::vector<std::pair<double, std::size_t>> to_simulate;  // critical path, candidate
@@ -75,11 +81,10 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
         topology, candidates[i], true, found() ? best.simulated_s : std::numeric_limits<double>::infinity());
     if (prediction.gave_up) continue;  // its critical path alone is longer than a time found
     if (ideal && prediction.contention_checked && prediction.contention_free) {
-      consider(i, prediction.time_s);
+      consider(i, prediction.time_s, std::nullopt);
       ++best.exact;
     } else if (!found()) {
-      consider(i, simulator.probe_s(candidates[i]));
-      ++best.simulated;
+      simulate(i);
     } else {
       to_simulate.emplace_back(prediction.time_s, i);
     }
@@ -88,13 +93,12 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [critical_path_s, i] : to_simulate) {
     if (critical_path_s >= best.simulated_s) break;
-    consider(i, simulator.probe_s(candidates[i]));
-    ++best.simulated;
+    simulate(i);
   }
   return best;
 }
 
-std::vector<std::string> fastest_algorithms(Simulator& simulator, const CollectiveRequest& request) {
+AutoChoice fastest_algorithms(Simulator& simulator, const CollectiveRequest& request) {
   std::vector<CollectiveRequest> candidates;
   for (auto& names : auto_candidates(request)) {
     candidates.push_back(request);
@@ -105,7 +109,8 @@ std::vector<std::string> fastest_algorithms(Simulator& simulator, const Collecti
   if (candidates.empty()) {
     throw InputError(fmt::format("auto: no {} algorithm fits these groups", to_string(request.kind)));
   }
-  return candidates[fastest(simulator, candidates).index].algorithms;
+  Choice choice = fastest(simulator, candidates);
+  return {candidates[choice.index].algorithms, std::move(choice.result)};
 }
 
 }  // namespace tpusim::sim

@@ -3,9 +3,10 @@
 // that runs fastest on the simulator. Candidates are taken in the order of their alpha-beta critical paths,
 // which no simulated time can beat, until the next one's critical path is no shorter than the best time
 // found: the choice is the fastest candidate, without simulating those that cannot win. A candidate is
-// simulated timing only (Simulator::probe_s) unless its critical path is its time: on the ideal network a
+// simulated timing only (Simulator::probe) unless its critical path is its time: on the ideal network a
 // schedule whose transfers never share a directed link at once takes exactly its alpha-beta time
 // (bounds.hpp), so it needs no simulation. Ties go to the candidate listed first.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& r
 struct Choice {
   std::size_t index = 0;  // into the candidates
   double simulated_s = 0;
+  // The choice's simulation, timing only, when it was simulated (not timed by its critical path): what
+  // running it alone gives, so a timing-only caller need not simulate it again.
+  std::optional<CollectiveResult> result;
   std::size_t simulated = 0;  // candidates simulated
   std::size_t exact = 0;      // candidates timed by their contention-free alpha-beta critical path
   // The others could not win.
@@ -38,7 +42,12 @@ struct Choice {
 // when none fits.
 Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candidates);
 
-// The request's "auto" names replaced by the fastest of auto_candidates on its groups.
-std::vector<std::string> fastest_algorithms(Simulator& simulator, const CollectiveRequest& request);
+// The request's "auto" names replaced by the fastest of auto_candidates on its groups, and that candidate's
+// simulation when it had one.
+struct AutoChoice {
+  std::vector<std::string> algorithms;
+  std::optional<CollectiveResult> result;
+};
+AutoChoice fastest_algorithms(Simulator& simulator, const CollectiveRequest& request);
 
 }  // namespace tpusim::sim

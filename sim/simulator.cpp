@@ -205,10 +205,10 @@ bool Simulator::isolated_collectives() const { return impl_->options.isolated_co
 
 std::uint64_t Simulator::collectives_simulated() const { return impl_->collectives_simulated; }
 
-double Simulator::probe_s(const CollectiveRequest& request) {
+CollectiveResult Simulator::probe(const CollectiveRequest& request) {
   CollectiveRequest timing_only = request;
   timing_only.data = nullptr;
-  return run(timing_only, false).time_s;
+  return run(timing_only, false);
 }
 
 CollectiveResult Simulator::run(const CollectiveRequest& request, bool recorded) {

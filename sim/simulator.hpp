@@ -64,12 +64,12 @@ class Simulator {
   std::vector<std::pair<std::string, CollectiveResult>> remembered_results() const;
   void remember_results(const std::vector<std::pair<std::string, CollectiveResult>>& results);
 
-  // Collectives simulated so far by run and probe_s (not those started concurrently); with isolated
+  // Collectives simulated so far by run and probe (not those started concurrently); with isolated
   // collectives, those answered from remembered results are not counted.
   std::uint64_t collectives_simulated() const;
-  // The simulated seconds of the request run timing only (its data ignored) and left out of link_loads and
-  // the trace: what choosing among algorithms by simulation needs (sim/algorithm_choice.hpp).
-  double probe_s(const CollectiveRequest& request);
+  // The request run timing only (its data ignored) and left out of link_loads and the trace: what choosing
+  // among algorithms by simulation needs (sim/algorithm_choice.hpp).
+  CollectiveResult probe(const CollectiveRequest& request);
   double now_s() const;
 
   // Collectives that run at the same time on this clock and contend where they share links, timing only
@@ -77,7 +77,7 @@ class Simulator {
   // its requests run in turn. advance_concurrent runs the clock until `until_s` (infinity: no limit) or
   // until started ones end, whichever comes first, and returns the ids of those that ended (at now_s()),
   // in start order; empty when the clock reached until_s first. Nothing of their rounds is folded, since a
-  // round that ran alone may not stay alone. Run and probe_s wait until none is in flight.
+  // round that ran alone may not stay alone. Run and probe wait until none is in flight.
   int start_concurrent(const std::vector<CollectiveRequest>& in_turn);
   std::vector<int> advance_concurrent(double until_s);
   int concurrent_in_flight() const;

@@ -219,3 +219,29 @@ TEST_CASE("an algorithm without an allgather is refused for a mesh dimension tha
   CHECK_THROWS_WITH(build(), Catch::Contains("allgather over mesh dimension rows") &&
                                  Catch::Contains("unknown allgather algorithm 'bucket2d'"));
 }
+
+// auto's winner was simulated alone to be chosen (on lv08 no candidate is timed by its critical path), so a
+// timing-only step takes that simulation as its time instead of simulating it again; a named algorithm is
+// simulated once, at its first step.
+TEST_CASE("a timing-only step reuses the simulation that chose each auto collective") {
+  tpusim::sim::SimOptions lv08;
+  lv08.network = tpusim::sim::NetworkModel::lv08;
+  tpusim::sim::Simulator simulator(tpusim::topo::preset("tpu-v2-32"), lv08);
+  auto t = two_layer_example(64, 32, 64);
+  ExecutionOptions options;
+  options.numerics = false;
+  options.outputs = {t.y, t.grads[0], t.grads[1], t.grads[2]};
+  options.algorithms = {{"rows", "auto"}, {"cols", "auto"}};
+  Executor chosen(*t.graph, MeshShape::parse("rows:4;cols:8"), LayoutRules::parse("batch:rows;hidden:cols"),
+                  &simulator, options);
+  const auto after_choosing = simulator.collectives_simulated();
+  CHECK(after_choosing > 0);
+  const auto step = chosen.run();
+  CHECK(simulator.collectives_simulated() == after_choosing);
+  for (const auto& c : step.collectives) CHECK(c.time_s > 0);
+  options.algorithms = {{"rows", "bidir_ring"}, {"cols", "bidir_ring"}};
+  Executor named(*t.graph, MeshShape::parse("rows:4;cols:8"), LayoutRules::parse("batch:rows;hidden:cols"),
+                 &simulator, options);
+  named.run();
+  CHECK(simulator.collectives_simulated() > after_choosing);
+}
