@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "sim/algorithm_registry.hpp"
@@ -76,23 +77,35 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
   };
   const bool ideal = simulator.network() == NetworkModel::ideal;
   std::vector<std::pair<double, std::size_t>> to_simulate;  // critical path, candidate
+  const auto by_critical_path = [](const auto& a, const auto& b) { return a.first < b.first; };
+  // A long schedule's walk stops early only against a time found; before walking one, the most promising
+  // candidate that needs a simulation is simulated (short schedules are walked first, so a candidate that
+  // loses to a long one's exact time is not simulated for nothing).
+  const std::size_t participants =
+      candidates.front().groups.empty() ? 1 : candidates.front().groups.front().ranks.size();
+  const std::size_t long_schedule =
+      4 * static_cast<std::size_t>(std::ceil(std::log2(std::max<std::size_t>(participants, 2))));
+  const auto simulate_most_promising = [&] {
+    const auto it = std::min_element(to_simulate.begin(), to_simulate.end(), by_critical_path);
+    const std::size_t i = it->second;
+    to_simulate.erase(it);
+    simulate(i);
+  };
   for (const auto& [rounds, i] : by_rounds) {
+    if (!found() && !to_simulate.empty() && rounds > long_schedule) simulate_most_promising();
     const auto prediction = predict_alpha_beta(
         topology, candidates[i], true, found() ? best.simulated_s : std::numeric_limits<double>::infinity());
     if (prediction.gave_up) continue;  // its critical path alone is longer than a time found
     if (ideal && prediction.contention_checked && prediction.contention_free) {
       consider(i, prediction.time_s, std::nullopt);
       ++best.exact;
-    } else if (!found()) {
-      simulate(i);
     } else {
       to_simulate.emplace_back(prediction.time_s, i);
     }
   }
-  std::stable_sort(to_simulate.begin(), to_simulate.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(to_simulate.begin(), to_simulate.end(), by_critical_path);
   for (const auto& [critical_path_s, i] : to_simulate) {
-    if (critical_path_s >= best.simulated_s) break;
+    if (found() && critical_path_s >= best.simulated_s) break;
     simulate(i);
   }
   return best;
