@@ -64,9 +64,9 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
   Choice best;
   const auto found = [&] { return best.simulated + best.exact > 0; };
   const auto consider = [&](std::size_t i, double time_s, std::optional<CollectiveResult> result) {
-    if (!found() || time_s < best.simulated_s || (time_s == best.simulated_s && i < best.index)) {
+    if (!found() || time_s < best.time_s || (time_s == best.time_s && i < best.index)) {
       best.index = i;
-      best.simulated_s = time_s;
+      best.time_s = time_s;
       best.result = std::move(result);
     }
   };
@@ -94,7 +94,7 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
   for (const auto& [rounds, i] : by_rounds) {
     if (!found() && !to_simulate.empty() && rounds > long_schedule) simulate_most_promising();
     const auto prediction = predict_alpha_beta(
-        topology, candidates[i], true, found() ? best.simulated_s : std::numeric_limits<double>::infinity());
+        topology, candidates[i], true, found() ? best.time_s : std::numeric_limits<double>::infinity());
     if (prediction.gave_up) continue;  // its critical path alone is longer than a time found
     if (ideal && prediction.contention_checked && prediction.contention_free) {
       consider(i, prediction.time_s, std::nullopt);
@@ -105,7 +105,7 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
   }
   std::stable_sort(to_simulate.begin(), to_simulate.end(), by_critical_path);
   for (const auto& [critical_path_s, i] : to_simulate) {
-    if (found() && critical_path_s >= best.simulated_s) break;
+    if (found() && critical_path_s >= best.time_s) break;
     simulate(i);
   }
   return best;

@@ -28,7 +28,7 @@ std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& r
 
 struct Choice {
   std::size_t index = 0;  // into the candidates
-  double simulated_s = 0;
+  double time_s = 0;      // simulated, or the critical path where that is exact
   // The choice's simulation, timing only, when it was simulated (not timed by its critical path): what
   // running it alone gives, so a timing-only caller need not simulate it again.
   std::optional<CollectiveResult> result;
