@@ -339,7 +339,7 @@ TEST_CASE("bad window ops are one clear InputError") {
   const Dimension b("batch", 2), h("h", 16), w("w", 8), ci("ci", 3), co("co", 4);
   const Tensor x = graph.input("x", {b, h, w, ci});
   const Tensor f7 = graph.input("f7", {Dimension("kh", 7), Dimension("kw", 1), ci, co});
-  const Tensor y = conv(x, f7, {1, 1}, Padding::same, "wide");
+  conv(x, f7, {1, 1}, Padding::same, "wide");
   const auto mesh = MeshShape::parse("a:8");
   CHECK_THROWS_WITH(
       Executor(graph, mesh, LayoutRules::parse("h:a"), nullptr),
