@@ -111,9 +111,6 @@ int fold_halo(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t bef
   const int out = lowerer.new_value(tensor, tensor >= 0 ? name : in.name + "/folded",
                                     with_tile_rows(in, mesh, d, len), in.dtype, in.mesh_dims, in.pending);
   const auto sizes = lowerer.value(out).local_sizes, in_sizes = in.local_sizes;
-  auto before_sizes = sizes, after_sizes = sizes;
-  before_sizes[d] = before;
-  after_sizes[d] = after;
   const std::int64_t elems = lowerer.value(out).slice_elements, in_elems = in.slice_elements;
   const std::int64_t before_elems = elems / len * before, after_elems = elems / len * after;
   const int slices = in.num_slices;
@@ -129,27 +126,26 @@ int fold_halo(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t bef
           op, op.name + "/fold", inputs, out, 0,
           [=](Store& s) {
             s[out].resize(elems * slices);
-            std::vector<float> rows;
+            const kernels::AxisView view(sizes, d);
             for (int key = 0; key < slices; ++key) {
               float* dst = s[out].data() + key * elems;
               kernels::copy_block(s[v].data() + key * in_elems, in_sizes, dst, sizes, d, before, 0, len);
-              const auto add_rows = [&](const float* src, const std::vector<std::int64_t>& src_sizes,
-                                        std::int64_t count, std::int64_t first_row) {
-                rows.assign(elems, 0.0f);
-                kernels::copy_block(src, src_sizes, rows.data(), sizes, d, 0, first_row, count);
-                const kernels::AxisView view(sizes, d);
+              // src holds `count` rows laid out as the tile's: its row r is added to the tile's row first_row
+              // + r.
+              const auto add_rows = [&](const float* src, std::int64_t count, std::int64_t first_row) {
                 for (std::int64_t p = 0; p < view.pre; ++p) {
-                  for (std::int64_t r = first_row; r < first_row + count; ++r) {
-                    for (std::int64_t q = 0; q < view.post; ++q)
-                      dst[view.at(p, r, q)] += rows[view.at(p, r, q)];
+                  for (std::int64_t r = 0; r < count; ++r) {
+                    const float* from = src + (p * count + r) * view.post;
+                    float* to = dst + view.at(p, first_row + r, 0);
+                    for (std::int64_t q = 0; q < view.post; ++q) to[q] += from[q];
                   }
                 }
               };
               if (to_next_end >= 0 && has_next[key]) {
-                add_rows(s[to_next_end].data() + key * before_elems, before_sizes, before, len - before);
+                add_rows(s[to_next_end].data() + key * before_elems, before, len - before);
               }
               if (to_previous_start >= 0 && has_previous[key]) {
-                add_rows(s[to_previous_start].data() + key * after_elems, after_sizes, after, 0);
+                add_rows(s[to_previous_start].data() + key * after_elems, after, 0);
               }
             }
           }))
