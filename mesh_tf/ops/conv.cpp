@@ -10,12 +10,6 @@
 namespace tpusim::mtf {
 namespace {
 
-std::vector<std::int64_t> window_of(const Shape& filter, int n) {
-  std::vector<std::int64_t> window;
-  for (int j = 0; j < n; ++j) window.push_back(filter[j].size);
-  return window;
-}
-
 // InputError unless `filter` is [window..., image channels, out channels] for `image`.
 void check_filter(const std::string& op, const Shape& image, const Shape& filter, int n) {
   const auto problem = [&](const std::string& what) {
@@ -43,6 +37,33 @@ void check_filter(const std::string& op, const Shape& image, const Shape& filter
 
 std::string op_label(const char* kind, const std::string& name) { return fmt::format("{} '{}'", kind, name); }
 
+// The windows of a conv of `image` by a filter of `filter_shape` (checked), and the conv's output shape.
+struct ConvWindows {
+  WindowAttributes attributes;
+  Shape output;
+};
+ConvWindows conv_windows(const std::string& op, const Shape& image, const Shape& filter_shape,
+                         const std::vector<std::int64_t>& strides, Padding padding) {
+  const int n = static_cast<int>(strides.size());
+  check_filter(op, image, filter_shape, n);
+  std::vector<std::int64_t> window;
+  for (int j = 0; j < n; ++j) window.push_back(filter_shape[j].size);
+  WindowAttributes attributes = window_attributes(op, image, std::move(window), strides, padding);
+  Shape output = windowed_shape(image, attributes, &filter_shape[n + 1]);
+  return {std::move(attributes), std::move(output)};
+}
+
+// InputError unless dy, which an adjoint takes in place of the conv's output, has the output's shape.
+void check_conv_output(const std::string& op, const Tensor& dy, const std::string& image,
+                       const ConvWindows& conv) {
+  if (dy.shape() != conv.output) {
+    throw InputError(
+        fmt::format("{}: '{}' has shape {}, but a conv of {} with this filter, stride and padding "
+                    "gives {}",
+                    op, dy.name(), dy.shape().to_string(), image, conv.output.to_string()));
+  }
+}
+
 Tensor add_window_op(Graph& graph, OpKind kind, std::vector<int> inputs, WindowAttributes attributes,
                      const Shape& shape, DType dtype, const std::string& name) {
   OpNode op;
@@ -57,31 +78,19 @@ Tensor add_window_op(Graph& graph, OpKind kind, std::vector<int> inputs, WindowA
 Tensor conv(const Tensor& x, const Tensor& filter, const std::vector<std::int64_t>& strides, Padding padding,
             const std::string& name) {
   Graph& graph = same_graph({x, filter}, "conv");
-  const std::string op = op_label("conv", name);
-  const int n = static_cast<int>(strides.size());
-  check_filter(op, x.shape(), filter.shape(), n);
-  WindowAttributes window = window_attributes(op, x.shape(), window_of(filter.shape(), n), strides, padding);
-  const Shape out = windowed_shape(x.shape(), window, &filter.shape()[n + 1]);
-  return add_window_op(graph, OpKind::conv, {x.id(), filter.id()}, std::move(window), out, x.dtype(), name);
+  ConvWindows windows = conv_windows(op_label("conv", name), x.shape(), filter.shape(), strides, padding);
+  return add_window_op(graph, OpKind::conv, {x.id(), filter.id()}, std::move(windows.attributes),
+                       windows.output, x.dtype(), name);
 }
 
 Tensor conv_transpose(const Tensor& dy, const Tensor& filter, const Shape& input_shape,
                       const std::vector<std::int64_t>& strides, Padding padding, const std::string& name) {
   Graph& graph = same_graph({dy, filter}, "conv_transpose");
   const std::string op = op_label("conv_transpose", name);
-  const int n = static_cast<int>(strides.size());
-  check_filter(op, input_shape, filter.shape(), n);
-  WindowAttributes window =
-      window_attributes(op, input_shape, window_of(filter.shape(), n), strides, padding);
-  const Shape expected = windowed_shape(input_shape, window, &filter.shape()[n + 1]);
-  if (dy.shape() != expected) {
-    throw InputError(
-        fmt::format("{}: '{}' has shape {}, but a conv of {} with this filter, stride and padding "
-                    "gives {}",
-                    op, dy.name(), dy.shape().to_string(), input_shape.to_string(), expected.to_string()));
-  }
-  return add_window_op(graph, OpKind::conv_transpose, {dy.id(), filter.id()}, std::move(window), input_shape,
-                       dy.dtype(), name);
+  ConvWindows windows = conv_windows(op, input_shape, filter.shape(), strides, padding);
+  check_conv_output(op, dy, input_shape.to_string(), windows);
+  return add_window_op(graph, OpKind::conv_transpose, {dy.id(), filter.id()}, std::move(windows.attributes),
+                       input_shape, dy.dtype(), name);
 }
 
 Tensor conv_filter_gradient(const Tensor& x, const Tensor& dy, const Shape& filter_shape,
@@ -89,17 +98,9 @@ Tensor conv_filter_gradient(const Tensor& x, const Tensor& dy, const Shape& filt
                             const std::string& name) {
   Graph& graph = same_graph({x, dy}, "conv_filter_gradient");
   const std::string op = op_label("conv_filter_gradient", name);
-  const int n = static_cast<int>(strides.size());
-  check_filter(op, x.shape(), filter_shape, n);
-  WindowAttributes window = window_attributes(op, x.shape(), window_of(filter_shape, n), strides, padding);
-  const Shape expected = windowed_shape(x.shape(), window, &filter_shape[n + 1]);
-  if (dy.shape() != expected) {
-    throw InputError(fmt::format(
-        "{}: '{}' has shape {}, but a conv of '{}' {} with this filter, stride and "
-        "padding gives {}",
-        op, dy.name(), dy.shape().to_string(), x.name(), x.shape().to_string(), expected.to_string()));
-  }
-  return add_window_op(graph, OpKind::conv_filter_gradient, {x.id(), dy.id()}, std::move(window),
+  ConvWindows windows = conv_windows(op, x.shape(), filter_shape, strides, padding);
+  check_conv_output(op, dy, fmt::format("'{}' {}", x.name(), x.shape().to_string()), windows);
+  return add_window_op(graph, OpKind::conv_filter_gradient, {x.id(), dy.id()}, std::move(windows.attributes),
                        filter_shape, x.dtype(), name);
 }
 
