@@ -79,24 +79,31 @@ namespace ops {
 namespace {
 
 // Where each tensor of a window op sits: which input (or -1: the op's output) is the image, the windowed
-// side and the filter.
+// side and the filter; which tensor's layout rule splits the image's and the windowed side's channels; and
+// what the op sums over, which stays split as a partial sum.
+enum class ChannelsFrom { output, input0, filter_in, filter_out };  // the last two: of an output filter
+enum class Sums { nothing, image_channels, windowed_channels, lead_and_spatial };
 struct Roles {
   int image = -1, windowed = -1, filter = -1;
   bool image_is_output = false, filter_is_output = false;
+  ChannelsFrom image_channels = ChannelsFrom::output, windowed_channels = ChannelsFrom::output;
+  Sums sums = Sums::nothing;
 };
 
 Roles roles_of(const OpNode& op) {
+  using C = ChannelsFrom;
   switch (op.kind) {
     case OpKind::conv:
-      return {0, -1, 1, false, false};
+      return {0, -1, 1, false, false, C::input0, C::output, Sums::image_channels};
     case OpKind::conv_transpose:
-      return {-1, 0, 1, true, false};
+      return {-1, 0, 1, true, false, C::output, C::input0, Sums::windowed_channels};
     case OpKind::conv_filter_gradient:
-      return {0, 1, -1, false, true};
+      return {0, 1, -1, false, true, C::filter_in, C::filter_out, Sums::lead_and_spatial};
     case OpKind::pool:
-      return {0, -1, -1, false, false};
+      return {0, -1, -1, false, false, C::output, C::output, Sums::nothing};
     case OpKind::pool_gradient:  // max pooling reads the image again; average pooling only its windowed side
-      return op.inputs.size() == 2 ? Roles{0, 1, -1, true, false} : Roles{-1, 0, -1, true, false};
+      return op.inputs.size() == 2 ? Roles{0, 1, -1, true, false, C::output, C::output, Sums::nothing}
+                                   : Roles{-1, 0, -1, true, false, C::output, C::output, Sums::nothing};
     default:
       TPUSIM_CHECK(false);
       return {};
@@ -134,37 +141,33 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
   }
   const std::vector<int> out_rule = lowerer.rule_mesh_dims(t.id, window_dims);
   std::vector<int> grid(out_rule.begin(), out_rule.begin() + std::min<int>(first + n, out_rule.size()));
-  int image_channels = -1, windowed_channels = -1;
-  const auto rule_of_input_channels = [&](int input) {
-    return lowerer.rule_mesh_dims(op.inputs[input]).back();
-  };
-  switch (op.kind) {
-    case OpKind::conv:
-      image_channels = rule_of_input_channels(0);
-      windowed_channels = out_rule.back();
-      break;
-    case OpKind::conv_transpose:
-      image_channels = out_rule.back();
-      windowed_channels = rule_of_input_channels(0);
-      break;
-    case OpKind::conv_filter_gradient: {
-      const auto image_rule = lowerer.rule_mesh_dims(op.inputs[0]);
-      grid.assign(image_rule.begin(), image_rule.begin() + first + n);
-      image_channels = out_rule[n];
-      windowed_channels = out_rule[n + 1];
-      break;
-    }
-    default:
-      image_channels = windowed_channels = out_rule.back();
+  if (roles.filter_is_output) {
+    const auto image_rule = lowerer.rule_mesh_dims(op.inputs[0]);
+    grid.assign(image_rule.begin(), image_rule.begin() + first + n);
   }
+  const auto channels_dim = [&](ChannelsFrom from) {
+    switch (from) {
+      case ChannelsFrom::output:
+        return out_rule.back();
+      case ChannelsFrom::input0:
+        return lowerer.rule_mesh_dims(op.inputs[0]).back();
+      case ChannelsFrom::filter_in:
+        return out_rule[n];
+      case ChannelsFrom::filter_out:
+        return out_rule[n + 1];
+    }
+    return -1;
+  };
+  int image_channels = channels_dim(roles.image_channels),
+      windowed_channels = channels_dim(roles.windowed_channels);
   const auto in_grid = [&](int m) { return m >= 0 && std::find(grid.begin(), grid.end(), m) != grid.end(); };
-  // A mesh dim splits one dim name: the output's layout wins over a contracted dim's.
-  if (op.kind == OpKind::conv && (in_grid(image_channels) || image_channels == windowed_channels))
+  // A mesh dim splits one dim name: the output's layout wins over a summed dim's.
+  if (roles.sums == Sums::image_channels && (in_grid(image_channels) || image_channels == windowed_channels))
     image_channels = -1;
-  if (op.kind == OpKind::conv_transpose &&
+  if (roles.sums == Sums::windowed_channels &&
       (in_grid(windowed_channels) || windowed_channels == image_channels))
     windowed_channels = -1;
-  if (roles.filter_is_output) {
+  if (roles.sums == Sums::lead_and_spatial) {
     for (auto& m : grid) m = m == image_channels || m == windowed_channels ? -1 : m;
   }
 
@@ -203,9 +206,9 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
   filter_dims.push_back(windowed_channels);
   std::vector<int> pending;
   const auto split = [&](int m) { return m >= 0 && mesh.dim_size(m) > 1; };
-  if (op.kind == OpKind::conv && split(image_channels)) pending.push_back(image_channels);
-  if (op.kind == OpKind::conv_transpose && split(windowed_channels)) pending.push_back(windowed_channels);
-  if (roles.filter_is_output) {
+  if (roles.sums == Sums::image_channels && split(image_channels)) pending.push_back(image_channels);
+  if (roles.sums == Sums::windowed_channels && split(windowed_channels)) pending.push_back(windowed_channels);
+  if (roles.sums == Sums::lead_and_spatial) {
     for (const int m : grid) {
       if (split(m)) pending.push_back(m);
     }
