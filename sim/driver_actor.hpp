@@ -2,11 +2,11 @@
 // sim-private: runs one collective's driver as a SimGrid actor and returns when it is done, with the engine
 // paused rather than run dry.
 //
-// Running the engine dry would end the endpoint actors (transfer_tracker.hpp) that later collectives of the
-// process reuse: SimGrid kills every actor left blocked when nothing more can happen. SimGrid 3.32 instead
-// leaves its main loop early when an activity was vetoed (a set the user owns), so the driver marks the set
-// when it returns; a timer at that instant keeps the loop's last turn from moving the clock, or from taking
-// the blocked endpoints for a deadlock.
+// Running the engine until its actors are done would not return at the end of one of several collectives
+// in flight together (Simulator::advance_concurrent), and SimGrid kills every actor left blocked when nothing
+// more can happen. SimGrid 3.32 instead leaves its main loop early when an activity was vetoed (a set the
+// user owns), so a driver marks the set when it returns; a timer at that instant keeps the loop's last turn
+// from moving the clock, or from taking the actors still blocked for a deadlock.
 #include <functional>
 #include <simgrid/s4u.hpp>
 

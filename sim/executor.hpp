@@ -32,7 +32,7 @@ struct ExecutionInput {
   bool reads_input =
       false;  // some transfers read the buffers as they were at the start (all-to-all, permute)
   bool fold_repeated_rounds = true;
-  TransferMechanism transfers = TransferMechanism::maestro_comms;
+  TransferMechanism transfers = TransferMechanism::network_actions;
   int label = 0;
   std::vector<TraceEvent>* trace = nullptr;  // null: no trace
 };

@@ -35,13 +35,6 @@ bool g_engine_created = false;
 // Meshes get explicit routes for every chip pair; beyond this the platform itself becomes the cost.
 constexpr int kMaxMeshChips = 1024;
 
-// Where endpoint actors start to beat comms started from maestro on this project's machine (transfer_tracker
-// .hpp), 64 MiB bucket2d end to end, maestro / endpoints: 0.113 / 0.141 s on 256 chips, 0.190 / 0.233 s on
-// 512, 0.427 / 0.455 s on 1024 (where the 4.9B-LM step takes 0.80 / 0.73 s), 8.9 / 1.8 s on 4096, 42.6 / 3.5
-// s on 8192. With two simcalls per message instead of four (a permanent receiver), medians of 5 in pairs:
-// 0.144 / 0.179 s on 256 chips, 0.189 / 0.263 s on 512, 0.419 / 0.423 s on 1024: the threshold stands.
-constexpr int kEndpointActorsFromChips = 1024;
-
 // Under AddressSanitizer, SimGrid must run its actors on threads. Its default raw contexts (and ucontext)
 // switch stacks behind ASan's back: Debian's SimGrid is built without the fiber annotations
 // (__sanitizer_start_switch_fiber) that its own enable_address_sanitizer build adds, so ASan cannot unpoison
@@ -79,18 +72,6 @@ s4u::Engine* create_engine(NetworkModel network) {
     s4u::Engine::set_config("surf/precision:1e-15");
   }
   return engine;
-}
-
-TransferMechanism transfer_mechanism_for(const topo::Topology& topology) {
-#ifdef TPUSIM_SIMGRID_THREAD_CONTEXTS
-  // With actors on threads each switch is a handoff between threads: endpoints would cost a sanitizer build
-  // minutes per large collective. It still tests them where a test asks for them.
-  (void)topology;
-  return TransferMechanism::maestro_comms;
-#else
-  return topology.num_chips() >= kEndpointActorsFromChips ? TransferMechanism::endpoint_actors
-                                                          : TransferMechanism::maestro_comms;
-#endif
 }
 
 template <typename T>
@@ -170,7 +151,7 @@ struct Simulator::Impl {
     input.data = request.data;
     input.reads_input = reads_buffers_at_start(request.kind);
     input.fold_repeated_rounds = options.fold_repeated_rounds;
-    input.transfers = options.transfers.value_or(transfer_mechanism_for(topology));
+    input.transfers = options.transfers;
     return input;
   }
 };
@@ -405,7 +386,7 @@ std::string Simulator::identity() const {
       fmt::join(t.chip_dims(), "x"), t.wraparound(), t.cores_per_chip(), t.inter_chip().bandwidth_Bps(),
       t.inter_chip().latency_s(), t.intra_chip().bandwidth_Bps(), t.intra_chip().latency_s(),
       t.faults().text(), fmt::join(twists, ";"), o.network == NetworkModel::ideal ? "ideal" : "lv08",
-      o.fold_repeated_rounds, static_cast<int>(o.transfers.value_or(transfer_mechanism_for(t))));
+      o.fold_repeated_rounds, static_cast<int>(o.transfers));
 }
 
 std::vector<std::pair<std::string, CollectiveResult>> Simulator::remembered_results() const {

@@ -14,7 +14,7 @@ namespace tpusim::sim {
 enum class NetworkModel { ideal, lv08 };
 
 // How a transfer is carried on SimGrid (sim/transfer_tracker.hpp): the same simulated times either way.
-enum class TransferMechanism { maestro_comms, endpoint_actors };
+enum class TransferMechanism { network_actions, maestro_comms };
 
 struct SimOptions {
   NetworkModel network = NetworkModel::ideal;
@@ -22,8 +22,7 @@ struct SimOptions {
   // Rounds whose transfers all started and ended together repeat exactly while the pattern repeats: simulate
   // one, advance the clock by the rest. Exact in the ideal model; tests compare it with folding off.
   bool fold_repeated_rounds = true;
-  // None: maestro_comms below 1024 chips, endpoint_actors from there (transfer_tracker.hpp says why).
-  std::optional<TransferMechanism> transfers;
+  TransferMechanism transfers = TransferMechanism::network_actions;
   // Each collective runs in a child process forked from this engine before its clock ever moved, so every
   // time is simulated from clock 0 whatever ran before: a collective's time is then a function of the request
   // alone, bit for bit (on one long clock, end minus start rounds differently at later dates), which a cache

@@ -2,8 +2,8 @@
 
 #include <simgrid/simix.hpp>
 
-#include "sim/endpoint_actors.hpp"
 #include "sim/maestro_comms.hpp"
+#include "sim/network_actions.hpp"
 #include "topologies/support/check.hpp"
 
 namespace tpusim::sim {
@@ -24,10 +24,10 @@ void TransferTracker::in_maestro(const std::function<void()>& work) {
 
 void TransferTracker::hand_back_released() {
   for (const std::uint32_t slot : released_) {
-    if (mechanism_ == TransferMechanism::maestro_comms) {
-      maestro_comms::release(slot);
+    if (mechanism_ == TransferMechanism::network_actions) {
+      network_actions::release(slot);
     } else {
-      endpoint_actors::release(slot);
+      maestro_comms::release(slot);
     }
   }
   released_.clear();
@@ -36,8 +36,8 @@ void TransferTracker::hand_back_released() {
 std::uint32_t TransferTracker::start(simgrid::s4u::Host* src, simgrid::s4u::Host* dst, std::uint64_t bytes) {
   TPUSIM_CHECK(simgrid::s4u::Actor::is_maestro());
   ++in_flight_;
-  return mechanism_ == TransferMechanism::maestro_comms ? maestro_comms::start(*this, src, dst, bytes)
-                                                        : endpoint_actors::start(*this, src, dst, bytes);
+  return mechanism_ == TransferMechanism::network_actions ? network_actions::start(*this, src, dst, bytes)
+                                                          : maestro_comms::start(*this, src, dst, bytes);
 }
 
 void TransferTracker::ended(std::uint32_t slot) {
