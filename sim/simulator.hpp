@@ -22,6 +22,7 @@ struct SimOptions {
   // Rounds whose transfers all started and ended together repeat exactly while the pattern repeats: simulate
   // one, advance the clock by the rest. Exact in the ideal model; tests compare it with folding off.
   bool fold_repeated_rounds = true;
+  // Only tests change it: maestro_comms carries the same transfers through SimGrid's public interface alone.
   TransferMechanism transfers = TransferMechanism::network_actions;
   // Each collective runs in a child process forked from this engine before its clock ever moved, so every
   // time is simulated from clock 0 whatever ran before: a collective's time is then a function of the request
