@@ -221,6 +221,7 @@ class Runner {
         keep(*record);
       }
       totals_.count(*record);
+      if (options_.on_row) options_.on_row(i, outcome_of_record(*record));
       if (files) files->add(record->at("csv"), record->at("run"));
       if (printed) printed->add(record->at("run"));
     }

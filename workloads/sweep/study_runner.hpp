@@ -30,6 +30,9 @@ struct StudyRunOptions {
   nlohmann::json inputs = nlohmann::json::object();  // sweep.json's context inputs
   std::ostream* json_out = nullptr;                  // sweep.json printed here too
   std::function<void(std::size_t point)> on_point;   // after each point run now has its record (benchmarks)
+  // Every point with a record (run now or earlier), in point order, as the summary is assembled: a report
+  // over all the rows (tpusim fidelity's median error).
+  std::function<void(std::size_t point, const PointOutcome& outcome)> on_row;
 };
 
 struct StudyRunTotals : RecordCounts {  // the summary's rows, by status

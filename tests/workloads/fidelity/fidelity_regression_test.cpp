@@ -1,0 +1,49 @@
+// A regression guard on tpusim's fidelity: every shipped measurement is predicted (each in a child process,
+// as `tpusim fidelity` runs them), and each row's error stays within kTolerance of the error recorded here.
+// This is not a pass threshold for fidelity: when a change of the model moves a row on purpose, record the
+// new error here (from `tpusim fidelity`) and say in the change why it moved.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+
+#include "workloads/fidelity/fidelity_study.hpp"
+#include "workloads/sweep/study_runner.hpp"
+
+using namespace tpusim::workloads;
+
+namespace {
+
+// predicted / measured - 1 of each shipped measurement, as `tpusim fidelity` printed it.
+const std::map<std::string, double> kRecordedError = {
+    {"mtf_lm5_v2_512", -0.345},          {"resnet50_v2-8_mlperf05", +0.724},
+    {"resnet50_v3-128_mlperf06", +0.889}, {"resnet50_v3-2048_mlperf06", +1.322},
+    {"resnet50_v3-32_mlperf06", +0.866},  {"resnet50_v3-512_mlperf06", +0.684},
+    {"t2t_datasplit_tr0_32", -0.415},    {"t2t_datasplit_tr0_512", -0.450},
+};
+// An absolute difference of errors: 0.5 percentage points, above the recorded figures' rounding (0.05
+// points) and far below any change of a mechanism worth recording.
+constexpr double kTolerance = 0.005;
+
+}  // namespace
+
+TEST_CASE("fidelity: every shipped measurement's error stays at its recorded value") {
+  const FidelityStudy study("shipped", shipped_measurements(), "");
+  REQUIRE(study.size() == kRecordedError.size());
+  std::vector<FidelityRow> rows;
+  StudyRunOptions options;
+  options.jobs = 2;
+  options.files = false;
+  options.on_row = [&](std::size_t point, const PointOutcome& outcome) {
+    rows.push_back(study.row(point, outcome));
+  };
+  run_study(study, options);
+  REQUIRE(rows.size() == study.size());
+  for (const auto& row : rows) {
+    INFO(row.measurement->id << ": " << row.predicted.error);
+    REQUIRE(row.ok());
+    REQUIRE(kRecordedError.count(row.measurement->id) == 1);
+    const double recorded = kRecordedError.at(row.measurement->id);
+    INFO("error " << row.error() << ", recorded " << recorded);
+    CHECK(std::abs(row.error() - recorded) <= kTolerance);
+  }
+}

@@ -1,0 +1,98 @@
+#include "workloads/fidelity/measurement.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/text_file.hpp"
+#include "workloads/config/config_node.hpp"
+#include "workloads/config/config_parser.hpp"
+#include "workloads/fidelity/measurement_catalog.hpp"
+
+namespace tpusim::workloads {
+namespace {
+
+const std::vector<std::string> kMeasurementKeys = {"id",          "family",     "source",     "software",
+                                                   "reliability", "step_s",     "flops_per_s", "derivation"};
+
+double positive_number(const ConfigNode& value) {
+  const double number = value.number();
+  if (!(number > 0)) value.fail(fmt::format("{:g} must be greater than 0", number));
+  return number;
+}
+
+std::string text_of(const ConfigNode& section, const std::string& key) {
+  const ConfigNode value = section.child(key);
+  const std::string text = value.scalar();
+  if (text.empty()) value.fail("must not be empty");
+  return text;
+}
+
+void check_unique_ids(const std::vector<Measurement>& measurements) {
+  std::set<std::string> seen;
+  for (const auto& m : measurements) {
+    if (!seen.insert(m.id).second)
+      throw InputError(fmt::format("{}: measurement.id: '{}' is the id of another measurement of the set",
+                                   m.file, m.id));
+  }
+}
+
+}  // namespace
+
+double Measurement::measured_step_s(double model_flops_per_step) const {
+  return step_s ? *step_s : model_flops_per_step / *flops_per_s;
+}
+
+Measurement parse_measurement(const std::string& yaml_text, const std::string& file) {
+  const ConfigNode root = ConfigNode::parse(yaml_text, file);
+  root.expect_map({"measurement", "config"});
+  const ConfigNode section = root.child("measurement");
+  section.expect_map(kMeasurementKeys);
+  std::string id = text_of(section, "id"), family = text_of(section, "family"),
+              source = text_of(section, "source"), software = text_of(section, "software"),
+              reliability = text_of(section, "reliability"), derivation = text_of(section, "derivation");
+  if (section.has("step_s") == section.has("flops_per_s"))
+    section.fail("give exactly one of step_s (a measured step time) and flops_per_s (a measured FLOP rate)");
+  std::optional<double> step_s, flops_per_s;
+  if (section.has("step_s")) step_s = positive_number(section.child("step_s"));
+  if (section.has("flops_per_s")) flops_per_s = positive_number(section.child("flops_per_s"));
+  RunConfig config = parse_run_config(root.child("config"), yaml_text);
+  return Measurement{std::move(id),     std::move(family),     std::move(source),
+                     std::move(software), std::move(reliability), std::move(derivation),
+                     step_s,            flops_per_s,           file,
+                     std::move(config)};
+}
+
+std::vector<Measurement> load_measurements(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (!fs::is_directory(path, error)) {
+    return {parse_measurement(read_input_file(path, "measurement file"), path)};
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(path, error)) {
+    if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  if (error) throw InputError(fmt::format("{}: cannot list the folder: {}", path, error.message()));
+  if (files.empty()) throw InputError(fmt::format("{}: the folder holds no measurement (*.yaml) file", path));
+  std::sort(files.begin(), files.end());
+  std::vector<Measurement> measurements;
+  for (const auto& file : files)
+    measurements.push_back(parse_measurement(read_input_file(file, "measurement file"), file));
+  check_unique_ids(measurements);
+  return measurements;
+}
+
+std::vector<Measurement> shipped_measurements() {
+  std::vector<Measurement> measurements;
+  for (const auto& entry : embedded_measurements())
+    measurements.push_back(
+        parse_measurement(entry.yaml, std::string("workloads/fidelity/measurements/") + entry.name + ".yaml"));
+  check_unique_ids(measurements);
+  return measurements;
+}
+
+}  // namespace tpusim::workloads
