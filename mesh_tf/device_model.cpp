@@ -162,6 +162,8 @@ OpTime roofline(double compute_s, ComputeBound compute_bound, double bytes, doub
   const double memory_s = bytes / hbm_bandwidth_Bps;
   OpTime time;
   time.overhead_s = overhead_s;
+  time.compute_s = compute_s;
+  time.compute_bound = compute_bound;
   time.bound = memory_s > compute_s ? ComputeBound::hbm_bandwidth : compute_bound;
   time.time_s = overhead_s + std::max(compute_s, memory_s);
   return time;
@@ -189,6 +191,10 @@ OpTime DeviceModel::matmul_time(const MatmulSizes& sizes, double flops, double b
                     op_overhead_s_);
   const double compute_s = matrix_unit_->cycles(sizes) / clock_Hz() + extra_s;
   return roofline(compute_s, ComputeBound::matrix_unit, bytes, hbm_bandwidth_Bps_, op_overhead_s_);
+}
+
+OpTime DeviceModel::roofline_time(double compute_s, ComputeBound compute_bound, double bytes) const {
+  return roofline(compute_s, compute_bound, bytes, hbm_bandwidth_Bps_, op_overhead_s_);
 }
 
 DeviceModel DeviceModel::slowed(double factor) const {

@@ -24,6 +24,8 @@ const char* to_string(ComputeBound bound);  // "FLOP rate", "matrix unit", "vect
 struct OpTime {
   double time_s = 0;  // overhead_s plus the larger of the compute time and bytes / HBM bandwidth
   double overhead_s = 0;
+  double compute_s = 0;  // the compute term alone (the matrix or vector unit, or the peak rate)
+  ComputeBound compute_bound = ComputeBound::flop_rate;  // which unit that term is on
   ComputeBound bound = ComputeBound::flop_rate;
 };
 
@@ -82,6 +84,9 @@ class DeviceModel {
   // has, which is vector work). Where XLA keeps the dot (runs_on_matrix_unit): on the matrix unit, or at the
   // peak rate with its timing off; a dot XLA strength-reduces is vector work (op_time).
   OpTime matmul_time(const MatmulSizes& sizes, double flops, double bytes) const;
+  // The roofline of work whose compute term is already known (a fusion's, fusion.hpp): overhead plus the
+  // larger of compute_s and bytes / HBM bandwidth.
+  OpTime roofline_time(double compute_s, ComputeBound compute_bound, double bytes) const;
   // Every operation `factor` times longer (peak rates divided, overhead multiplied): a straggler's core.
   DeviceModel slowed(double factor) const;
 

@@ -1,28 +1,41 @@
 #pragma once
-// XLA's loop fusion of elementwise ops, as it changes the time of a lowered program (config hardware.fusion):
-//   xla   the default: an elementwise step whose output only one later step reads, an elementwise step or a
-//         reduction, runs fused into it: the intermediate never goes to HBM, so the producer saves writing
-//         it and the consumer saves reading it, and the per-op overhead is paid once per fusion (by its
-//         last step). Chains fuse step by step.
+// XLA's fusion, as it changes the time of a lowered program (config hardware.fusion):
+//   xla   the default. Local steps are grouped into fusions, each of which reads its inputs from HBM once,
+//         writes only the results that steps outside it (or the program's outputs) read, and runs as one
+//         kernel: its time is the roofline of its members' matrix-unit work, their vector work and its
+//         bytes, plus one per-op overhead, all charged to its last step. The groups:
+//           - an elementwise step whose result only one step reads fuses into that step when it is
+//             elementwise, a reduction, or a matmul or convolution on the matrix unit (its operand read);
+//             a matmul or convolution whose result only one elementwise step reads takes that step into its
+//             output; one matmul or convolution per fusion;
+//           - a cheap elementwise step (no transcendental function) read by several steps, with one operand
+//             as large as its result (the others broadcast, such as per-channel scales), is computed again
+//             in each reader instead of being written: each reads its operand;
+//           - reductions that read the same tensor and do not depend on each other fuse into one pass over
+//             it (multi-output fusion: batch norm's sums of x and of x squared).
+//   loop  elementwise chains only, as earlier versions: an elementwise step whose result only one later
+//         step (elementwise or a reduction) reads fuses into it, each step keeping its own roofline.
 //   none  every step reads its inputs from HBM and writes its output there.
-// XLA fuses these on TPU (tensorflow/compiler/xla/service/instruction_fusion.cc: elementwise producers into
-// elementwise and reduce consumers, "loop" and "input" fusion; the XLA overview calls fusion its single most
-// important optimisation). This is its conservative core: XLA also duplicates a cheap producer into several
-// consumers and fuses elementwise epilogues into matmuls ("output fusion"), which tpusim does not, and a
-// fused intermediate still counts in the memory report.
+// Sources: XLA's instruction fusion (xla/service/instruction_fusion.cc: elementwise producers into their
+// consumers; a producer may be duplicated into several consumers unless it is expensive, exp, log, rsqrt,
+// tanh and the like being expensive, and unless that would multiply the elements read), its multi-output
+// fusion of sibling reductions that share an operand (xla/service/multi_output_fusion.h, and the GPU pass's
+// test of exactly batch norm's two sums), its fusion kinds kInput and kOutput (an op's inputs or its output
+// fused into it), and the Cloud TPU TensorFlow performance notes: tf.matmul "supports fusing into its input
+// and output", and convolutions into their result, activations and kernel. A fused intermediate still counts
+// in the memory report.
 #include "mesh_tf/device_model.hpp"
 #include "mesh_tf/program.hpp"
 #include "topologies/support/name_table.hpp"
 
 namespace tpusim::mtf {
 
-enum class FusionPolicy { xla, none };
-const NameTable<FusionPolicy>& fusion_policies();  // "xla", "none"
+enum class FusionPolicy { xla, loop, none };
+const NameTable<FusionPolicy>& fusion_policies();  // "xla", "loop", "none"
 
-// Under FusionPolicy::xla, fuses the steps of `program` as above and retimes the fused ones on `device`
-// (none of them runs on the matrix unit). `kept` lists values that must reach HBM whoever reads them (the
-// program's outputs and the new values of variables).
-void fuse_elementwise(Program& program, const DeviceModel& device, const std::vector<int>& kept,
-                      FusionPolicy policy);
+// Fuses the steps of `program` as `policy` says and retimes the fused ones on `device`. `kept` lists values
+// that must reach HBM whoever reads them (the program's outputs and the new values of variables).
+void fuse_steps(Program& program, const DeviceModel& device, const std::vector<int>& kept,
+                FusionPolicy policy);
 
 }  // namespace tpusim::mtf

@@ -227,10 +227,11 @@ Tensor max_pool(const Tensor& x, const std::vector<std::int64_t>& window,
                 const std::vector<std::int64_t>& strides, Padding padding, const std::string& name = "");
 Tensor avg_pool(const Tensor& x, const std::vector<std::int64_t>& window,
                 const std::vector<std::int64_t>& strides, Padding padding, const std::string& name = "");
-// Batch normalisation as in training: mean and variance of each channel (the last dim) over every other dim,
-// allreduced over whichever of them are split; scale and bias have shape [channels].
+// Batch normalisation as in training: mean and variance of each channel (the last dim) over every other dim
+// but `groups` (dims each entry of which has statistics of its own), allreduced over whichever of those dims
+// are split; scale and bias have shape [channels].
 Tensor batch_norm(const Tensor& x, const Tensor& scale, const Tensor& bias, double epsilon = 1e-5,
-                  const std::string& name = "");
+                  const std::string& name = "", const std::vector<std::string>& groups = {});
 
 // ---- Mixture of experts (top-1 routing with capacity, as Mesh-TensorFlow's MoE layer) ----
 // tokens [group, position, d_model] with `group` split over the batch mesh dim; gate_logits [group, position,

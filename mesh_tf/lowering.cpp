@@ -59,7 +59,7 @@ void Lowerer::run() {
   std::vector<int> kept;
   for (const int t : options_.outputs) kept.push_back(program_.value_of_tensor[t]);
   for (const auto& a : program_.assignments) kept.push_back(a.new_value);
-  fuse_elementwise(program_, options_.device, kept, options_.fusion);
+  fuse_steps(program_, options_.device, kept, options_.fusion);
   finish_counters();
 }
 
@@ -119,7 +119,9 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
   double bytes = bytes_of(output);
   if (work.matmul && runs_on_matrix_unit(*work.matmul) && step.inputs.size() == 2) {
     // Its operands staged in the vector memory, where the device has one.
+    const double once = bytes + bytes_of(step.inputs[0]) + bytes_of(step.inputs[1]);
     bytes = options_.device.matmul_hbm_bytes(bytes_of(step.inputs[0]), bytes_of(step.inputs[1]), bytes);
+    step.reread_bytes = bytes - once;
   } else {
     for (const int in : step.inputs) bytes += bytes_of(in);
   }
@@ -129,6 +131,8 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
   step.time_s = time.time_s;
   step.overhead_s = time.overhead_s;
   step.bound = time.bound;
+  step.compute_s = time.compute_s;
+  step.compute_bound = time.compute_bound;
   step.kernel = std::move(kernel);
   step.fusion = op_row(op.kind).fusion;
   const int index = static_cast<int>(program_.steps.size());

@@ -48,10 +48,11 @@ using Store = std::vector<std::vector<float>>;  // value id -> data (empty in ti
 
 enum class CollectiveOp { allreduce, allconcat, alltoall, permute };
 
-// How XLA may fuse a local step (fusion.hpp): an elementwise step fuses into the one step that reads its
-// output; a reduction takes elementwise producers in but is not fused into what follows; `none` neither
-// (matmuls on the matrix unit, copies and relayouts).
-enum class FusionRole { none, elementwise, reduction };
+// How XLA may fuse a local step (fusion.hpp): an elementwise step fuses into the step that reads its output;
+// a reduction takes elementwise producers in but is not fused into what follows; a contraction (a matmul or
+// convolution on the matrix unit) takes elementwise producers into its operand reads and elementwise
+// consumers into its output; `none` neither (copies and relayouts).
+enum class FusionRole { none, elementwise, reduction, contraction };
 
 struct Step {
   bool is_comm = false;
@@ -64,6 +65,10 @@ struct Step {
   double transcendentals = 0;                    // among flops (vector_unit.hpp)
   double overhead_s = 0;                         // of time_s
   ComputeBound bound = ComputeBound::flop_rate;  // what set the rest of time_s
+  double compute_s = 0;                          // its compute term alone, on compute_bound's unit
+  ComputeBound compute_bound = ComputeBound::flop_rate;
+  double reread_bytes = 0;  // of hbm_bytes: a matmul's operand read again (vector-memory blocking)
+  int fused_into = -1;      // fusion.hpp: the last step of the fusion that computes this one, if another
   double executed_flops = 0;  // numerics: flops over all distinct slices (replicas are computed once)
   bool is_einsum = false;
   FusionRole fusion = FusionRole::none;

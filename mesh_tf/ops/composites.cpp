@@ -53,17 +53,21 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, const s
 namespace {
 
 // (x - mean) * rsqrt(var + eps) * scale + bias, the statistics of shape `stats` (the dims they keep) and
-// scale and bias of shape [dim] (invalid = none).
+// scale and bias of shape [dim] (invalid = none). The variance is the mean of (x - mean)^2 (two passes over
+// x, one after the other) or E[x^2] - E[x]^2 (two sums over x that need not wait for each other).
 Tensor normalize(const char* what, const Tensor& x, const Shape& stats, const Dimension& dim,
-                 const Tensor& scale_t, const Tensor& bias, double epsilon, const std::string& name) {
+                 const Tensor& scale_t, const Tensor& bias, double epsilon, bool two_pass_variance,
+                 const std::string& name) {
   for (const Tensor* p : {&scale_t, &bias}) {
     if (p->valid() && p->shape() != Shape({dim})) {
       throw InputError(fmt::format("{} '{}': '{}' has shape {} but must be [{}]", what, name, p->name(),
                                    p->shape().to_string(), dim.to_string()));
     }
   }
-  const Tensor centered = sub(x, reduce_mean(x, stats, sub_name(name, "mean")));
-  const Tensor variance = reduce_mean(square(centered), stats, sub_name(name, "var"));
+  const Tensor mean = reduce_mean(x, stats, sub_name(name, "mean"));
+  const Tensor centered = sub(x, mean);
+  const Tensor variance = two_pass_variance ? reduce_mean(square(centered), stats, sub_name(name, "var"))
+                                            : sub(reduce_mean(square(x), stats, sub_name(name, "var")), square(mean));
   Tensor y = mul(centered, rsqrt(add_scalar(variance, epsilon)));
   if (scale_t.valid()) y = mul(y, scale_t);
   if (bias.valid()) y = add(y, bias);
@@ -75,19 +79,28 @@ Tensor normalize(const char* what, const Tensor& x, const Shape& stats, const Di
 Tensor layer_norm(const Tensor& x, const std::string& dim, const Tensor& scale_t, const Tensor& bias,
                   double epsilon, const std::string& name) {
   const Dimension& d = x.dim(dim);
-  return normalize("layer_norm", x, x.shape().minus({dim}), d, scale_t, bias, epsilon, name);
+  return normalize("layer_norm", x, x.shape().minus({dim}), d, scale_t, bias, epsilon, true, name);
 }
 
-// The statistics are sums over the batch and spatial dims, so split ones are allreduced by the einsums.
+// The statistics are sums over the batch and spatial dims, so split ones are allreduced by the einsums. The
+// variance is E[x^2] - E[x]^2, as XLA's batch-norm expander computes it (xla/service/batchnorm_expander.cc):
+// both sums read x and can be computed in one pass (multi-output fusion, fusion.hpp).
 Tensor batch_norm(const Tensor& x, const Tensor& scale_t, const Tensor& bias, double epsilon,
-                  const std::string& name) {
+                  const std::string& name, const std::vector<std::string>& groups) {
   if (x.shape().rank() < 2) {
     throw InputError(
         fmt::format("batch_norm '{}': '{}' {} needs channels (its last dim) and a dim to average over", name,
                     x.name(), x.shape().to_string()));
   }
   const Dimension& channels = x.shape()[x.shape().rank() - 1];
-  return normalize("batch_norm", x, Shape({channels}), channels, scale_t, bias, epsilon, name);
+  std::vector<Dimension> kept;
+  for (const auto& group : groups) {
+    if (group == channels.name)
+      throw InputError(fmt::format("batch_norm '{}': the channels '{}' cannot also be a group", name, group));
+    kept.push_back(x.dim(group));
+  }
+  kept.push_back(channels);
+  return normalize("batch_norm", x, Shape(kept), channels, scale_t, bias, epsilon, false, name);
 }
 
 }  // namespace tpusim::mtf

@@ -151,7 +151,7 @@ void lower_einsum(Lowerer& lowerer, const OpNode& op) {
   // What XLA makes of it (matrix_unit.hpp): a matmul stays one; a contraction it strength-reduces is a
   // multiply (nothing summed) or a multiply and a reduce; a one-input einsum sums (a reduce) or broadcasts.
   const bool sums = ins.size() == 2 ? sizes.k > 1 || plan->pre_reduces() : out_elems < in_elems[0];
-  lowerer.step(step).fusion = ins.size() == 2 && runs_on_matrix_unit(sizes) ? FusionRole::none
+  lowerer.step(step).fusion = ins.size() == 2 && runs_on_matrix_unit(sizes) ? FusionRole::contraction
                               : sums                                        ? FusionRole::reduction
                                                                             : FusionRole::elementwise;
   lowerer.step(step).executed_flops = plan->flops() * slices;

@@ -69,7 +69,11 @@ void lower_reshape(Lowerer& lowerer, const OpNode& op) {
   const int local = lowerer.new_value(t.id, t.name, t.shape, t.dtype, mid_out);
   const std::int64_t n = lowerer.value(local).slice_elements * lowerer.value(local).num_slices;
   TPUSIM_CHECK(n == lowerer.value(aligned).slice_elements * lowerer.value(aligned).num_slices);
-  lowerer.add_compute(op, op.name, {aligned}, local, 0, [=](Store& s) { s[local] = s[aligned]; });
+  // A local reshape is one of XLA's cheap fusible ops (instruction_fusion.cc): it fuses into its readers,
+  // or is a copy of its own where nothing takes it in.
+  const int step =
+      lowerer.add_compute(op, op.name, {aligned}, local, 0, [=](Store& s) { s[local] = s[aligned]; });
+  lowerer.step(step).fusion = FusionRole::elementwise;
   lowerer.set_result(op, lowerer.relayout(local, out_dims, op));
 }
 

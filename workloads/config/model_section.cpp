@@ -162,6 +162,20 @@ const std::vector<ModelKey>& model_key_table() {
        "(3,4,6,3 is ResNet-50, 3,4,23,3 ResNet-101, 3,8,36,3 ResNet-152).",
        read_stage_blocks, [](const ModelConfig& m) { return nlohmann::json(join_blocks(m.stage_blocks)); },
        nullptr},
+      {"batch_norm_span", "whole number, or all", "at least 1, dividing batch",
+       "Images whose batch-norm statistics are computed together (MLPerf's model_bn_span; Ying et al. 2018, "
+       "arXiv 1811.06992, distributed batch norm): all, the whole batch, as one large batch would be; or N, "
+       "so that each group of N images has statistics of its own. The model then holds its images as "
+       "[batch, bn_images], batch counting the groups of bn_images images: a layout that keeps bn_images on "
+       "one core needs no collective for the statistics, one that splits it over a mesh axis allreduces them "
+       "over that axis only (MLPerf's groups of 8 cores: mesh batch:256;bn:8, layout batch:batch;bn_images:bn).",
+       [](const ConfigNode& value, ModelConfig& m) {
+         m.batch_norm_span = value.scalar() == "all" ? 0 : value.positive_integer();
+       },
+       [](const ModelConfig& m) {
+         return m.batch_norm_span == 0 ? nlohmann::json("all") : nlohmann::json(m.batch_norm_span);
+       },
+       nullptr},
       {"levels", "whole number", "1 to 16",
        "Resolutions of the U-Net, each half the side of the one above (Ronneberger et al. have 5).",
        [](const ConfigNode& value, ModelConfig& m) {

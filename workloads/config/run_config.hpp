@@ -74,6 +74,8 @@ struct ModelConfig {
   std::int64_t classes = 0;       // per image (resnet) or per pixel (unet)
   std::int64_t width = 0;         // channels of the first stage (resnet) or level (unet)
   std::vector<int> stage_blocks;  // resnet: bottleneck blocks of each stage
+  // resnet: images whose batch-norm statistics are shared (MLPerf's model_bn_span); 0: the whole batch.
+  std::int64_t batch_norm_span = 0;
   int levels = 0;                 // unet: resolutions, each half the size of the one above
   mtf::DType activation_dtype = mtf::DType::bfloat16;
 };

@@ -34,15 +34,24 @@ std::string join_blocks(const std::vector<int>& blocks) {
 }
 
 ImageDims::ImageDims(const ModelConfig& m)
-    : batch("batch", m.batch),
+    : batch("batch", m.batch_norm_span > 0 ? m.batch / m.batch_norm_span : m.batch),
       h("h", m.image_size),
       w("w", m.image_size),
       image_channels("image_channels", m.image_channels),
       classes("classes", m.classes),
-      activations(m.activation_dtype) {}
+      examples{batch},
+      activations(m.activation_dtype) {
+  if (m.batch_norm_span > 0) examples.emplace_back(kBatchNormGroupDim, m.batch_norm_span);
+}
+
+mtf::Shape ImageDims::with_examples(const std::vector<mtf::Dimension>& rest) const {
+  std::vector<mtf::Dimension> dims = examples;
+  dims.insert(dims.end(), rest.begin(), rest.end());
+  return mtf::Shape(dims);
+}
 
 Tensor image_input(mtf::Graph& graph, const ImageDims& d, Tensor* input) {
-  *input = graph.input("images", Shape{d.batch, d.h, d.w, d.image_channels});
+  *input = graph.input("images", d.with_examples({d.h, d.w, d.image_channels}));
   return d.activations == mtf::DType::float32 ? *input : mtf::cast(*input, d.activations);
 }
 
@@ -64,7 +73,9 @@ Tensor batch_norm(mtf::Graph& graph, const Tensor& x, const std::string& scope, 
   const Shape channels{channels_of(x)};
   const Tensor scale = graph.variable(scope + "/scale", channels, mtf::Initializer::constant(1));
   const Tensor bias = graph.variable(scope + "/bias", channels, mtf::Initializer::constant(0));
-  const Tensor y = mtf::batch_norm(x, scale, bias, 1e-5, scope + "/batch_norm");
+  std::vector<std::string> groups;
+  if (x.shape().index_of(kBatchNormGroupDim) >= 0) groups.push_back("batch");
+  const Tensor y = mtf::batch_norm(x, scale, bias, 1e-5, scope + "/batch_norm", groups);
   return relu ? mtf::relu(y, scope + "/relu") : y;
 }
 

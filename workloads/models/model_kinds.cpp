@@ -47,9 +47,11 @@ std::string moe_check_layout(const ModelConfig&, const mtf::LayoutRules& layout)
 }
 
 std::string resnet_summary(const ModelConfig& m) {
-  return fmt::format("ResNet-{} (blocks {}), width {}, {} classes, batch {} x {}x{}x{} images",
+  return fmt::format("ResNet-{} (blocks {}), width {}, {} classes, batch {} x {}x{}x{} images{}",
                      resnet_depth(m), join_blocks(m.stage_blocks), m.width, m.classes, m.batch, m.image_size,
-                     m.image_size, m.image_channels) +
+                     m.image_size, m.image_channels,
+                     m.batch_norm_span > 0 ? fmt::format(", batch norm over groups of {}", m.batch_norm_span)
+                                           : "") +
          activations(m);
 }
 std::string unet_summary(const ModelConfig& m) {
@@ -80,8 +82,24 @@ std::vector<DerivedDimension> image_derived_dimensions(const ModelConfig& m) {
           {"filters", "width", m.width, fmt::format("width {}", m.width)}};
 }
 
+// With batch norm over groups of images, batch counts the groups and bn_images the images of one.
+std::vector<DerivedDimension> resnet_derived_dimensions(const ModelConfig& m) {
+  std::vector<DerivedDimension> dims = image_derived_dimensions<resnet_halvings>(m);
+  if (m.batch_norm_span > 0) {
+    dims.push_back({"batch", "batch_norm_span", m.batch / m.batch_norm_span,
+                    fmt::format("batch {} / batch_norm_span {}", m.batch, m.batch_norm_span)});
+    dims.push_back({kBatchNormGroupDim, "batch_norm_span", m.batch_norm_span,
+                    fmt::format("batch_norm_span {}", m.batch_norm_span)});
+  }
+  return dims;
+}
+
 template <ImageHalvings (*halvings_of)(const ModelConfig&)>
 ModelSizeProblem image_check_sizes(const ModelConfig& m) {
+  if (m.batch_norm_span > 0 && m.batch % m.batch_norm_span != 0) {
+    return {"batch_norm_span", fmt::format("{} does not divide the batch of {} images into groups",
+                                           m.batch_norm_span, m.batch)};
+  }
   const ImageHalvings halvings = halvings_of(m);
   const std::int64_t factor = std::int64_t(1) << halvings.count;
   if (m.image_size % factor == 0) return {};
@@ -158,15 +176,16 @@ const std::vector<ModelKindInfo>& model_kinds() {
         {"image_channels", "3"},
         {"classes"},
         {"batch"},
+        {"batch_norm_span", "all"},
         activation_dtype},
-       {"batch", "h", "w", "channels", "filters", "classes"},
+       {"batch", "h", "w", "channels", "filters", "classes", kBatchNormGroupDim},
        "batch:batch",
        "tiny-resnet",
        build_resnet,
        kResNetFormulas,
        nullptr,
        resnet_summary,
-       image_derived_dimensions<resnet_halvings>,
+       resnet_derived_dimensions,
        image_check_sizes<resnet_halvings>},
       {ModelKind::unet,
        "unet",

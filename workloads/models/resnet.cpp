@@ -50,11 +50,11 @@ BuiltModel build_resnet(mtf::Graph& graph, const ModelConfig& model) {
       x = bottleneck_block(graph, x, filters, stride, fmt::format("stage_{}/block_{}", stage, block));
     }
   }
-  const Tensor pooled = mtf::reduce_mean(x, Shape{d.batch, channels_of(x)}, "global_pool");
+  const Tensor pooled = mtf::reduce_mean(x, d.with_examples({channels_of(x)}), "global_pool");
   const Tensor dense = weight(graph, "dense/kernel", Shape{channels_of(x), d.classes}, channels_of(x).size);
   const Tensor bias = graph.variable("dense/bias", Shape{d.classes}, mtf::Initializer::zeros());
-  const Tensor logits = mtf::add(mtf::einsum({pooled, dense}, Shape{d.batch, d.classes}, "dense"), bias);
-  const Tensor labels = graph.input("labels", Shape{d.batch});
+  const Tensor logits = mtf::add(mtf::einsum({pooled, dense}, d.with_examples({d.classes}), "dense"), bias);
+  const Tensor labels = graph.input("labels", d.with_examples());
   const Tensor cross_entropy =
       mtf::softmax_cross_entropy(logits, mtf::one_hot(labels, d.classes), d.classes.name, "cross_entropy");
   const Tensor loss = mtf::reduce_mean(cross_entropy, Shape{}, "loss");
