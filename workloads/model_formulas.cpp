@@ -116,6 +116,36 @@ std::vector<TensorSize> moe_tensors(const ModelConfig& m) {
   return tensors;
 }
 
+// --- bert (biases on every dense layer; layer norms with a scale and a bias)
+constexpr std::int64_t kTokenTypes = 2;  // segments A and B
+std::int64_t bert_parameters(const ModelConfig& m) {
+  const std::int64_t d = m.d_model, layer_norm = 2 * d;
+  const std::int64_t embeddings = m.vocab * d + kTokenTypes * d + m.length * d + layer_norm;
+  const std::int64_t attention = attention_params(m) + 3 * m.heads * m.d_kv + d;
+  const std::int64_t ffn = ffn_params(m) + m.d_ff + d;
+  const std::int64_t pooler = d * d + d, next_sentence = 2 * d + 2;
+  const std::int64_t masked_lm = d * d + d + layer_norm + m.vocab;  // transform, its layer norm, output bias
+  return embeddings + m.layers * (attention + ffn + 2 * layer_norm) + pooler + next_sentence + masked_lm;
+}
+std::int64_t bert_paper_parameters(const ModelConfig& m) {
+  return m.layers * (attention_params(m) + ffn_params(m)) + m.vocab * m.d_model;
+}
+double bert_flops(const ModelConfig& m) {
+  const FlopTerms t(m);
+  const double P = double(m.predictions), types = double(kTokenTypes);
+  const double encoder =
+      4 * t.T * t.V * t.d + 4 * t.T * types * t.d + t.L * 3 * (t.attention + 4 * t.T * t.d * t.f);
+  const double masked_lm = 4 * t.b * P * t.l * t.d + 6 * t.b * P * t.d * t.d + 6 * t.b * P * t.V * t.d;
+  return encoder + masked_lm + 6 * t.b * t.d * t.d + 6 * t.b * t.d * 2;
+}
+std::vector<TensorSize> bert_tensors(const ModelConfig& m) {
+  const double b = double(m.batch), P = double(m.predictions);
+  std::vector<TensorSize> tensors = transformer_tensors(m);
+  tensors.insert(tensors.end(), {{"[batch, predictions, vocab]", b * P * double(m.vocab)},
+                                 {"[batch, predictions, length]", b * P * double(m.length)}});
+  return tensors;
+}
+
 }  // namespace
 
 const ModelFormulas kMlpFormulas = {mlp_parameters, mlp_parameters, mlp_flops, mlp_tensors, nullptr};
@@ -125,6 +155,8 @@ const ModelFormulas kEncoderDecoderFormulas = {encoder_decoder_parameters, encod
                                                encoder_decoder_flops, transformer_tensors, nullptr};
 const ModelFormulas kMoeTransformerFormulas = {moe_parameters, moe_paper_parameters, moe_flops, moe_tensors,
                                                nullptr};
+const ModelFormulas kBertFormulas = {bert_parameters, bert_paper_parameters, bert_flops, bert_tensors,
+                                     nullptr};
 
 std::int64_t parameter_count(const ModelConfig& m) { return model_kind(m.kind).formulas.parameters(m); }
 std::int64_t paper_parameter_count(const ModelConfig& m) {

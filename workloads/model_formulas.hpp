@@ -16,6 +16,12 @@
 //                     + L_dec (self-attention + cross-attention + FFN) + softmax [d, V]
 //   moe_transformer:  transformer_lm with every FFN replaced by a MoE sublayer
 //   mlp:              L blocks relu(x . in[d, f]) . out[f, d], trained to reproduce its input (autoencoder)
+//   bert:             post-layer-norm, biases on every dense layer, layer norms with scale and bias [d]:
+//                     embedding [V, d] (tied with the masked-LM logits) + token types [2, d] + positions
+//                     [l, d] + layer norm 2d + L (attention 4dhk + 3hk + d, GELU FFN 2df + f + d, 2 layer
+//                     norms 4d) + pooler d^2 + d + next sentence 2d + 2 + masked-LM transform d^2 + d, its
+//                     layer norm 2d and output bias V (BERT-Large: 336,226,108; without the two heads,
+//                     335,141,888, the count of BertModel)
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,14 +51,15 @@ extern const ModelFormulas kMlpFormulas;
 extern const ModelFormulas kTransformerLmFormulas;
 extern const ModelFormulas kEncoderDecoderFormulas;
 extern const ModelFormulas kMoeTransformerFormulas;
+extern const ModelFormulas kBertFormulas;
 extern const ModelFormulas kResNetFormulas;  // image_model_formulas.cpp, which gives them
 extern const ModelFormulas kUNetFormulas;
 
 // The formulas of any model, through its kind's row:
 std::int64_t parameter_count(const ModelConfig& model);
 // mesh_tf.md's published formula (attention and FFN matrices and the two vocab matrices only, no layer norms
-// or positional embeddings; for the encoder-decoder, decoder layers count self- and cross-attention). It
-// reproduces the papers' tables.
+// or positional embeddings; for the encoder-decoder, decoder layers count self- and cross-attention; BERT's
+// one vocab matrix is tied). It reproduces the papers' tables.
 std::int64_t paper_parameter_count(const ModelConfig& model);
 
 // Matmul FLOPs of one training step, whole pod: the two-input contractions of the forward pass (projections,
@@ -66,6 +73,9 @@ std::int64_t paper_parameter_count(const ModelConfig& model);
 //                     A = 8Tdhk + 4 b l^2 h k
 //   moe_transformer = 4TVd + 6TdV + L * (3A + 6TdE + 4TECd + 12EbCdf + 6TECd),  C = capacity per sequence
 //   mlp             = 12 L b d f - 2 b d f
+//   bert            = 4TVd + 8Td + L * 3 * (A + 4Tdf) + 4bPld + 6bPd^2 + 6bPVd + 6bd^2 + 12bd,
+//                     P = predictions per sequence (the token-type lookup [2, d]; picking the P positions
+//                     as a one-hot product over length; the MLM transform and logits; pooler and NSP)
 //   resnet, unet: the sum over convolutions of image_model_formulas.cpp
 double training_flops_per_step(const ModelConfig& model);
 

@@ -17,7 +17,7 @@ double unit_interval(std::uint64_t bits) { return (double(bits >> 11) + 0.5) * (
 
 // Streams keep the inputs of one step independent of each other.
 constexpr std::uint64_t kTokenStream = 1, kSourceStream = 2, kFeatureStream = 3, kImageStream = 4,
-                        kImageClassStream = 5;
+                        kImageClassStream = 5, kSentencePairStream = 6, kMaskStream = 7;
 
 std::uint64_t step_stream(std::uint64_t stream, int step) {
   return stream * 0x100000000ull + std::uint64_t(step);
@@ -75,6 +75,76 @@ std::vector<float> pixel_labels(const ModelConfig& m, const std::vector<float>& 
     }
   }
   return labels;
+}
+
+// BERT's sentence pair of one sequence, each sentence one random token repeated (a sentence on one topic):
+// segment A, then segment B from position (length + 1) / 2 on, which repeats A's token (the next sentence)
+// or, half of the time, another one (a random sentence, as create_pretraining_data.py picks one half of the
+// time). A masked token is then any unmasked token of its segment: learnt within a few steps, where counting
+// sequences (the language models' data) keep a tiny BERT at chance for about 80 steps while its attention
+// learns to look one position aside.
+struct SentencePair {
+  std::int64_t split = 0;
+  float a_token = 0, b_token = 0;
+  bool is_random = false;
+  float token(std::int64_t i) const { return i < split ? a_token : b_token; }
+};
+
+SentencePair sentence_pair(const ModelConfig& m, std::uint64_t seed, int step, std::int64_t sequence) {
+  const auto random = [&](std::uint64_t which) {
+    return synthetic_random(seed, step_stream(kSentencePairStream, step),
+                            3 * std::uint64_t(sequence) + which);
+  };
+  SentencePair pair;
+  pair.split = (m.length + 1) / 2;
+  const std::uint64_t vocab = std::uint64_t(m.vocab), a = random(0) % vocab;
+  pair.is_random = vocab > 1 && (random(1) & 1) != 0;
+  const std::uint64_t jump = pair.is_random ? 1 + random(2) % (vocab - 1) : 0;  // never back to A's token
+  pair.a_token = float(a);
+  pair.b_token = float((a + jump) % vocab);
+  return pair;
+}
+
+// `predictions` distinct positions of one sequence, ascending (create_pretraining_data.py sorts them): the
+// first steps of a seeded Fisher-Yates shuffle of the positions. The config keeps predictions <= length.
+std::vector<std::int64_t> masked_positions(const ModelConfig& m, std::uint64_t seed, int step,
+                                           std::int64_t sequence) {
+  std::vector<std::int64_t> order(m.length);
+  for (std::int64_t i = 0; i < m.length; ++i) order[i] = i;
+  for (std::int64_t j = 0; j < m.predictions; ++j) {
+    const std::uint64_t r =
+        synthetic_random(seed, step_stream(kMaskStream, step), std::uint64_t(sequence * m.length + j));
+    std::swap(order[j], order[j + std::int64_t(r % std::uint64_t(m.length - j))]);
+  }
+  order.resize(m.predictions);
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+// The values of a BERT input: one row of [length] or [predictions] per sequence, or one label.
+std::vector<float> bert_values(const ModelConfig& m, InputRole role, std::uint64_t seed, int step) {
+  std::vector<float> values;
+  for (std::int64_t b = 0; b < m.batch; ++b) {
+    const SentencePair pair = sentence_pair(m, seed, step, b);
+    if (role == InputRole::next_sentence_labels) {
+      values.push_back(pair.is_random ? 1.0f : 0.0f);
+      continue;
+    }
+    if (role == InputRole::token_type_ids) {
+      for (std::int64_t i = 0; i < m.length; ++i) values.push_back(i < pair.split ? 0.0f : 1.0f);
+      continue;
+    }
+    const std::vector<std::int64_t> masked = masked_positions(m, seed, step, b);
+    if (role == InputRole::masked_token_ids) {
+      const std::size_t row = values.size();
+      for (std::int64_t i = 0; i < m.length; ++i) values.push_back(pair.token(i));
+      for (const std::int64_t i : masked) values[row + i] = 0.0f;  // [MASK]: every masked token, no 80/10/10
+      continue;
+    }
+    for (const std::int64_t i : masked)
+      values.push_back(role == InputRole::masked_positions ? float(i) : pair.token(i));
+  }
+  return values;
 }
 
 }  // namespace
@@ -135,6 +205,13 @@ std::vector<float> synthetic_values(const ModelConfig& model, InputRole role, st
     }
     case InputRole::image_labels:
       for (std::int64_t b = 0; b < batch; ++b) values.push_back(float(image_class(model, seed, step, b)));
+      break;
+    case InputRole::masked_token_ids:
+    case InputRole::token_type_ids:
+    case InputRole::masked_positions:
+    case InputRole::masked_label_ids:
+    case InputRole::next_sentence_labels:
+      values = bert_values(model, role, seed, step);
       break;
   }
   return values;

@@ -7,7 +7,8 @@
 //   rest also from the decoder's own input);  MLP: reproduce normal features;  resnet: tell the class of
 //   normal images whose first channel is shifted by an offset of their random class;  unet: classify each
 //   pixel of normal images by the sum of the first channel over its 3x3 neighbourhood, cut into classes of
-//   equal probability.
+//   equal probability;  bert: predict the masked tokens of sentence pairs, each sentence one token repeated,
+//   and tell whether segment B repeats segment A's token (the next sentence) or another one.
 #include <cstdint>
 #include <vector>
 
@@ -17,8 +18,8 @@
 namespace tpusim::workloads {
 
 // Row-major values for an input of `role` ([batch, length], [length, memory_length], [batch, d_model],
-// [batch, h, w, image_channels], [batch] or [batch, h, w]), each from its global index, so the same on any
-// layout.
+// [batch, h, w, image_channels], [batch], [batch, h, w] or [batch, predictions]), each from its global
+// index, so the same on any layout.
 std::vector<float> synthetic_values(const ModelConfig& model, InputRole role, std::uint64_t seed, int step);
 
 // The raw generator: a uniform 64-bit value for (seed, stream, index).

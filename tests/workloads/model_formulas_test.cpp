@@ -55,6 +55,9 @@ const std::string kEncDec =
 const std::string kMoe =
     "  {kind: moe_transformer, layers: 1, d_model: 16, d_ff: 32, heads: 2, d_kv: 8, vocab: 32, experts: 8,"
     " capacity_factor: 1.5, batch: 8, length: 8}\n";
+const std::string kBert =
+    "  {kind: bert, layers: 2, d_model: 16, d_ff: 32, heads: 4, d_kv: 8, vocab: 32, batch: 8, length: 8,"
+    " predictions: 3}\n";
 const std::string kMlp = "  {kind: mlp, layers: 3, d_model: 16, d_ff: 32, batch: 8}\n";
 const std::string kResNet =
     "  {kind: resnet, stage_blocks: [2, 1, 1], width: 4, image_size: 32, image_channels: 3, classes: 5, "
@@ -108,6 +111,50 @@ TEST_CASE("the engine's matmul FLOPs of the MoE Transformer equal the closed for
   CHECK(config.mesh.layout_text() == "batch:batch;experts:batch");
   CHECK(expert_capacity(config.model) == 2);  // ceil(1.5 * 8 / 8)
   CHECK(counted_matmul_flops(config) == training_flops_per_step(config.model));
+}
+
+TEST_CASE("the engine's matmul FLOPs of BERT equal the closed form") {
+  const RunConfig config = small_config(kBert, "ring-8", "batch:8");
+  // T = 64 tokens, d 16, f 32, h 4, k 8, V 32, b 8, l 8, P 3, L 2, two token types:
+  //   embeddings 4TVd = 131072, token types 8Td = 8192
+  //   layers 2 * 3 * (8Tdhk + 4bl^2hk + 4Tdf) = 6 * (262144 + 65536 + 131072) = 2752512
+  //   masked LM: gather 4bPld = 12288, transform 6bPd^2 = 36864, logits 6bPVd = 73728
+  //   pooler 6bd^2 = 12288, next sentence 12bd = 1536
+  const double replicated = 8192 + 12288 + 36864 + 12288 + 1536;  // no dimension split over `model`
+  CHECK(training_flops_per_step(config.model) == 131072 + 2752512 + 73728 + replicated);
+  CHECK(counted_matmul_flops(config) == training_flops_per_step(config.model));
+  // With a model axis, the products without vocab, heads or d_ff run on each of its 4 cores.
+  const RunConfig model_axis = small_config(kBert, "torus-4x4", "batch:4;model:4");
+  CHECK(counted_matmul_flops(model_axis) == training_flops_per_step(model_axis.model) + 3 * replicated);
+  // Picking the masked positions and the first token are products over length, so length may be split.
+  const RunConfig split = with_layout(kBert, "ring-8", "batch:4;model:2", "batch:batch;length:model");
+  CHECK(counted_matmul_flops(split) >= training_flops_per_step(split.model));
+}
+
+TEST_CASE("BERT-Large's parameters by hand: 335,141,888 in the encoder and pooler, 336,226,108 in all") {
+  // MLPerf v0.7's BERT-Large (bert_config.json of google-research/bert's BERT-Large, uncased).
+  const RunConfig config = small_config(
+      "  {kind: bert, layers: 24, d_model: 1024, d_ff: 4096, heads: 16, d_kv: 64, vocab: 30522, batch: 8,"
+      " length: 512, predictions: 76}\n",
+      "ring-8", "batch:8");
+  const std::int64_t embeddings = 30522 * 1024 + 2 * 1024 + 512 * 1024 + 2 * 1024;  // + layer norm
+  CHECK(embeddings == 31782912);
+  const std::int64_t attention = 4 * (1024 * 1024 + 1024);           // q, k, v, o with biases
+  const std::int64_t ffn = 1024 * 4096 + 4096 + 4096 * 1024 + 1024;  // with biases
+  const std::int64_t layer = attention + ffn + 2 * 2 * 1024;         // two layer norms, scale and bias
+  CHECK(layer == 12596224);
+  const std::int64_t pooler = 1024 * 1024 + 1024;
+  // Hugging Face's BertModel("bert-large-uncased") has this many: the encoder and its pooler.
+  CHECK(embeddings + 24 * layer + pooler == 335141888);
+  const std::int64_t masked_lm = 1024 * 1024 + 1024 + 2 * 1024 + 30522;  // transform, layer norm, output bias
+  const std::int64_t next_sentence = 1024 * 2 + 2;
+  CHECK(parameter_count(config.model) == embeddings + 24 * layer + pooler + masked_lm + next_sentence);
+  CHECK(parameter_count(config.model) == 336226108);
+  mtf::Graph graph(1);
+  build_model(graph, config.model);
+  CHECK(graph_parameters(graph) == 336226108);
+  // The matrices alone, the one vocab matrix tied: 24 * 12582912 + 31254528.
+  CHECK(paper_parameter_count(config.model) == 333244416);
 }
 
 TEST_CASE("the engine's matmul FLOPs of the MLP equal the closed form") {

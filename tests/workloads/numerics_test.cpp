@@ -78,6 +78,16 @@ TEST_CASE("full numerics of the tiny encoder-decoder lowers its copy loss") {
 
 TEST_CASE("full numerics of the tiny MoE Transformer lowers its loss") { check_loss_falls("tiny-moe", 0.8); }
 
+TEST_CASE("full numerics of tiny BERT lowers its masked-LM plus next-sentence loss") {
+  const RunReport report = run_training(load_preset("tiny-bert"));
+  const auto losses = losses_of(report);
+  REQUIRE(losses.size() == 24);
+  INFO("first loss " << losses.front() << ", last " << losses.back());
+  CHECK(losses.front() > 4.0);  // about ln(64) + ln(2) = 4.85 at the start
+  CHECK(losses.back() < 0.6 * losses.front());
+  for (std::size_t i = losses.size() / 2; i < losses.size(); ++i) CHECK(losses[i] < 0.8 * losses.front());
+}
+
 namespace {
 
 // The losses of a config's run, as exact hex text, computed in a child process.

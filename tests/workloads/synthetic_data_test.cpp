@@ -69,3 +69,43 @@ TEST_CASE("MLP features are standard normal in the large") {
   CHECK(std::abs(sum / x.size()) < 0.05);
   CHECK(std::abs(squares / x.size() - 1) < 0.05);
 }
+
+TEST_CASE("BERT examples: distinct masked positions, their labels, segments and next-sentence labels") {
+  ModelConfig m = lm();
+  m.kind = ModelKind::bert;
+  m.batch = 16;
+  m.length = 9;
+  m.vocab = 11;
+  m.predictions = 4;
+  const auto ids = synthetic_values(m, InputRole::masked_token_ids, 3, 1);
+  const auto types = synthetic_values(m, InputRole::token_type_ids, 3, 1);
+  const auto positions = synthetic_values(m, InputRole::masked_positions, 3, 1);
+  const auto labels = synthetic_values(m, InputRole::masked_label_ids, 3, 1);
+  const auto next = synthetic_values(m, InputRole::next_sentence_labels, 3, 1);
+  REQUIRE(ids.size() == 16 * 9);
+  REQUIRE(types.size() == 16 * 9);
+  REQUIRE(positions.size() == 16 * 4);
+  REQUIRE(labels.size() == 16 * 4);
+  REQUIRE(next.size() == 16);
+  int random_pairs = 0;
+  for (int b = 0; b < 16; ++b) {
+    INFO("sequence " << b);
+    // Segment A is the first (length + 1) / 2 = 5 tokens.
+    for (int i = 0; i < 9; ++i) CHECK(types[b * 9 + i] == (i < 5 ? 0.0f : 1.0f));
+    std::vector<float> tokens(ids.begin() + b * 9, ids.begin() + (b + 1) * 9);
+    for (int j = 0; j < 4; ++j) {
+      const int at = int(positions[b * 4 + j]);
+      REQUIRE(at >= 0);
+      REQUIRE(at < 9);
+      if (j > 0) CHECK(at > int(positions[b * 4 + j - 1]));  // distinct and ascending
+      CHECK(tokens[at] == 0.0f);                             // [MASK]
+      tokens[at] = labels[b * 4 + j];
+    }
+    // Unmasked, each segment repeats one token; B repeats A's exactly when the label says it is the next.
+    for (int i = 1; i < 9; ++i) CHECK(tokens[i] == tokens[i < 5 ? 0 : 5]);
+    CHECK((tokens[5] == tokens[0]) == (next[b] == 0.0f));
+    random_pairs += next[b] == 1.0f ? 1 : 0;
+  }
+  CHECK(random_pairs > 0);
+  CHECK(random_pairs < 16);
+}

@@ -148,6 +148,10 @@ const std::vector<ModelKey>& model_key_table() {
       size_key("batch", &ModelConfig::batch,
                "Sequences per step on the whole pod (examples for the MLP, images for the image models)."),
       size_key("length", &ModelConfig::length, "Tokens per sequence."),
+      size_key("predictions", &ModelConfig::predictions,
+               "Masked tokens BERT predicts in each sequence (max_predictions_per_seq of BERT's "
+               "run_pretraining.py; MLPerf's BERT-Large uses 76): the size of the dimension predictions. At "
+               "most length."),
       size_key("experts", &ModelConfig::experts, "Experts of each mixture-of-experts layer."),
       {"capacity_factor", "number", "greater than 0",
        "Sets the tokens one sequence may send to one expert: ceil(capacity_factor * length / experts).",

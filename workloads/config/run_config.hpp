@@ -23,7 +23,7 @@ namespace tpusim::workloads {
 
 // Each kind is one row of the model-kind registry (models/model_kinds.hpp), which holds its name, keys,
 // builder and closed forms.
-enum class ModelKind { mlp, transformer_lm, encoder_decoder, moe_transformer, resnet, unet };
+enum class ModelKind { mlp, transformer_lm, encoder_decoder, moe_transformer, resnet, unet, bert };
 enum class OptimizerKind { sgd, adam, adafactor };
 enum class NumericsMode { full, timing };
 
@@ -64,10 +64,11 @@ struct ModelConfig {
   std::int64_t heads = 0;
   std::int64_t d_kv = 0;
   std::int64_t vocab = 0;
-  std::int64_t batch = 0;      // sequences (examples for the MLP, images) per step, whole pod
-  std::int64_t length = 0;     // tokens per sequence
-  std::int64_t experts = 0;    // MoE only
-  double capacity_factor = 0;  // MoE only: expert capacity = factor * tokens per group / experts
+  std::int64_t batch = 0;        // sequences (examples for the MLP, images) per step, whole pod
+  std::int64_t length = 0;       // tokens per sequence
+  std::int64_t predictions = 0;  // bert only: masked positions per sequence (max_predictions_per_seq)
+  std::int64_t experts = 0;      // MoE only
+  double capacity_factor = 0;    // MoE only: expert capacity = factor * tokens per group / experts
   // Image models (resnet, unet): square images of image_size x image_size pixels and image_channels values.
   std::int64_t image_size = 0;
   std::int64_t image_channels = 0;

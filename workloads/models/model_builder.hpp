@@ -1,9 +1,9 @@
 #pragma once
 // A model of the config, built into an mtf::Graph: its scalar training loss and the inputs a step feeds. One
 // file per model kind (mlp.cpp, transformer_lm.cpp, encoder_decoder.cpp, moe_transformer.cpp, resnet.cpp,
-// unet.cpp), each the builder of its row in model_kinds.hpp; the shared sublayers are in
-// transformer_layers.hpp and image_layers.hpp. Parameter counts and FLOPs of these graphs are given in closed
-// form by model_formulas.hpp, which the tests hold them to.
+// unet.cpp, bert.cpp), each the builder of its row in model_kinds.hpp; the shared sublayers are in
+// transformer_layers.hpp, bert_layers.hpp and image_layers.hpp. Parameter counts and FLOPs of these graphs
+// are given in closed form by model_formulas.hpp, which the tests hold them to.
 #include <string>
 #include <vector>
 
@@ -24,6 +24,12 @@ enum class InputRole {
   class_images,    // the same, each image's first channel shifted by an offset its class (image_labels) sets
   image_labels,    // [batch]: a seeded random class for each image (resnet)
   pixel_labels,    // [batch, h, w]: a class for each pixel, from its 3x3 neighbourhood's first channel (unet)
+  // BERT's pre-training example (run_pretraining.py's features), built from one sentence pair per sequence:
+  masked_token_ids,      // [batch, length]: segments A and B, the masked positions replaced by [MASK] (id 0)
+  token_type_ids,        // [batch, length]: 0 in segment A, 1 in segment B
+  masked_positions,      // [batch, predictions]: distinct positions of each sequence, ascending
+  masked_label_ids,      // [batch, predictions]: the tokens at those positions before masking
+  next_sentence_labels,  // [batch]: 0 when segment B continues segment A, 1 when it is random
 };
 
 struct ModelInput {
@@ -44,6 +50,7 @@ BuiltModel build_encoder_decoder(mtf::Graph& graph, const ModelConfig& model);
 BuiltModel build_moe_transformer(mtf::Graph& graph, const ModelConfig& model);
 BuiltModel build_resnet(mtf::Graph& graph, const ModelConfig& model);
 BuiltModel build_unet(mtf::Graph& graph, const ModelConfig& model);
+BuiltModel build_bert(mtf::Graph& graph, const ModelConfig& model);
 
 // Tokens one sequence may send to one expert: ceil(capacity_factor * length / experts), at least 1.
 std::int64_t expert_capacity(const ModelConfig& model);

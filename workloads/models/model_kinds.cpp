@@ -36,6 +36,18 @@ std::string moe_summary(const ModelConfig& m) {
          activations(m);
 }
 
+std::string bert_summary(const ModelConfig& m) {
+  return transformer_summary(m, fmt::format("BERT, {} layers", m.layers)) +
+         fmt::format(", {} predictions per sequence", m.predictions) + activations(m);
+}
+
+// Masked positions are distinct positions of a sequence.
+ModelSizeProblem bert_check_sizes(const ModelConfig& m) {
+  if (m.predictions <= m.length) return {};
+  return {"predictions",
+          fmt::format("{} masked positions do not fit in a sequence of length {}", m.predictions, m.length)};
+}
+
 // The engine would find this too, but later and without pointing at the layout.
 std::string moe_check_layout(const ModelConfig&, const mtf::LayoutRules& layout) {
   const auto experts_axis = layout.mesh_dim_for("experts");
@@ -210,6 +222,22 @@ const std::vector<ModelKindInfo>& model_kinds() {
        unet_summary,
        image_derived_dimensions<unet_halvings>,
        image_check_sizes<unet_halvings>},
+      {ModelKind::bert,
+       "bert",
+       "BERT pre-training (Devlin et al. 2018; MLPerf's BERT-Large): token, token-type and positional "
+       "embeddings, layers post-layer-norm blocks of self-attention and GELU feed-forward with biases, a "
+       "masked-LM head at predictions positions per sequence (logits against the tied embedding) and a "
+       "next-sentence head on the pooled first token; the loss is the sum of their means.",
+       keys({{"layers"}}, transformer_keys, {{"predictions"}, activation_dtype}),
+       {"batch", "length", "d_model", "d_ff", "heads", "d_kv", "vocab", "predictions"},
+       "batch:batch;vocab:model;d_ff:model;heads:model",
+       "tiny-bert",
+       build_bert,
+       kBertFormulas,
+       nullptr,
+       bert_summary,
+       nullptr,
+       bert_check_sizes},
   };
   return rows;
 }

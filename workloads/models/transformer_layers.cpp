@@ -23,6 +23,10 @@ Tensor weight(mtf::Graph& graph, const std::string& name, const Shape& shape, st
                         mtf::Initializer::normal(static_cast<float>(1.0 / std::sqrt(double(fan_in)))));
 }
 
+Tensor bias(mtf::Graph& graph, const std::string& name, const Shape& shape) {
+  return graph.variable(name, shape, mtf::Initializer::zeros());
+}
+
 Tensor layer_norm(mtf::Graph& graph, const Tensor& x, const TransformerDims& dims, const std::string& scope) {
   const Tensor scale =
       graph.variable(scope + "/layer_norm_scale", Shape{dims.d_model}, mtf::Initializer::constant(1));
@@ -34,8 +38,13 @@ Tensor full_causal_mask(const Tensor& mask, const TransformerDims& d) {
 }
 
 Tensor attention(mtf::Graph& graph, const Tensor& x, const Tensor& memory, const Tensor& mask,
-                 const TransformerDims& dims, const std::string& scope) {
+                 const TransformerDims& dims, const std::string& scope, ProjectionBiases biases) {
   const auto& d = dims;
+  const auto biased = [&](const Tensor& projected, const std::string& name) {
+    if (biases == ProjectionBiases::none) return projected;
+    const Shape bias_shape = projected.shape().minus({d.batch.name, d.length.name, d.memory_length.name});
+    return mtf::add(projected, bias(graph, scope + "/" + name + "_bias", bias_shape));
+  };
   const Shape projection{d.d_model, d.heads, d.d_kv};
   const Tensor wq = weight(graph, scope + "/q", projection, d.d_model.size);
   const Tensor wk = weight(graph, scope + "/k", projection, d.d_model.size);
@@ -45,19 +54,19 @@ Tensor attention(mtf::Graph& graph, const Tensor& x, const Tensor& memory, const
 
   const Tensor keys_from = mtf::rename(memory, d.length.name, d.memory_length.name, scope + "/memory");
   // Scaling q (not the logits) keeps the scaled tensor [batch, length, heads, d_kv] small.
-  const Tensor q =
-      mtf::scale(mtf::einsum({x, wq}, Shape{d.batch, d.length, d.heads, d.d_kv}, scope + "/q_proj"),
-                 1.0 / std::sqrt(double(d.d_kv.size)));
-  const Tensor k =
-      mtf::einsum({keys_from, wk}, Shape{d.batch, d.memory_length, d.heads, d.d_kv}, scope + "/k_proj");
-  const Tensor v =
-      mtf::einsum({keys_from, wv}, Shape{d.batch, d.memory_length, d.heads, d.d_kv}, scope + "/v_proj");
+  const Tensor q = mtf::scale(
+      biased(mtf::einsum({x, wq}, Shape{d.batch, d.length, d.heads, d.d_kv}, scope + "/q_proj"), "q"),
+      1.0 / std::sqrt(double(d.d_kv.size)));
+  const Tensor k = biased(
+      mtf::einsum({keys_from, wk}, Shape{d.batch, d.memory_length, d.heads, d.d_kv}, scope + "/k_proj"), "k");
+  const Tensor v = biased(
+      mtf::einsum({keys_from, wv}, Shape{d.batch, d.memory_length, d.heads, d.d_kv}, scope + "/v_proj"), "v");
   Tensor logits = mtf::einsum({q, k}, Shape{d.batch, d.heads, d.length, d.memory_length}, scope + "/logits");
   if (mask.valid()) logits = mtf::add(logits, mask, scope + "/masked_logits");
   const Tensor weights = mtf::softmax(logits, d.memory_length.name, scope + "/weights");
   const Tensor heads_out =
       mtf::einsum({weights, v}, Shape{d.batch, d.length, d.heads, d.d_kv}, scope + "/context");
-  return mtf::einsum({heads_out, wo}, Shape{d.batch, d.length, d.d_model}, scope + "/output");
+  return biased(mtf::einsum({heads_out, wo}, Shape{d.batch, d.length, d.d_model}, scope + "/output"), "o");
 }
 
 Tensor feed_forward(mtf::Graph& graph, const Tensor& x, const TransformerDims& dims,

@@ -1,7 +1,8 @@
 #pragma once
 // The sublayers the Transformer models share, written as Mesh-TensorFlow's transformer layers: named
-// dimensions (batch, length, memory_length, d_model, d_ff, heads, d_kv, vocab, experts, capacity), no biases,
-// pre-layer-norm residual blocks. The layout rules decide the splits; nothing here names a mesh axis.
+// dimensions (batch, length, memory_length, d_model, d_ff, heads, d_kv, vocab, experts, capacity), no biases
+// (attention takes them on request, for BERT), pre-layer-norm residual blocks. The layout rules decide the
+// splits; nothing here names a mesh axis.
 #include <functional>
 #include <string>
 
@@ -30,11 +31,20 @@ mtf::Tensor layer_norm(mtf::Graph& graph, const mtf::Tensor& x, const Transforme
 // no variable needs.
 mtf::Tensor full_causal_mask(const mtf::Tensor& mask, const TransformerDims& dims);
 
+// Whether attention's projections add a bias: Mesh-TensorFlow's have none, BERT's have one each
+// (modeling.py's attention_layer builds q, k and v with tf.layers.dense, whose bias is on by default, and the
+// output dense in transformer_model too).
+enum class ProjectionBiases { none, each };
+
+// A variable "<name>" of `shape` that starts at zero, as tf.layers.dense's bias does.
+mtf::Tensor bias(mtf::Graph& graph, const std::string& name, const mtf::Shape& shape);
+
 // Multi-head attention of x over memory (both [batch, length, d_model]): q from x, k and v from memory
 // (renamed to memory_length), softmax over memory_length; mask (full_causal_mask) is added to the logits when
-// valid.
+// valid. With ProjectionBiases::each, q, k, v ([heads, d_kv]) and the output ([d_model]) add a bias.
 mtf::Tensor attention(mtf::Graph& graph, const mtf::Tensor& x, const mtf::Tensor& memory,
-                      const mtf::Tensor& mask, const TransformerDims& dims, const std::string& scope);
+                      const mtf::Tensor& mask, const TransformerDims& dims, const std::string& scope,
+                      ProjectionBiases biases = ProjectionBiases::none);
 
 // relu(x . in[d_model, d_ff]) . out[d_ff, d_model]
 mtf::Tensor feed_forward(mtf::Graph& graph, const mtf::Tensor& x, const TransformerDims& dims,

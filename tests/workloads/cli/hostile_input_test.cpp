@@ -144,6 +144,13 @@ std::vector<Row> table() {
                             "  kind: resnet\n  stage_blocks: [1000000]\n  classes: 2\n  image_size: 64\n")}},
        2,
        {"c.yaml:8: model.stage_blocks: more than the 1000 blocks a model may have"}},
+      {"a BERT masking more positions than its sequences have",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("  kind: mlp\n  layers: 2\n  d_model: 16\n  d_ff: 64\n",
+                            "  kind: bert\n  layers: 2\n  d_model: 16\n  d_ff: 64\n  heads: 2\n  d_kv: 8\n"
+                            "  vocab: 32\n  length: 8\n  predictions: 100000000000\n")}},
+       2,
+       {"c.yaml:15: model.predictions: 100000000000 masked positions do not fit in a sequence of length 8"}},
       // Hangs: limits that the command line bypassed, or work that cannot finish.
       {"--steps past the config's limit",
        {"run", "c.yaml", "--no-files", "--steps", "1000000"},
