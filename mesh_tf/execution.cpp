@@ -64,6 +64,7 @@ struct Executor::Impl {
     lowering.device = options.device;
     lowering.collective_backend = options.collective_backend;
     lowering.fusion = options.fusion;
+    lowering.allreduce_combine_bytes = options.allreduce_combine_bytes;
     for (const auto& t : options.outputs) {
       if (!t.valid() || &t.graph() != &graph)
         throw InputError("execution: an output tensor is not from this graph");
@@ -209,7 +210,7 @@ struct Executor::Impl {
     CollectiveTiming timing;
     timing.record = step.record;
     sim::Buffers data;
-    if (options.numerics) data = pack(step, program, store, mapping);  // allconcat: already masked
+    if (options.numerics) data = pack_combined(step);  // allconcat: already masked
     double longest_s = -1;
     for (const auto& issued : step.record.issued) {
       sim::CollectiveRequest request = request_for(step, issued);
@@ -239,8 +240,35 @@ struct Executor::Impl {
         timing.busbw_Bps = result.busbw_Bps;
       }
     }
-    if (options.numerics) unpack(step, program, data, store, mapping);
+    if (options.numerics) unpack_combined(step, data);
     return timing;
+  }
+
+  // A combined allreduce (allreduce_combiner.hpp) carries its members' buffers one after the other.
+  sim::Buffers pack_combined(const Step& step) const {
+    if (step.combined_steps.empty()) return pack(step, program, store, mapping);
+    sim::Buffers data;
+    for (const int m : step.combined_steps) {
+      for (auto& [rank, buffer] : pack(program.steps[m], program, store, mapping)) {
+        std::vector<float>& all = data[rank];
+        all.insert(all.end(), buffer.begin(), buffer.end());
+      }
+    }
+    return data;
+  }
+  void unpack_combined(const Step& step, const sim::Buffers& data) {
+    if (step.combined_steps.empty()) return unpack(step, program, data, store, mapping);
+    std::size_t offset = 0;
+    for (const int m : step.combined_steps) {
+      const std::size_t elements = program.values[program.steps[m].inputs.front()].slice_elements;
+      sim::Buffers part;
+      for (const auto& [rank, buffer] : data) {
+        part[rank].assign(buffer.begin() + static_cast<std::ptrdiff_t>(offset),
+                          buffer.begin() + static_cast<std::ptrdiff_t>(offset + elements));
+      }
+      unpack(program.steps[m], program, part, store, mapping);
+      offset += elements;
+    }
   }
 
   void stack(sim::Buffers& data, int mesh_dim) const {
@@ -343,6 +371,10 @@ const MeshShape& Executor::mesh() const { return impl_->mesh; }
 const MeshMapping& Executor::mapping() const { return impl_->mapping; }
 const Counters& Executor::counters() const { return impl_->program.counters; }
 
+LiveMemory Executor::live_memory() const {
+  return mtf::live_memory(impl_->program, impl_->program.kept_values);
+}
+
 const TensorLayout& Executor::layout(const Tensor& tensor) const {
   auto it = impl_->layouts.find(tensor.id());
   if (it == impl_->layouts.end()) {
@@ -400,7 +432,9 @@ StepResult Executor::run(const std::vector<Tensor>& fetches) {
   for (std::size_t i = 0; i < program.steps.size(); ++i) {
     const Step& step = program.steps[i];
     durations[i] = step.time_s;
-    if (step.is_comm) {
+    if (step.is_comm && step.combined_into >= 0) {
+      durations[i] = 0;  // carried, data and time, by the collective it was combined into
+    } else if (step.is_comm) {
       auto timing = im.run_collective(step);
       durations[i] = timing.time_s;
       result.collectives.push_back(std::move(timing));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh_tf/buffer_liveness.hpp"
 #include "mesh_tf/collective_backend.hpp"
 #include "mesh_tf/counters.hpp"
 #include "mesh_tf/device_model.hpp"
@@ -45,8 +46,10 @@ struct ExecutionOptions {
   std::vector<Tensor> outputs;
   // How collectives are issued (collective_backend.hpp): as Mesh-TensorFlow's TPU backend did by default.
   CollectiveBackend collective_backend = CollectiveBackend::mesh_tf_tpu;
-  // Whether XLA's loop fusion shortens elementwise chains (fusion.hpp).
+  // How XLA fuses local steps (fusion.hpp).
   FusionPolicy fusion = FusionPolicy::xla;
+  // XLA's all-reduce combiner threshold in bytes per core (allreduce_combiner.hpp); 0 combines nothing.
+  std::uint64_t allreduce_combine_bytes = 0;
   // Whether collectives overlap compute (overlap_policy.hpp).
   OverlapPolicy overlap = OverlapPolicy::dependencies;
   // Whether collective times are remembered for every executor on the same simulator (identical requests,
@@ -93,6 +96,8 @@ class Executor {
   const MeshShape& mesh() const;
   const MeshMapping& mapping() const;
   const Counters& counters() const;
+  // The largest set of buffers live at once per core (buffer_liveness.hpp).
+  LiveMemory live_memory() const;
   const TensorLayout& layout(const Tensor& tensor) const;
 
   // Numerics: the full value of an input for the next steps (row-major in the tensor's dim order).

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "mesh_tf/allreduce_combiner.hpp"
 #include "mesh_tf/fusion.hpp"
 #include "mesh_tf/op_table.hpp"
 #include "topologies/support/check.hpp"
@@ -59,7 +60,9 @@ void Lowerer::run() {
   std::vector<int> kept;
   for (const int t : options_.outputs) kept.push_back(program_.value_of_tensor[t]);
   for (const auto& a : program_.assignments) kept.push_back(a.new_value);
+  program_.kept_values = kept;
   fuse_steps(program_, options_.device, kept, options_.fusion);
+  combine_allreduces(program_, options_.allreduce_combine_bytes);
   finish_counters();
 }
 
@@ -164,9 +167,7 @@ int Lowerer::add_collective(const OpNode& op, Step step, const std::string& reas
   step.label = fmt::format(
       "{}[{}] {}{}", sim::to_string(r.kind), join(r.mesh_dims, ","), in.name,
       phase_suffix(in.tensor >= 0 ? graph_.op(graph_.tensor(in.tensor).producer).phase : op.phase));
-  step.signature = fmt::format("{}/{}/{}/{}/{}/{}/{}", sim::to_string(r.kind), r.reduce == sim::ReduceOp::max,
-                               join(r.mesh_dims, ","), r.elements_per_core, r.element_bytes,
-                               step.shift_offset > 0, step.shift_wrap);
+  step.signature = collective_signature(step);
   const int index = static_cast<int>(program_.steps.size());
   program_.values[step.output].producer_step = index;
   program_.counters.collectives.push_back(r);

@@ -24,6 +24,7 @@ struct LoweringOptions {
   DeviceModel device = DeviceModel::tpu_v2_core();
   CollectiveBackend collective_backend = CollectiveBackend::mesh_tf_tpu;
   FusionPolicy fusion = FusionPolicy::xla;
+  std::uint64_t allreduce_combine_bytes = 0;  // allreduce_combiner.hpp: 0 combines nothing
   std::vector<int> outputs;  // tensor ids to materialise (force pending sums)
 };
 

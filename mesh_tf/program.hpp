@@ -82,6 +82,10 @@ struct Step {
   std::int64_t shift_offset = 0;  // permute
   bool shift_wrap = false;
   std::string signature;  // identical signatures have identical simulated time
+  // allreduce_combiner.hpp: the collective this one was combined into, or the steps a combined one carries
+  // (itself last).
+  int combined_into = -1;
+  std::vector<int> combined_steps;
 };
 
 struct Assignment {
@@ -96,6 +100,7 @@ struct Program {
   std::vector<int> value_of_tensor;  // graph tensor id -> value id holding its final (forced if needed) data
   std::vector<int> raw_value_of_tensor;  // graph tensor id -> value id as produced (may be pending)
   std::vector<Assignment> assignments;
+  std::vector<int> kept_values;  // must reach HBM whoever reads them: outputs and new values of variables
   Counters counters;
 };
 

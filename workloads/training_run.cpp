@@ -34,15 +34,16 @@ mtf::Optimizer make_optimizer(const TrainingConfig& training) {
 }  // namespace
 
 MemoryReport memory_per_core(const mtf::Counters& counters, const std::vector<mtf::Tensor>& gradients,
-                             std::uint64_t hbm_bytes) {
+                             const mtf::LiveMemory& live, std::uint64_t hbm_bytes) {
   MemoryReport memory;
   memory.parameter_bytes = counters.variable_bytes_per_core();
   memory.optimizer_state_bytes = counters.optimizer_state_bytes_per_core();
   memory.activation_bytes = counters.kept_activation_bytes_per_core();
   for (const auto& gradient : gradients)
     memory.gradient_bytes += counters.tensors.at(gradient.id()).slice_bytes_per_core;
-  memory.total_bytes =
+  memory.sum_bytes =
       memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_state_bytes + memory.activation_bytes;
+  memory.total_bytes = live.peak_bytes;
   memory.hbm_bytes = hbm_bytes;
   return memory;
 }
@@ -113,6 +114,7 @@ RunReport run_training(const RunConfig& config, const TrainingProgram& program, 
   execution.collective_backend = config.hardware.collective_backend;
   execution.overlap = config.hardware.overlap;
   execution.fusion = config.hardware.fusion;
+  execution.allreduce_combine_bytes = config.hardware.allreduce_combine_bytes;
   execution.share_collective_times = options.share_collective_times;
   std::unique_ptr<mtf::Executor> executor;
   try {
@@ -128,7 +130,8 @@ RunReport run_training(const RunConfig& config, const TrainingProgram& program, 
   const mtf::Counters& counters = executor->counters();
   report.counted_flops_per_core = counters.flops_per_core;
   report.counted = flop_breakdown(graph, counters);
-  report.memory = memory_per_core(counters, gradients, config.hardware.device.hbm_bytes());
+  report.memory =
+      memory_per_core(counters, gradients, executor->live_memory(), config.hardware.device.hbm_bytes());
   if (options.memory_limit_bytes > 0 && report.memory.total_bytes > options.memory_limit_bytes) return report;
 
   if (numerics) {

@@ -27,14 +27,17 @@ struct StepRecord {
   double step_time_s = 0;      // simulated
 };
 
-// Per core, by what it holds. total_bytes adds all four: an upper bound of the peak, since gradients are
-// produced while the activations kept for them are released.
+// Per core. The categories are what the step holds, each counted whole: their sum is an upper bound, since
+// gradients are produced while the activations kept for them are released and fusion keeps many
+// intermediates on chip. total_bytes, which decides whether the step fits, is the largest set of buffers live
+// at once (mesh_tf/buffer_liveness.hpp, as XLA's buffer assignment sees it).
 struct MemoryReport {
   std::uint64_t parameter_bytes = 0;
   std::uint64_t gradient_bytes = 0;
   std::uint64_t optimizer_state_bytes = 0;
-  std::uint64_t activation_bytes = 0;  // forward tensors kept for the backward pass
-  std::uint64_t total_bytes = 0;
+  std::uint64_t activation_bytes = 0;  // forward tensors read by the backward pass
+  std::uint64_t sum_bytes = 0;         // of the four categories
+  std::uint64_t total_bytes = 0;       // peak of live buffers
   std::uint64_t hbm_bytes = 0;
   bool fits() const { return total_bytes <= hbm_bytes; }
 };
@@ -42,7 +45,7 @@ struct MemoryReport {
 // From the engine's counters: variables (not optimizer slots), slot variables, forward tensors read by the
 // backward pass, and the gradient tensors the optimizer consumes.
 MemoryReport memory_per_core(const mtf::Counters& counters, const std::vector<mtf::Tensor>& gradients,
-                             std::uint64_t hbm_bytes);
+                             const mtf::LiveMemory& live, std::uint64_t hbm_bytes);
 
 // Collectives of one step with the same kind, mesh axes, reason and size, merged.
 struct CollectiveGroup {

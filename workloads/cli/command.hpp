@@ -13,6 +13,7 @@ void add_sweep_command(CLI::App& app);       // sweep_command.cpp
 void add_search_command(CLI::App& app);      // search_command.cpp
 void add_plot_command(CLI::App& app);        // plot_command.cpp
 void add_fidelity_command(CLI::App& app);    // fidelity_command.cpp
+void add_calibrate_command(CLI::App& app);   // fidelity_command.cpp
 void add_bench_command(CLI::App& app);       // bench_command.cpp: the parent of those below
 
 void add_bench_collectives(CLI::App& bench);  // bench_collectives.cpp

@@ -1,13 +1,17 @@
 // tpusim fidelity [FILE | DIR]: published measurements of TPU training (workloads/fidelity/measurement.hpp)
 // against tpusim's predictions of them: measured and predicted step, error, MFU, and the median |error|.
+// tpusim calibrate [FILE | DIR]: the same runs, then a calibration profile per device and software release
+// fitted to them, with each measurement's leave-one-out error (workloads/fidelity/calibration.hpp).
 #include <fmt/format.h>
 
 #include <iostream>
 #include <stdexcept>
 
+#include "topologies/support/atomic_file.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/cli/number_option.hpp"
+#include "workloads/fidelity/calibration_fit.hpp"
 #include "workloads/fidelity/fidelity_study.hpp"
 #include "workloads/report/report_context.hpp"
 #include "workloads/sweep/child_pool.hpp"
@@ -28,46 +32,92 @@ struct FidelityArgs {
   std::string progress;
 };
 
-void run(const FidelityArgs& args) {
-  std::vector<workloads::Measurement> measurements =
-      args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path);
-  const workloads::FidelityStudy study(args.path.empty() ? "shipped" : args.path, std::move(measurements),
-                                       args.output);
-  if (args.dry_run) {
-    std::cout << study.listing();
-    return;
-  }
-  workloads::StudyRunOptions options;
-  options.jobs = args.jobs > 0 ? args.jobs : workloads::online_cores();
-  options.progress = args.json && args.progress.empty() ? workloads::ProgressMode::none
-                                                        : workloads::parse_progress_mode(args.progress);
-  options.table = !args.json;
-  options.files = !args.no_files;
-  options.inputs = {{"measurements", workloads::input_or_null(args.path)}};
+// The measurements' rows: each simulated (or read from its record of an earlier run) in a child process.
+struct FidelityRun {
+  std::unique_ptr<workloads::FidelityStudy> study;
   std::vector<workloads::FidelityRow> rows;
   nlohmann::json runs = nlohmann::json::array();
-  options.on_row = [&](std::size_t point, const workloads::PointOutcome& outcome) {
-    rows.push_back(study.row(point, outcome));
-    runs.push_back(study.run_json(point, outcome));
+  nlohmann::json inputs;
+  workloads::StudyRunTotals totals;
+};
+
+std::unique_ptr<FidelityRun> run_measurements(const FidelityArgs& args, bool table) {
+  auto run = std::make_unique<FidelityRun>();
+  std::vector<workloads::Measurement> measurements =
+      args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path);
+  run->study = std::make_unique<workloads::FidelityStudy>(args.path.empty() ? "shipped" : args.path,
+                                                          std::move(measurements), args.output);
+  workloads::StudyRunOptions options;
+  options.jobs = args.jobs > 0 ? args.jobs : workloads::online_cores();
+  options.progress = !table && args.progress.empty() ? workloads::ProgressMode::none
+                                                     : workloads::parse_progress_mode(args.progress);
+  options.table = table;
+  options.files = !args.no_files;
+  options.inputs = {{"measurements", workloads::input_or_null(args.path)}};
+  run->inputs = options.inputs;
+  const workloads::FidelityStudy& study = *run->study;
+  options.on_row = [&run, &study](std::size_t point, const workloads::PointOutcome& outcome) {
+    run->rows.push_back(study.row(point, outcome));
+    run->runs.push_back(study.run_json(point, outcome));
   };
-  const auto totals = workloads::run_study(study, options);
-  const workloads::FidelitySummary summary = workloads::summarise(rows);
+  run->totals = workloads::run_study(study, options);
+  return run;
+}
+
+void raise_for(const FidelityRun& run, int failed) {
+  if (failed == 0) return;
+  throw std::runtime_error(fmt::format("{} of {} measurements could not be predicted; the first: {}", failed,
+                                       run.rows.size(),
+                                       run.totals.failed > 0 ? run.totals.first_failure
+                                                             : run.totals.first_input_error));
+}
+
+void fidelity(const FidelityArgs& args) {
+  if (args.dry_run) {
+    std::vector<workloads::Measurement> measurements =
+        args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path);
+    std::cout << workloads::FidelityStudy("shipped", std::move(measurements), args.output).listing();
+    return;
+  }
+  const auto run = run_measurements(args, !args.json);
+  const workloads::FidelitySummary summary = workloads::summarise(run->rows);
   if (args.json) {
     std::cout << workloads::dump_report(workloads::with_report_context(
-                     {{"runs", runs}, {"summary", workloads::to_json(summary)}, {"wall_s", totals.wall_s}},
-                     workloads::format::kFidelity, "fidelity", options.inputs))
+                     {{"runs", run->runs}, {"summary", workloads::to_json(summary)}, {"wall_s", run->totals.wall_s}},
+                     workloads::format::kFidelity, "fidelity", run->inputs))
               << "\n";
   } else {
     std::cout << workloads::summary_text(summary);
-    if (options.files) std::cout << fmt::format("results in {}/ (sweep.csv, sweep.json)\n", study.output_dir());
-    std::cout << fmt::format("wall time {:.2f} s\n", totals.wall_s);
+    if (!args.no_files)
+      std::cout << fmt::format("results in {}/ (sweep.csv, sweep.json)\n", run->study->output_dir());
+    std::cout << fmt::format("wall time {:.2f} s\n", run->totals.wall_s);
   }
   std::cout << std::flush;
-  if (summary.failed > 0) {
-    throw std::runtime_error(fmt::format("fidelity: {} of {} measurements could not be predicted; the first: {}",
-                                         summary.failed, rows.size(),
-                                         totals.failed > 0 ? totals.first_failure : totals.first_input_error));
+  raise_for(*run, summary.failed);
+}
+
+void calibrate(const FidelityArgs& args, const std::string& profiles_dir) {
+  if (!profiles_dir.empty()) require_writable_folder(profiles_dir);  // before minutes of simulation
+  const auto run = run_measurements(args, false);
+  const workloads::CalibrationResult result = workloads::calibrate(run->rows);
+  if (args.json) {
+    nlohmann::json body = workloads::to_json(result);
+    body["wall_s"] = run->totals.wall_s;
+    std::cout << workloads::dump_report(
+                     workloads::with_report_context(body, workloads::format::kCalibration, "calibrate", run->inputs))
+              << "\n";
+  } else {
+    std::cout << workloads::calibration_text(result);
   }
+  if (!profiles_dir.empty()) {
+    for (const auto& profile : result.profiles) {
+      const std::string path = profiles_dir + "/" + profile.name + ".yaml";
+      write_file_atomically(path, workloads::profile_yaml(profile));
+      if (!args.json) std::cout << "wrote " << path << "\n";
+    }
+  }
+  std::cout << std::flush;
+  raise_for(*run, workloads::summarise(run->rows).failed);
 }
 
 }  // namespace
@@ -99,7 +149,34 @@ void add_fidelity_command(CLI::App& app) {
                           "cores this process may use)");
   command->add_option("--progress", args.progress,
                       "bar, plain or none; default: bar on a terminal, else plain (none with --json)");
-  command->callback([] { run(args); });
+  command->callback([] { fidelity(args); });
+}
+
+void add_calibrate_command(CLI::App& app) {
+  static FidelityArgs args;
+  static std::string profiles = "results/calibration";
+  auto* command = app.add_subcommand(
+      "calibrate",
+      "Fit what tpusim's mechanisms leave unexplained, in the open: per device and software release, four "
+      "named, bounded parameters (matrix_unit_efficiency 0.3-1, hbm_efficiency 0.5-1, op_overhead_s 0-10us, "
+      "step_overhead_s 0-50ms) by least squares on log step time over the measurements of that group "
+      "(workloads/fidelity/calibration.hpp). Prints every profile's values and, per measurement, the "
+      "uncalibrated step, the step under its group's profile and its leave-one-out prediction (a profile "
+      "fitted without it; uncalibrated when it is alone in its group), then writes one profile per group "
+      "(YAML) to --profiles.\n"
+      "The measurements run as 'tpusim fidelity' runs them, sharing its records (--output).\n"
+      "Example: tpusim calibrate --profiles workloads/fidelity/calibrations\n"
+      "Exit status: 0 done; 1 a measurement could not run; 2 a bad measurement file or argument; 3 the "
+      "results or profiles cannot be written.");
+  command->add_option("measurements", args.path, "A measurement file, or a folder of them (*.yaml)");
+  command->add_flag("--json", args.json, "Print the profiles and rows as JSON");
+  command->add_option("--output", args.output, "Records folder, shared with tpusim fidelity (default results/fidelity)");
+  command->add_flag("--no-files", args.no_files, "Write no records");
+  command->add_option("--profiles", profiles, "Folder for the fitted profiles (default results/calibration; '' for none)");
+  add_whole_number_option(command, "-j,--jobs", args.jobs, 1, kMaxJobs,
+                          "Measurements simulated at once, each in its own process");
+  command->add_option("--progress", args.progress, "bar, plain or none (default: bar on a terminal)");
+  command->callback([] { calibrate(args, profiles); });
 }
 
 }  // namespace tpusim::cli

@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
   tpusim::cli::add_search_command(app);
   tpusim::cli::add_plot_command(app);
   tpusim::cli::add_fidelity_command(app);
+  tpusim::cli::add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

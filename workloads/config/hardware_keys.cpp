@@ -336,10 +336,33 @@ std::vector<ConfigKey> hardware_keys() {
           "float32 alltoall in bfloat16), or ideal: each as the collective it stands for, in the tensor's "
           "dtype."),
       policy_key("hardware.fusion", mtf::fusion_policies(), &HardwareConfig::fusion, "xla",
-                 "Whether XLA's loop fusion shortens chains of elementwise ops: xla, an elementwise op whose "
-                 "result only one later elementwise op or reduction reads runs fused into it, its result "
-                 "never going through HBM and the per-op overhead paid once per fusion "
-                 "(mesh_tf/fusion.hpp); or none, every op reading and writing HBM."),
+                 "How XLA fuses local ops (mesh_tf/fusion.hpp): xla, elementwise ops fused into the op that "
+                 "reads them (matmuls and convolutions included, which also take elementwise consumers into "
+                 "their output), cheap broadcast-only ops computed again in each reader, and sums over one "
+                 "tensor computed in one pass, each fusion reading and writing HBM once and paying the per-op "
+                 "overhead once; loop, only chains of elementwise ops into one elementwise op or reduction "
+                 "(earlier versions); or none, every op reading and writing HBM."),
+      ConfigKey("hardware.allreduce_combine", std::string(kMemorySize) + ", or none",
+                "XLA's all-reduce combiner (mesh_tf/allreduce_combiner.hpp): independent sums over the same "
+                "mesh axes are merged into one allreduce of up to this many bytes per core, so many small "
+                "gradient sums pay the latency once, such as 30MiB (XLA's GPU default; the TPU backend's "
+                "threshold is not public); none, the default: every allreduce as lowered, one per tensor, "
+                "as Mesh-TensorFlow issued them.")
+          .ranged(kMemoryRange_bytes.text)
+          .defaults_to("none")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            const std::string text = value.scalar();
+            if (text != "none" && !text.empty() && std::isalpha(static_cast<unsigned char>(text.front()))) {
+              value.fail(
+                  fmt::format("'{}' is neither none nor a size{}: expected none, or a size such as 30MiB",
+                              text, did_you_mean(text, {"none"})));
+            }
+            r.config.hardware.allreduce_combine_bytes = text == "none" ? 0 : value.memory_bytes();
+          })
+          .reports([](const RunConfig& c) -> nlohmann::json {
+            const auto bytes = c.hardware.allreduce_combine_bytes;
+            return bytes > 0 ? nlohmann::json(bytes) : nlohmann::json("none");
+          }),
       policy_key(
           "hardware.overlap", mtf::overlap_policies(), &HardwareConfig::overlap, "dependencies",
           "Whether collectives overlap local compute and one another: dependencies, a collective "

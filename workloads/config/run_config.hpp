@@ -44,6 +44,7 @@ struct HardwareConfig {
   mtf::CollectiveBackend collective_backend = mtf::CollectiveBackend::mesh_tf_tpu;
   mtf::OverlapPolicy overlap = mtf::OverlapPolicy::dependencies;
   mtf::FusionPolicy fusion = mtf::FusionPolicy::xla;
+  std::uint64_t allreduce_combine_bytes = 0;  // mesh_tf/allreduce_combiner.hpp; 0: none
 };
 
 struct MeshConfig {

@@ -9,10 +9,12 @@
 
 namespace tpusim::workloads {
 
-FidelityRow fidelity_row(const Measurement& measurement, const PointResult& predicted) {
+FidelityRow fidelity_row(const Measurement& measurement, const PointResult& predicted,
+                         const StepFeatures& features) {
   FidelityRow row;
   row.measurement = &measurement;
   row.predicted = predicted;
+  row.features = features;
   if (!row.ok()) return row;
   row.measured_step_s = measurement.measured_step_s(predicted.model_flops_per_step);
   // The predicted MFU scaled by the ratio of the steps: the same FLOPs and peak, over the measured step.

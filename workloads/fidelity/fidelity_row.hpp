@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/fidelity/calibration.hpp"
 #include "workloads/fidelity/measurement.hpp"
 #include "workloads/sweep/sweep_run.hpp"
 
@@ -15,13 +16,15 @@ struct FidelityRow {
   PointResult predicted;       // the simulated step (error set when it could not run)
   double measured_step_s = 0;  // Measurement::measured_step_s
   double measured_mfu = 0;     // the model's FLOPs per step over the measured step, as a fraction of peak
+  StepFeatures features;       // the predicted step split by bound, for calibration
 
   bool ok() const { return predicted.error.empty(); }
   // predicted / measured - 1: negative when tpusim is too fast.
   double error() const { return predicted.step_time_s / measured_step_s - 1; }
 };
 
-FidelityRow fidelity_row(const Measurement& measurement, const PointResult& predicted);
+FidelityRow fidelity_row(const Measurement& measurement, const PointResult& predicted,
+                         const StepFeatures& features = {});
 
 // The median of |error| over the rows that ran, overall and per family (first seen first), and the median
 // signed error of each family, so the direction of a family's error shows.

@@ -6,6 +6,7 @@
 
 #include "topologies/support/units.hpp"
 #include "workloads/report/report_context.hpp"
+#include "workloads/report/step_explanation.hpp"
 #include "workloads/sweep/content_hash.hpp"
 #include "workloads/sweep/training_study.hpp"
 
@@ -39,12 +40,45 @@ FidelityStudy::FidelityStudy(std::string name, std::vector<Measurement> measurem
   }
 }
 
+namespace {
+
+// The step split as calibration.hpp models it, from the explanation of the timeline.
+StepFeatures step_features(const RunReport& report, double peak_flops) {
+  StepFeatures features;
+  for (const auto& share : explain_step(report.timeline, peak_flops).by_bound) {
+    if (share.name == mtf::to_string(mtf::ComputeBound::matrix_unit)) {
+      features.matrix_s += share.time_s;
+    } else if (share.name == mtf::to_string(mtf::ComputeBound::hbm_bandwidth)) {
+      features.hbm_s += share.time_s;
+    } else {
+      features.other_s += share.time_s;
+    }
+  }
+  for (const auto& entry : report.timeline.entries) {
+    if (!entry.is_comm && entry.end_s > entry.start_s) features.kernels += 1;
+  }
+  return features;
+}
+
+}  // namespace
+
 std::string FidelityStudy::run_point(std::size_t point) const {
-  return point_summary_json(run_training(measurements_[point].config));
+  const RunConfig& config = measurements_[point].config;
+  const RunReport report = run_training(config);
+  nlohmann::json summary = nlohmann::json::parse(point_summary_json(report));
+  const StepFeatures f = step_features(report, config.hardware.device.peak_flops());
+  summary["features"] = {{"matrix_s", f.matrix_s}, {"hbm_s", f.hbm_s}, {"other_s", f.other_s}, {"kernels", f.kernels}};
+  return summary.dump();
 }
 
 FidelityRow FidelityStudy::row(std::size_t point, const PointOutcome& outcome) const {
-  return fidelity_row(measurements_[point], point_result_of(outcome));
+  StepFeatures features;
+  if (outcome.ok() && outcome.result.contains("features")) {
+    const auto& f = outcome.result.at("features");
+    features = {f.at("matrix_s").get<double>(), f.at("hbm_s").get<double>(), f.at("other_s").get<double>(),
+                f.at("kernels").get<double>()};
+  }
+  return fidelity_row(measurements_[point], point_result_of(outcome), features);
 }
 
 std::vector<std::string> FidelityStudy::csv_header() const { return kFidelityCsvColumns; }

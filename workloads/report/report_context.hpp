@@ -34,6 +34,7 @@ inline constexpr const char* kBenchSweep = "tpusim.bench_sweep.v1";             
 inline constexpr const char* kBenchSearch = "tpusim.bench_search.v1";            // tpusim bench search
 inline constexpr const char* kSearch = "tpusim.search.v1";                       // tpusim search, search.json
 inline constexpr const char* kFidelity = "tpusim.fidelity.v1";  // tpusim fidelity: its sweep.json and --json
+inline constexpr const char* kCalibration = "tpusim.calibration.v1";  // tpusim calibrate --json
 }  // namespace format
 
 // The names of the context block's fields, in the order above.

@@ -60,6 +60,7 @@ nlohmann::json run_report_json(const RunConfig& config, const RunReport& r, nloh
                               {"gradient_bytes", mem.gradient_bytes},
                               {"optimizer_state_bytes", mem.optimizer_state_bytes},
                               {"activation_bytes", mem.activation_bytes},
+                              {"sum_bytes", mem.sum_bytes},
                               {"total_bytes", mem.total_bytes},
                               {"hbm_bytes", mem.hbm_bytes},
                               {"fits", mem.fits()}}},

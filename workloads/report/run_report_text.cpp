@@ -80,13 +80,15 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
   out << fmt::format("  gradients             {:>12}\n", format_bytes(double(mem.gradient_bytes)));
   out << fmt::format("  optimizer state       {:>12}\n", format_bytes(double(mem.optimizer_state_bytes)));
   out << fmt::format("  activations (kept)    {:>12}\n", format_bytes(double(mem.activation_bytes)));
+  out << fmt::format("  all of these          {:>12}  (held at once only in the worst case)\n",
+                     format_bytes(double(mem.sum_bytes)));
   if (mem.fits()) {
-    out << fmt::format("  total                 {:>12}  fits ({:.1f}% of HBM)\n\n",
+    out << fmt::format("  total (peak live)     {:>12}  fits ({:.1f}% of HBM)\n\n",
                        format_bytes(double(mem.total_bytes)),
                        100.0 * double(mem.total_bytes) / double(mem.hbm_bytes));
   } else {
     out << fmt::format(
-        "  total                 {:>12}  DOES NOT FIT: {} more than the {} HBM of a {} core\n\n",
+        "  total (peak live)     {:>12}  DOES NOT FIT: {} more than the {} HBM of a {} core\n\n",
         format_bytes(double(mem.total_bytes)), format_bytes(double(mem.total_bytes - mem.hbm_bytes)),
         format_bytes(double(mem.hbm_bytes)), device.name());
   }
