@@ -104,6 +104,10 @@ struct TrainingProgram {
   mtf::Graph graph;
   BuiltModel model;
   std::vector<mtf::Tensor> gradients;
+  // The layout to lower with: the config's, plus weight-update sharding's shard rules when it is on (the
+  // graph then depends on the mesh and layout it was built for: built_for, "<shape>|<layout>").
+  mtf::LayoutRules layout;
+  std::string built_for;
 };
 
 // run_training on a program built from `config`'s model and training keys, on a simulator of its topology
