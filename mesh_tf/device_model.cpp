@@ -176,7 +176,8 @@ double DeviceModel::vector_compute_s(double flops, double transcendentals, doubl
          (vector_unit_->ops_per_cycle() * clock_Hz());
 }
 
-OpTime DeviceModel::op_time(double flops, double bytes, double transcendentals, double extra_vector_ops) const {
+OpTime DeviceModel::op_time(double flops, double bytes, double transcendentals,
+                            double extra_vector_ops) const {
   return roofline(vector_compute_s(flops, transcendentals, extra_vector_ops),
                   times_vector_unit() ? ComputeBound::vector_unit : ComputeBound::flop_rate, bytes,
                   hbm_bandwidth_Bps_, op_overhead_s_);

@@ -119,12 +119,12 @@ class Fuser {
     members_[a].clear();
   }
   // A fusion XLA may compute again in each reader instead of writing its result: cheap (no transcendental
-  // function, no random bits) and reading at most one tensor as large as its result (the others broadcast, such as
-  // per-channel scales: XLA's "effectively unary"), so that copies do not multiply what is read.
+  // function, no random bits) and reading at most one tensor as large as its result (the others broadcast,
+  // such as per-channel scales: XLA's "effectively unary"), so that copies do not multiply what is read.
   bool duplicable(int root) {
     for (const int m : members_of(root)) {
-      if (step(m).fusion != FusionRole::elementwise || step(m).transcendentals > 0 || step(m).extra_vector_ops > 0)
-        return false;
+      const Step& s = step(m);
+      if (s.fusion != FusionRole::elementwise || s.transcendentals > 0 || s.extra_vector_ops > 0) return false;
     }
     const std::int64_t out = program_.values[step(root).output].slice_elements;
     int large = 0;

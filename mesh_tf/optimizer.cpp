@@ -96,7 +96,8 @@ LayoutRules Optimizer::sharded_rules() const {
   return LayoutRules(rules);
 }
 
-Tensor Optimizer::update_one(Graph& graph, const std::string& name, const Tensor& var, const Tensor& grad_in) {
+Tensor Optimizer::update_one(Graph& graph, const std::string& name, const Tensor& var,
+                             const Tensor& grad_in) {
   const Tensor grad = cast(grad_in, DType::float32);
   const double lr = config_.learning_rate;
   auto slot = [&](const std::string& suffix, const Shape& shape) {

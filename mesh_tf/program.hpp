@@ -81,8 +81,9 @@ struct Step {
   CollectiveOp collective = CollectiveOp::allreduce;
   CollectiveRecord record;
   std::vector<int> mesh_dims;     // of the collective
-  int tensor_dim = -1;            // allconcat, allgather: dim gathered; alltoall: dim concatenated (was split);
-                                  // reduce_scatter: dim newly split
+  // allconcat, allgather: the dim gathered; alltoall: the dim concatenated (was split); reduce_scatter: the
+  // dim newly split
+  int tensor_dim = -1;
   int tensor_dim2 = -1;           // alltoall: dim newly split
   std::int64_t shift_offset = 0;  // permute
   bool shift_wrap = false;

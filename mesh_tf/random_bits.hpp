@@ -16,11 +16,11 @@
 // this models the stateless path, the one the sources above document.
 namespace tpusim::mtf {
 
-constexpr double kThreeFryOpsPerPair = 2 + 20 * 5 + 5 * 3;                   // 117
-constexpr double kThreeFryOpsPerValue = kThreeFryOpsPerPair / 2;            // 58.5
-constexpr double kUniformConversionOps = 5;                                 // shift, or, sub, mul, add
-constexpr double kMaskSelectOps = 2;                                        // compare, select
-constexpr double kRandomMaskVectorOps =                                     // 65.5 per mask element
+constexpr double kThreeFryOpsPerPair = 2 + 20 * 5 + 5 * 3;        // 117
+constexpr double kThreeFryOpsPerValue = kThreeFryOpsPerPair / 2;  // 58.5
+constexpr double kUniformConversionOps = 5;                       // shift, or, sub, mul, add
+constexpr double kMaskSelectOps = 2;                              // compare, select
+constexpr double kRandomMaskVectorOps =                           // 65.5 per mask element
     kThreeFryOpsPerValue + kUniformConversionOps + kMaskSelectOps;
 
 }  // namespace tpusim::mtf

@@ -142,10 +142,12 @@ RunReport run_training(const RunConfig& config, const TrainingProgram& built, si
   execution.overlap = config.hardware.overlap;
   execution.fusion = config.hardware.fusion;
   execution.share_collective_times = options.share_collective_times;
+  const mtf::LayoutRules& layout =
+      config.training.weight_update_sharding ? program.layout : config.mesh.layout;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor =
-        std::make_unique<mtf::Executor>(graph, config.mesh.shape, program.layout, &simulator, execution);
+        std::make_unique<mtf::Executor>(graph, config.mesh.shape, layout, &simulator, execution);
   } catch (const mtf::CollectiveAlgorithmError& error) {
     throw InputError(fmt::format("{}: {}", config.where("hardware.collectives"), error.what()));
   } catch (const InputError& error) {

@@ -66,7 +66,8 @@ std::uint64_t bytes_of(const Counters& counters, tpusim::sim::CollectiveKind kin
 
 }  // namespace
 
-TEST_CASE("weight-update sharding: reduce-scatter and all-gather by hand, 1/8 of the Adam slots, same losses") {
+TEST_CASE(
+    "weight-update sharding: reduce-scatter and all-gather by hand, 1/8 of the Adam slots, same losses") {
   auto simulator = make_test_simulator(tpusim::topo::preset("ring-8"));
   const Outcome plain = train(false, *simulator);
   const Outcome sharded = train(true, *simulator);

@@ -25,11 +25,10 @@ BuiltModel build_encoder_decoder(mtf::Graph& graph, const ModelConfig& model) {
   for (int layer = 0; layer < model.layers; ++layer) {
     const std::string scope = fmt::format("encoder/layer_{}", layer);
     const Tensor normed = layer_norm(graph, encoded, d, scope + "/self_attention");
-    encoded = mtf::add(encoded, dropout(attention(graph, normed, normed, Tensor(), d, scope + "/self_attention"),
-                                        d, scope + "/self_attention/dropout"));
-    encoded = mtf::add(
-        encoded, dropout(feed_forward(graph, layer_norm(graph, encoded, d, scope + "/ffn"), d, scope + "/ffn"), d,
-                         scope + "/ffn/dropout"));
+    const Tensor attended = attention(graph, normed, normed, Tensor(), d, scope + "/self_attention");
+    encoded = mtf::add(encoded, dropout(attended, d, scope + "/self_attention/dropout"));
+    const Tensor fed = feed_forward(graph, layer_norm(graph, encoded, d, scope + "/ffn"), d, scope + "/ffn");
+    encoded = mtf::add(encoded, dropout(fed, d, scope + "/ffn/dropout"));
   }
   encoded = layer_norm(graph, encoded, d, "encoder/final");
 
@@ -42,8 +41,8 @@ BuiltModel build_encoder_decoder(mtf::Graph& graph, const ModelConfig& model) {
     x = mtf::add(x, dropout(attention(graph, layer_norm(graph, x, d, scope + "/cross_attention"), encoded,
                                       Tensor(), d, scope + "/cross_attention"),
                             d, scope + "/cross_attention/dropout"));
-    x = mtf::add(x, dropout(feed_forward(graph, layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn"), d,
-                            scope + "/ffn/dropout"));
+    const Tensor fed = feed_forward(graph, layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn");
+    x = mtf::add(x, dropout(fed, d, scope + "/ffn/dropout"));
   }
   x = layer_norm(graph, x, d, "decoder/final");
   const Tensor loss = softmax_loss(graph, x, targets, d, "output");

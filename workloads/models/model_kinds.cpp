@@ -167,7 +167,8 @@ const std::vector<ModelKindInfo>& model_kinds() {
        "moe_transformer",
        "The language model with every feed-forward sublayer a mixture of experts (top-1 routing, at most "
        "ceil(capacity_factor * length / experts) tokens per sequence and expert).",
-       keys({{"layers"}}, transformer_keys, {{"experts"}, {"capacity_factor", "2"}, activation_dtype, dropout}),
+       keys({{"layers"}}, transformer_keys,
+            {{"experts"}, {"capacity_factor", "2"}, activation_dtype, dropout}),
        {"batch", "length", "d_model", "d_ff", "heads", "d_kv", "vocab", "experts"},
        // Mesh-TensorFlow's MoE layout: experts split like the batch, so dispatching tokens is one alltoall.
        "batch:batch;experts:batch;vocab:model;d_ff:model;heads:model",

@@ -52,7 +52,8 @@ mtf::Tensor bias(mtf::Graph& graph, const std::string& name, const mtf::Shape& s
 
 // Multi-head attention of x over memory (both [batch, length, d_model]): q from x, k and v from memory
 // (renamed to memory_length), softmax over memory_length, the weights dropped out (attention_dropout); mask
-// (full_causal_mask) is added to the logits when valid. With ProjectionBiases::each, q, k, v ([heads, d_kv]) and the output ([d_model]) add a bias.
+// (full_causal_mask) is added to the logits when valid. With ProjectionBiases::each, q, k, v ([heads, d_kv])
+// and the output ([d_model]) add a bias.
 mtf::Tensor attention(mtf::Graph& graph, const mtf::Tensor& x, const mtf::Tensor& memory,
                       const mtf::Tensor& mask, const TransformerDims& dims, const std::string& scope,
                       ProjectionBiases biases = ProjectionBiases::none);
