@@ -37,6 +37,13 @@ std::vector<IssuedCollective> issue(CollectiveBackend backend, CollectiveOp op, 
     return std::vector<IssuedCollective>{
         {kind, how_reduced, mesh_dims, elements_per_core, element_bytes, std::move(how)}};
   };
+  // XLA's weight-update sharding collectives (program.hpp): itself in every backend, a reduce-scatter of a
+  // sum in the allreduce's element size.
+  if (op == CollectiveOp::reduce_scatter) {
+    const std::uint32_t summed = backend == CollectiveBackend::ideal ? bytes : summed_bytes(dtype, group);
+    return one(sim::CollectiveKind::reduce_scatter, reduce, summed, summed != bytes ? "in float32" : "");
+  }
+  if (op == CollectiveOp::allgather) return one(sim::CollectiveKind::allgather, reduce, bytes);
   if (backend == CollectiveBackend::ideal) {
     switch (op) {
       case CollectiveOp::allreduce:
@@ -47,6 +54,8 @@ std::vector<IssuedCollective> issue(CollectiveBackend backend, CollectiveOp op, 
         return one(sim::CollectiveKind::alltoall, reduce, bytes);
       case CollectiveOp::permute:
         return one(sim::CollectiveKind::permute, reduce, bytes);
+      default:
+        break;
     }
   }
   switch (op) {
@@ -75,6 +84,8 @@ std::vector<IssuedCollective> issue(CollectiveBackend backend, CollectiveOp op, 
       return one(sim::CollectiveKind::alltoall, reduce, 2, dtype == DType::float32 ? "as bfloat16" : "");
     case CollectiveOp::permute:
       return one(sim::CollectiveKind::permute, reduce, bytes);
+    default:
+      break;
   }
   TPUSIM_CHECK(false);
   return {};

@@ -15,6 +15,8 @@
 //   alltoall          all_to_all, a float32 tensor sent as bfloat16 ("There seems to be a bug with float32
 //                     alltoall. Do it in bfloat16 until the bug is fixed.")
 //   permute (shift)   collective_permute in the tensor's dtype
+// reduce_scatter and allgather (XLA's, for weight-update sharding: optimizer.hpp) are issued as themselves by
+// both backends, a reduce-scatter in the allreduce's element size.
 // ideal: each as the collective it stands for, in the tensor's dtype: allreduce, allgather, alltoall,
 // permute.
 //

@@ -170,13 +170,15 @@ OpTime roofline(double compute_s, ComputeBound compute_bound, double bytes, doub
 }
 }  // namespace
 
-double DeviceModel::vector_compute_s(double flops, double transcendentals) const {
-  if (!times_vector_unit()) return flops / peak_flops_;
-  return vector_unit_->vector_ops(flops, transcendentals) / (vector_unit_->ops_per_cycle() * clock_Hz());
+double DeviceModel::vector_compute_s(double flops, double transcendentals, double extra_vector_ops) const {
+  if (!times_vector_unit()) return (flops + extra_vector_ops) / peak_flops_;
+  return (vector_unit_->vector_ops(flops, transcendentals) + extra_vector_ops) /
+         (vector_unit_->ops_per_cycle() * clock_Hz());
 }
 
-OpTime DeviceModel::op_time(double flops, double bytes, double transcendentals) const {
-  return roofline(vector_compute_s(flops, transcendentals),
+OpTime DeviceModel::op_time(double flops, double bytes, double transcendentals,
+                            double extra_vector_ops) const {
+  return roofline(vector_compute_s(flops, transcendentals, extra_vector_ops),
                   times_vector_unit() ? ComputeBound::vector_unit : ComputeBound::flop_rate, bytes,
                   hbm_bandwidth_Bps_, op_overhead_s_);
 }

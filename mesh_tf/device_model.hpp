@@ -68,8 +68,10 @@ class DeviceModel {
   // The clock at which the matrix unit reaches the peak FLOP rate (two FLOPs per multiply-accumulate).
   double clock_Hz() const;
 
-  // Work that is not a matmul: flops and transcendental functions, on the vector unit where it is timed.
-  OpTime op_time(double flops, double bytes, double transcendentals = 0) const;
+  // Work that is not a matmul: flops and transcendental functions, on the vector unit where it is timed, and
+  // `extra_vector_ops` vector operations no FLOP count shows (random bits: random_bits.hpp), which run at the
+  // peak FLOP rate, one FLOP each, with the vector unit's timing off.
+  OpTime op_time(double flops, double bytes, double transcendentals = 0, double extra_vector_ops = 0) const;
   // On-chip memory a matmul's operands are staged in (config hardware.vector_memory), a user setting: no
   // public source gives it for the cores modelled, nor XLA's tiling. None (the presets): operands and result
   // go through HBM once. With a capacity, matmul_hbm_bytes adds what blocking costs.
@@ -101,7 +103,7 @@ class DeviceModel {
   bool matrix_unit_timed_ = true;
   bool vector_unit_timed_ = true;
   std::optional<std::uint64_t> vector_memory_bytes_;
-  double vector_compute_s(double flops, double transcendentals) const;
+  double vector_compute_s(double flops, double transcendentals, double extra_vector_ops = 0) const;
 };
 
 }  // namespace tpusim::mtf

@@ -132,12 +132,18 @@ struct Executor::Impl {
     request.kind = issued.kind;
     request.op = issued.reduce;
     request.groups = groups(issued.mesh_dims);
-    const bool ring_family =
-        request.kind == sim::CollectiveKind::allreduce || request.kind == sim::CollectiveKind::allgather;
+    const bool ring_family = request.kind == sim::CollectiveKind::allreduce ||
+                             request.kind == sim::CollectiveKind::allgather ||
+                             request.kind == sim::CollectiveKind::reduce_scatter;
     for (const int m : ring_family ? issued.mesh_dims : std::vector<int>{}) {
       const auto it = options.algorithms.find(mesh.dim_name(m));
       std::string name = it != options.algorithms.end() ? it->second : options.default_algorithm;
-      if (name.empty()) name = sim::default_algorithm(request.kind);
+      // A reduce-scatter (weight-update sharding) takes the axis's algorithm where the kind has one of that
+      // name ("auto", "ring", "bidir_ring", ...), else its default: the axis's setting was chosen for its
+      // allreduces.
+      const bool has = name == sim::kAutoAlgorithm || sim::find_algorithm(request.kind, name) != nullptr;
+      if (name.empty() || (request.kind == sim::CollectiveKind::reduce_scatter && !has))
+        name = sim::default_algorithm(request.kind);
       request.algorithms.push_back(name);
     }
     if (step.collective == CollectiveOp::permute) request.permutation = permute_pairs(step, mapping);

@@ -63,7 +63,7 @@ void fuse_loops(Program& program, const DeviceModel& device, const std::vector<i
     Step& step = program.steps[i];
     step.hbm_bytes -= saved_bytes[i];
     TPUSIM_CHECK(step.hbm_bytes >= 0);
-    OpTime time = device.op_time(step.flops, step.hbm_bytes, step.transcendentals);
+    OpTime time = device.op_time(step.flops, step.hbm_bytes, step.transcendentals, step.extra_vector_ops);
     if (fused_away[i]) {  // not the last step of its fusion: the fusion's overhead is its last step's
       time.time_s -= time.overhead_s;
       time.overhead_s = 0;
@@ -119,11 +119,12 @@ class Fuser {
     members_[a].clear();
   }
   // A fusion XLA may compute again in each reader instead of writing its result: cheap (no transcendental
-  // function) and reading at most one tensor as large as its result (the others broadcast, such as
-  // per-channel scales: XLA's "effectively unary"), so that copies do not multiply what is read.
+  // function, no random bits) and reading at most one tensor as large as its result (the others broadcast,
+  // such as per-channel scales: XLA's "effectively unary"), so that copies do not multiply what is read.
   bool duplicable(int root) {
     for (const int m : members_of(root)) {
-      if (step(m).fusion != FusionRole::elementwise || step(m).transcendentals > 0) return false;
+      const Step& s = step(m);
+      if (s.fusion != FusionRole::elementwise || s.transcendentals > 0 || s.extra_vector_ops > 0) return false;
     }
     const std::int64_t out = program_.values[step(root).output].slice_elements;
     int large = 0;

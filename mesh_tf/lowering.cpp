@@ -118,6 +118,7 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
   step.output = output;
   step.flops = work.flops;
   step.transcendentals = work.transcendentals;
+  step.extra_vector_ops = work.extra_vector_ops;
   const auto bytes_of = [&](int v) { return static_cast<double>(value(v).slice_bytes()); };
   double bytes = bytes_of(output);
   if (work.matmul && runs_on_matrix_unit(*work.matmul) && step.inputs.size() == 2) {
@@ -130,7 +131,8 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
   }
   step.hbm_bytes = bytes;
   const OpTime time = work.matmul ? options_.device.matmul_time(*work.matmul, work.flops, bytes)
-                                  : options_.device.op_time(work.flops, bytes, work.transcendentals);
+                                  : options_.device.op_time(work.flops, bytes, work.transcendentals,
+                                                            work.extra_vector_ops);
   step.time_s = time.time_s;
   step.overhead_s = time.overhead_s;
   step.bound = time.bound;
@@ -232,21 +234,48 @@ int Lowerer::allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
   return out;
 }
 
-int Lowerer::allconcat(int v, int tensor_dim, const OpNode& op) {
+int Lowerer::allconcat(int v, int tensor_dim, const OpNode& op, bool native_allgather) {
   const Value& in = value(v);
   const int m = in.mesh_dims[tensor_dim];
   std::vector<int> dims = in.mesh_dims;
   dims[tensor_dim] = -1;
   const int out = new_value(in.tensor, in.name, in.shape, in.dtype, dims, in.pending);
   Step step;
-  step.collective = CollectiveOp::allconcat;
+  step.collective = native_allgather ? CollectiveOp::allgather : CollectiveOp::allconcat;
   step.inputs = {v};
   step.output = out;
   step.mesh_dims = {m};
   step.tensor_dim = tensor_dim;
   step.record.kind = sim::CollectiveKind::allgather;
   step.record.elements_per_core = value(v).slice_elements * mesh_.dim_size(m);
-  add_collective(op, std::move(step), "allconcat");
+  add_collective(op, std::move(step), native_allgather ? "allgather" : "allconcat");
+  return out;
+}
+
+// The sum over `mesh_dim` of a pending value, each core keeping the part of it its coordinate along
+// `mesh_dim` selects along `tensor_dim`: a reduce-scatter moves (k-1)/k of the buffer where an allreduce
+// moves twice that (the ring's reduce-scatter phase alone).
+int Lowerer::reduce_scatter(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
+  const Value& in = value(v);
+  TPUSIM_CHECK(std::find(in.pending.begin(), in.pending.end(), mesh_dim) != in.pending.end());
+  TPUSIM_CHECK(in.mesh_dims[tensor_dim] < 0);
+  std::vector<int> dims = in.mesh_dims, pending;
+  dims[tensor_dim] = mesh_dim;
+  for (const int m : in.pending) {
+    if (m != mesh_dim) pending.push_back(m);
+  }
+  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, dims, pending);
+  Step step;
+  step.collective = CollectiveOp::reduce_scatter;
+  step.inputs = {v};
+  step.output = out;
+  step.mesh_dims = {mesh_dim};
+  step.tensor_dim = tensor_dim;
+  step.record.kind = sim::CollectiveKind::reduce_scatter;
+  step.record.reduce = sim::ReduceOp::sum;
+  step.record.elements_per_core = value(v).slice_elements;
+  const OpNode& producer = in.tensor >= 0 ? graph_.op(graph_.tensor(in.tensor).producer) : op;
+  add_collective(op, std::move(step), to_string(producer.kind));
   return out;
 }
 
@@ -288,14 +317,22 @@ int Lowerer::permute(int send, int tensor_dim, std::int64_t offset, bool wrap, c
   return received;
 }
 
-int Lowerer::relayout(int v, const std::vector<int>& target, const OpNode& op) {
-  v = force(v, op);
+int Lowerer::relayout(int v, const std::vector<int>& target, const OpNode& op, bool reduce_scatter,
+                      bool native_allgather) {
   auto dim_on = [](const std::vector<int>& dims, int m) {
     for (std::size_t i = 0; i < dims.size(); ++i) {
       if (dims[i] == m) return static_cast<int>(i);
     }
     return -1;
   };
+  for (int m = 0; reduce_scatter && m < mesh_.rank(); ++m) {
+    const Value& in = value(v);
+    const int to = dim_on(target, m);
+    const bool is_pending = std::find(in.pending.begin(), in.pending.end(), m) != in.pending.end();
+    if (is_pending && mesh_.dim_size(m) > 1 && to >= 0 && in.mesh_dims[to] < 0)
+      v = this->reduce_scatter(v, to, m, op);
+  }
+  v = force(v, op);
   // Mesh dims of size 1 split nothing: move them by relabelling.
   std::vector<int> relabelled = value(v).mesh_dims;
   for (int m = 0; m < mesh_.rank(); ++m) {
@@ -320,7 +357,7 @@ int Lowerer::relayout(int v, const std::vector<int>& target, const OpNode& op) {
   for (int m = 0; m < mesh_.rank(); ++m) {
     const auto& cur = value(v).mesh_dims;
     const int from = dim_on(cur, m), to = dim_on(target, m);
-    if (from >= 0 && from != to) v = allconcat(v, from, op);
+    if (from >= 0 && from != to) v = allconcat(v, from, op, native_allgather);
   }
   for (int m = 0; m < mesh_.rank(); ++m) {
     const auto& cur = value(v).mesh_dims;

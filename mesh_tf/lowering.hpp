@@ -61,6 +61,9 @@ class Lowerer {
     double flops;
     double transcendentals;             // among the flops: transcendental functions (vector_unit.hpp)
     std::optional<MatmulSizes> matmul;  // a contraction's matmul, for the matrix unit
+    // Vector operations beside the flops, which no FLOP count shows: a random mask's bit generation
+    // (random_bits.hpp). They take vector-unit time but add nothing to the FLOP counters.
+    double extra_vector_ops = 0;
   };
   // A local step; returns its index in the program.
   int add_compute(const OpNode& op, const std::string& label, std::vector<int> inputs, int output,
@@ -74,7 +77,12 @@ class Lowerer {
   // splits tensor dim `tensor_dim` (to the other end when `wrap`); returns what each processor receives.
   int permute(int send, int tensor_dim, std::int64_t offset, bool wrap, const OpNode& op,
               const std::string& reason);
-  int relayout(int v, const std::vector<int>& target, const OpNode& op);
+  // `v` laid out as `target`. A pending sum over a mesh dim that `target` splits some tensor dim over is
+  // reduce-scattered along it when `reduce_scatter` (each core sums only its part; weight-update sharding,
+  // optimizer.hpp), else allreduced first; with `native_allgather` gathers are XLA all-gathers rather than
+  // Mesh-TensorFlow's allconcat (collective_backend.hpp).
+  int relayout(int v, const std::vector<int>& target, const OpNode& op, bool reduce_scatter = false,
+               bool native_allgather = false);
   void add_assignment(int variable_value, int new_value) {
     program_.assignments.push_back({variable_value, new_value});
   }
@@ -90,7 +98,8 @@ class Lowerer {
 
  private:
   int allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op);
-  int allconcat(int v, int tensor_dim, const OpNode& op);
+  int allconcat(int v, int tensor_dim, const OpNode& op, bool native_allgather = false);
+  int reduce_scatter(int v, int tensor_dim, int mesh_dim, const OpNode& op);
   int alltoall(int v, int from_dim, int to_dim, const OpNode& op);
   void finish_counters();
 

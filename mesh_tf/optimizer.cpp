@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "mesh_tf/autodiff.hpp"
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::mtf {
+namespace {
+constexpr const char* kShardSuffix = "_shard";  // d -> d_shard: the dim an update shard splits
+}  // namespace
 
 Optimizer::Optimizer(OptimizerConfig config) : config_(config) {
   if (!(config_.learning_rate > 0)) {
@@ -46,17 +50,58 @@ void Optimizer::apply(Graph& graph, const std::vector<Tensor>& variables, const 
   const Phase saved = graph.phase();
   graph.set_phase(Phase::update);
   for (std::size_t i = 0; i < variables.size(); ++i) {
-    const Tensor value = update_one(graph, variables[i], grads[i]);
-    assign(variables[i], cast(value, variables[i].dtype()), variables[i].name() + "/update");
+    const Tensor& var = variables[i];
+    const std::string dim = shard_dim(var);
+    if (dim.empty()) {
+      const Tensor value = update_one(graph, var.name(), var, grads[i]);
+      assign(var, cast(value, var.dtype()), var.name() + "/update");
+      continue;
+    }
+    const std::string shard = dim + kShardSuffix;
+    if (std::find(sharded_dims_.begin(), sharded_dims_.end(), dim) == sharded_dims_.end())
+      sharded_dims_.push_back(dim);
+    const Tensor var_shard = rename(var, dim, shard, var.name() + "/shard");
+    const Tensor grad_shard = rename(grads[i], dim, shard, var.name() + "/grad_shard");
+    const Tensor value = cast(update_one(graph, var.name(), var_shard, grad_shard), var.dtype());
+    assign(var, rename(value, shard, dim, var.name() + "/gathered"), var.name() + "/update");
   }
   graph.set_phase(saved);
 }
 
-Tensor Optimizer::update_one(Graph& graph, const Tensor& var, const Tensor& grad_in) {
+std::string Optimizer::shard_dim(const Tensor& var) const {
+  if (!sharding_ || sharding_->mesh_dim_size <= 1) return "";
+  std::string best;
+  std::int64_t best_size = 0;
+  for (const auto& d : var.shape().dims()) {
+    const auto mesh_dim = sharding_->rules.mesh_dim_for(d.name);
+    if (mesh_dim && *mesh_dim == sharding_->mesh_dim) return "";  // split over the axis already
+    // The largest dim the axis divides, among those no rule splits (the first of equals).
+    if (!mesh_dim && d.size % sharding_->mesh_dim_size == 0 && d.size > best_size) {
+      best = d.name;
+      best_size = d.size;
+    }
+  }
+  return best;
+}
+
+LayoutRules Optimizer::sharded_rules() const {
+  if (!sharding_) return {};
+  auto rules = sharding_->rules.rules();
+  for (const auto& dim : sharded_dims_) {
+    if (sharding_->rules.mesh_dim_for(dim + kShardSuffix))
+      throw InputError(fmt::format("weight-update sharding: the layout already has a rule for '{}{}'", dim,
+                                   kShardSuffix));
+    rules.emplace_back(dim + kShardSuffix, sharding_->mesh_dim);
+  }
+  return LayoutRules(rules);
+}
+
+Tensor Optimizer::update_one(Graph& graph, const std::string& name, const Tensor& var,
+                             const Tensor& grad_in) {
   const Tensor grad = cast(grad_in, DType::float32);
   const double lr = config_.learning_rate;
   auto slot = [&](const std::string& suffix, const Shape& shape) {
-    const Tensor t = graph.variable(var.name() + "/" + suffix, shape, Initializer::zeros());
+    const Tensor t = graph.variable(name + "/" + suffix, shape, Initializer::zeros());
     slots_.push_back(t);
     return t;
   };

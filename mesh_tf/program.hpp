@@ -46,7 +46,10 @@ Value make_value(int id, int tensor, const std::string& name, const Shape& shape
 
 using Store = std::vector<std::vector<float>>;  // value id -> data (empty in timing-only mode)
 
-enum class CollectiveOp { allreduce, allconcat, alltoall, permute };
+// allreduce, allconcat, alltoall and permute are Mesh-TensorFlow's (issued as collective_backend.hpp says);
+// reduce_scatter (a pending sum whose result is split along the summed mesh dim) and allgather are what XLA's
+// weight-update sharding emits (Xu et al. 2020, optimizer.hpp), issued as themselves by every backend.
+enum class CollectiveOp { allreduce, allconcat, alltoall, permute, reduce_scatter, allgather };
 
 // How XLA may fuse a local step (fusion.hpp): an elementwise step fuses into the step that reads its output;
 // a reduction takes elementwise producers in but is not fused into what follows; a contraction (a matmul or
@@ -63,6 +66,7 @@ struct Step {
   // compute
   double flops = 0, hbm_bytes = 0, time_s = 0;
   double transcendentals = 0;                    // among flops (vector_unit.hpp)
+  double extra_vector_ops = 0;                   // vector operations beside the flops (random bits)
   double overhead_s = 0;                         // of time_s
   ComputeBound bound = ComputeBound::flop_rate;  // what set the rest of time_s
   double compute_s = 0;                          // its compute term alone, on compute_bound's unit
@@ -77,7 +81,9 @@ struct Step {
   CollectiveOp collective = CollectiveOp::allreduce;
   CollectiveRecord record;
   std::vector<int> mesh_dims;     // of the collective
-  int tensor_dim = -1;            // allconcat: dim gathered; alltoall: dim concatenated (was split)
+  // allconcat, allgather: the dim gathered; alltoall: the dim concatenated (was split); reduce_scatter: the
+  // dim newly split
+  int tensor_dim = -1;
   int tensor_dim2 = -1;           // alltoall: dim newly split
   std::int64_t shift_offset = 0;  // permute
   bool shift_wrap = false;

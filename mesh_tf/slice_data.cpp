@@ -71,16 +71,18 @@ sim::Buffers pack(const Step& step, const Program& program, const Store& store, 
       case CollectiveOp::permute:
         buffer.assign(src, src + in.slice_elements);
         break;
-      case CollectiveOp::allconcat: {
+      case CollectiveOp::allconcat:
+      case CollectiveOp::allgather: {
         const int k = mesh.dim_size(step.mesh_dims[0]);
         buffer.assign(in.slice_elements * k, 0.0f);
         std::copy(src, src + in.slice_elements,
                   buffer.begin() + coords[step.mesh_dims[0]] * in.slice_elements);
         break;
       }
-      case CollectiveOp::alltoall: {
+      case CollectiveOp::alltoall:
+      case CollectiveOp::reduce_scatter: {  // chunk j: the block j along the dim newly split
         const int k = mesh.dim_size(step.mesh_dims[0]);
-        const int d2 = step.tensor_dim2;
+        const int d2 = step.collective == CollectiveOp::alltoall ? step.tensor_dim2 : step.tensor_dim;
         auto chunk_sizes = in.local_sizes;
         chunk_sizes[d2] /= k;
         const std::int64_t chunk = in.slice_elements / k;
@@ -131,7 +133,15 @@ void unpack(const Step& step, const Program& program, const sim::Buffers& data, 
       case CollectiveOp::permute:
         std::copy(buffer.begin(), buffer.begin() + out.slice_elements, dst);
         break;
-      case CollectiveOp::allconcat: {
+      case CollectiveOp::reduce_scatter: {  // this core's chunk: its coordinate's
+        const auto coords = out.coords_of_key(key, mesh);
+        const std::int64_t chunk = in.slice_elements / mesh.dim_size(step.mesh_dims[0]);
+        std::copy(buffer.begin() + coords[step.mesh_dims[0]] * chunk,
+                  buffer.begin() + (coords[step.mesh_dims[0]] + 1) * chunk, dst);
+        break;
+      }
+      case CollectiveOp::allconcat:
+      case CollectiveOp::allgather: {
         const int k = mesh.dim_size(step.mesh_dims[0]);
         const int d = step.tensor_dim;
         for (int i = 0; i < k; ++i) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
+#include <optional>
 #include <tuple>
 
 #include "mesh_tf/optimizer.hpp"
@@ -74,13 +76,34 @@ std::vector<CollectiveGroup> group_collectives(const std::vector<mtf::Collective
   return sorted;
 }
 
+// The mesh axis that splits the batch (every model kind's batch dim is "batch"): the data-parallel axis whose
+// gradient allreduces weight-update sharding replaces.
+std::optional<mtf::UpdateSharding> update_sharding(const RunConfig& config) {
+  if (!config.training.weight_update_sharding) return std::nullopt;
+  const auto axis = config.mesh.layout.mesh_dim_for("batch");
+  const int m = axis ? config.mesh.shape.index_of(*axis) : -1;
+  if (m < 0) return std::nullopt;
+  return mtf::UpdateSharding{*axis, config.mesh.shape.dim_size(m), config.mesh.layout};
+}
+
+std::string structure_of(const RunConfig& config) {
+  return config.mesh.shape_text() + "|" + config.mesh.layout_text();
+}
+
 }  // namespace
 
 TrainingProgram::TrainingProgram(const RunConfig& config)
-    : graph(config.training.seed), model(build_model(graph, config.model)) {
+    : graph(config.training.seed),
+      model(build_model(graph, config.model)),
+      layout(config.mesh.layout),
+      built_for(structure_of(config)) {
   mtf::Optimizer optimizer = make_optimizer(config.training);
+  const auto sharding = update_sharding(config);
+  if (sharding) optimizer.shard_updates(*sharding);
   gradients = optimizer.minimize(graph, model.loss);
+  if (sharding) layout = optimizer.sharded_rules();
 }
+
 
 RunReport run_training(const RunConfig& config, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -91,9 +114,14 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   return report;
 }
 
-RunReport run_training(const RunConfig& config, const TrainingProgram& program, sim::Simulator& simulator,
+RunReport run_training(const RunConfig& config, const TrainingProgram& built, sim::Simulator& simulator,
                        const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
+  // A sharded update is built for one mesh and layout (a search shares one program among candidates).
+  std::unique_ptr<TrainingProgram> own;
+  if (config.training.weight_update_sharding && built.built_for != structure_of(config))
+    own = std::make_unique<TrainingProgram>(config);
+  const TrainingProgram& program = own ? *own : built;
   const bool numerics = config.training.numerics == NumericsMode::full;
   RunReport report;
   report.parameters = parameter_count(config.model);
@@ -116,10 +144,12 @@ RunReport run_training(const RunConfig& config, const TrainingProgram& program, 
   execution.fusion = config.hardware.fusion;
   execution.allreduce_combine_bytes = config.hardware.allreduce_combine_bytes;
   execution.share_collective_times = options.share_collective_times;
+  const mtf::LayoutRules& layout =
+      config.training.weight_update_sharding ? program.layout : config.mesh.layout;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor =
-        std::make_unique<mtf::Executor>(graph, config.mesh.shape, config.mesh.layout, &simulator, execution);
+        std::make_unique<mtf::Executor>(graph, config.mesh.shape, layout, &simulator, execution);
   } catch (const mtf::CollectiveAlgorithmError& error) {
     throw InputError(fmt::format("{}: {}", config.where("hardware.collectives"), error.what()));
   } catch (const InputError& error) {

@@ -107,6 +107,11 @@ struct TrainingProgram {
   mtf::Graph graph;
   BuiltModel model;
   std::vector<mtf::Tensor> gradients;
+  // With weight-update sharding on, the layout to lower with: the config's plus the shard rules (the graph
+  // then depends on the mesh and layout it was built for: built_for, "<shape>|<layout>"). Without it,
+  // run_training lowers with each config's own layout (a search shares one program among candidates).
+  mtf::LayoutRules layout;
+  std::string built_for;
 };
 
 // run_training on a program built from `config`'s model and training keys, on a simulator of its topology

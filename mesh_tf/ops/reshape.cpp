@@ -49,7 +49,11 @@ namespace ops {
 void lower_reshape(Lowerer& lowerer, const OpNode& op) {
   const TensorNode& t = lowerer.graph().tensor(op.output);
   const std::vector<int> out_dims = lowerer.rule_mesh_dims(t.id);
-  const int x = lowerer.input_value(op, 0);
+  // In the update phase a reshape is weight-update sharding's (optimizer.hpp): a gradient still pending over
+  // the data-parallel axis is reduce-scattered into its shard, and the updated shards are all-gathered, both
+  // XLA's collectives (Xu et al. 2020) rather than Mesh-TensorFlow's allreduce and masked allconcat.
+  const bool sharding = op.phase == Phase::update;
+  const int x = lowerer.input_value(op, 0, sharding);
   const Shape in_shape = lowerer.value(x).shape;
   // A mesh dim can stay on a dimension that keeps its place in the row-major order (same size, same product
   // of the sizes before it): then the local reshape of slices is the slice of the reshape.
@@ -65,7 +69,7 @@ void lower_reshape(Lowerer& lowerer, const OpNode& op) {
       }
     }
   }
-  const int aligned = lowerer.relayout(x, mid_in, op);
+  const int aligned = lowerer.relayout(x, mid_in, op, sharding, sharding);
   const int local = lowerer.new_value(t.id, t.name, t.shape, t.dtype, mid_out);
   const std::int64_t n = lowerer.value(local).slice_elements * lowerer.value(local).num_slices;
   TPUSIM_CHECK(n == lowerer.value(aligned).slice_elements * lowerer.value(aligned).num_slices);
@@ -74,7 +78,7 @@ void lower_reshape(Lowerer& lowerer, const OpNode& op) {
   const int step =
       lowerer.add_compute(op, op.name, {aligned}, local, 0, [=](Store& s) { s[local] = s[aligned]; });
   lowerer.step(step).fusion = FusionRole::elementwise;
-  lowerer.set_result(op, lowerer.relayout(local, out_dims, op));
+  lowerer.set_result(op, lowerer.relayout(local, out_dims, op, sharding, sharding));
 }
 
 void reshape_gradient(GradientRequest& r) {

@@ -4,6 +4,7 @@
 #include "mesh_tf/lowering.hpp"
 #include "mesh_tf/ops/op_families.hpp"
 #include "mesh_tf/random.hpp"
+#include "mesh_tf/random_bits.hpp"
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::mtf {
@@ -82,7 +83,11 @@ void lower_source(Lowerer& lowerer, const OpNode& op) {
   const MeshShape mesh = lowerer.mesh();
   const double keep = op.get<RandomMaskAttributes>().keep_probability;
   const std::uint64_t seed = op.get<RandomMaskAttributes>().seed;
-  lowerer.add_compute(op, op.name, {}, out, static_cast<double>(elems), [=](Store& s) {
+  // One FLOP per element in the counters (the select), and ThreeFry's bits and the uniform conversion beside
+  // it on the vector unit (random_bits.hpp).
+  Lowerer::LocalWork work(static_cast<double>(elems));
+  work.extra_vector_ops = static_cast<double>(elems) * (kRandomMaskVectorOps - 1);
+  lowerer.add_compute(op, op.name, {}, out, work, [=](Store& s) {
     s[out].resize(elems * slices);
     const int rank = vo.shape.rank();
     for (int key = 0; key < slices; ++key) {

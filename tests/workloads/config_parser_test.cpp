@@ -62,7 +62,7 @@ TEST_CASE("a valid config resolves with defaults filled in") {
 TEST_CASE("an unknown key is reported with its file and line and a suggestion") {
   CHECK(error_of(replace(kValid, "  d_ff: 256\n", "  d_fff: 256\n")) ==
         "configs/test.yaml:10: model.d_fff: unknown key (did you mean 'd_ff'?); valid keys are kind, layers, "
-        "d_model, d_ff, heads, d_kv, vocab, batch, length, activation_dtype");
+        "d_model, d_ff, heads, d_kv, vocab, batch, length, activation_dtype, dropout");
   CHECK(error_of(replace(kValid, "training:\n", "trainig:\n")) ==
         "configs/test.yaml:16: trainig: unknown key (did you mean 'training'?); valid keys are name, "
         "description, "
@@ -73,7 +73,7 @@ TEST_CASE("a key of another model kind is an unknown key") {
   CHECK(error_of(replace(kValid, "  length: 32\n", "  length: 32\n  experts: 4\n")) ==
         "configs/test.yaml:16: model.experts: unknown key; valid keys are kind, layers, d_model, d_ff, "
         "heads, d_kv, "
-        "vocab, batch, length, activation_dtype");
+        "vocab, batch, length, activation_dtype, dropout");
 }
 
 TEST_CASE("a value of the wrong type names the key and the expected type") {

@@ -160,6 +160,17 @@ const std::vector<ModelKey>& model_key_table() {
          if (m.capacity_factor <= 0) value.fail("must be positive");
        },
        [](const ModelConfig& m) { return nlohmann::json(m.capacity_factor); }, nullptr},
+      {"dropout", "number", "0 or more, less than 1",
+       "Dropout rate of the Transformer kinds, at every place tensor2tensor's mtf_transformer_base (0.1 for "
+       "attention_dropout, relu_dropout and layer_prepostprocess_dropout) and BERT's modeling.py "
+       "(hidden_dropout_prob, attention_probs_dropout_prob) apply one; each costs a random mask, whose "
+       "ThreeFry bits take about 65 vector operations per element (mesh_tf/random_bits.hpp), and a multiply, "
+       "and the mask is kept for the backward pass. 0 builds no dropout.",
+       [](const ConfigNode& value, ModelConfig& m) {
+         m.dropout = value.number();
+         if (!(m.dropout >= 0 && m.dropout < 1)) value.fail("must be at least 0 and less than 1");
+       },
+       [](const ModelConfig& m) { return nlohmann::json(m.dropout); }, nullptr},
       {"stage_blocks", "list of whole numbers, such as [3, 4, 6, 3] or \"3,4,6,3\"",
        fmt::format("1 to {} stages, {} blocks in all", kMaxStages, kMaxLayers),
        "Bottleneck blocks of each ResNet stage; stage s has width * 2^s filters and 4x as many channels "

@@ -80,6 +80,7 @@ struct ModelConfig {
   std::int64_t batch_norm_span = 0;
   int levels = 0;                 // unet: resolutions, each half the size of the one above
   mtf::DType activation_dtype = mtf::DType::bfloat16;
+  double dropout = 0;  // Transformer kinds: the rate of every dropout (transformer_layers.hpp); 0 = none
 };
 
 // The most steps one run may have, from a config or from `tpusim run --steps`.
@@ -91,6 +92,8 @@ struct TrainingConfig {
   NumericsMode numerics = NumericsMode::timing;
   int steps = 1;
   std::uint64_t seed = 1;
+  // Xu et al. 2020 (mtf::UpdateSharding): reduce-scatter, a sharded update, all-gather.
+  bool weight_update_sharding = false;
   std::string output_dir;  // results/<name> unless given
 };
 

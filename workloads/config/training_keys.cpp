@@ -44,6 +44,17 @@ std::vector<ConfigKey> training_keys() {
             }
           })
           .reports([](const RunConfig& c) { return to_string(c.training.numerics); }),
+      ConfigKey("training.weight_update_sharding", "true or false",
+                "Weight-update sharding (Xu et al. 2020, arXiv 2004.13336; Google's MLPerf TPU submissions): "
+                "a variable replicated over the data-parallel axis (the one that splits batch) has its "
+                "gradient reduce-scattered, its update and optimizer slots computed on 1/N of it per core, "
+                "and the new weights all-gathered, instead of an allreduce and a replicated update. A "
+                "variable with no dim the axis divides keeps the allreduce.")
+          .defaults_to("false")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            r.config.training.weight_update_sharding = value.boolean();
+          })
+          .reports([](const RunConfig& c) { return c.training.weight_update_sharding; }),
       ConfigKey("training.steps", "whole number", "Training steps to simulate (tpusim run --steps overrides it).")
           .ranged(fmt::format("1 to {}", kMaxSteps))
           .defaults_to("1")

@@ -4,8 +4,8 @@
 // synthetic sequences have no padding; GELU feed-forward; biases on every dense layer) over the sum of token,
 // token-type and positional embeddings. Two losses, added: the masked LM's, at `predictions` positions per
 // sequence, with logits against the token embedding (tied) plus an output bias; and next-sentence
-// prediction's, from the pooled first token. No dropout: MLPerf trains with 0.1, which adds only elementwise
-// work.
+// prediction's, from the pooled first token. model.dropout (MLPerf trains with 0.1) drops out the attention
+// weights, each sublayer's output before its residual add and the embeddings (transformer_layers.hpp).
 #include <fmt/format.h>
 
 #include "workloads/models/bert_layers.hpp"
@@ -71,12 +71,14 @@ BuiltModel build_bert(mtf::Graph& graph, const ModelConfig& model) {
   const Tensor next_sentence = graph.input("next_sentence_labels", Shape{d.batch});
 
   const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
-  Tensor x = bert_embed(graph, embedding, ids, types, d);
+  Tensor x = dropout(bert_embed(graph, embedding, ids, types, d), d, "embeddings/dropout");
   for (int layer = 0; layer < model.layers; ++layer) {
     const std::string scope = fmt::format("layer_{}", layer);
     const Tensor attended = attention(graph, x, x, Tensor(), d, scope + "/attention", ProjectionBiases::each);
-    x = bert_layer_norm(graph, mtf::add(x, attended), d.d_model, scope + "/attention");
-    x = bert_layer_norm(graph, mtf::add(x, gelu_feed_forward(graph, x, d, scope + "/ffn")), d.d_model,
+    x = bert_layer_norm(graph, mtf::add(x, dropout(attended, d, scope + "/attention/dropout")), d.d_model,
+                        scope + "/attention");
+    const Tensor transformed = gelu_feed_forward(graph, x, d, scope + "/ffn");
+    x = bert_layer_norm(graph, mtf::add(x, dropout(transformed, d, scope + "/ffn/dropout")), d.d_model,
                         scope + "/ffn");
   }
   const Tensor loss = mtf::add(masked_lm_loss(graph, x, embedding, positions, labels, predictions, d),

@@ -21,24 +21,28 @@ BuiltModel build_encoder_decoder(mtf::Graph& graph, const ModelConfig& model) {
   const Tensor full_mask = full_causal_mask(mask, d);
 
   const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
-  Tensor encoded = embed(graph, embedding, source, d, "encoder");
+  Tensor encoded = dropout(embed(graph, embedding, source, d, "encoder"), d, "encoder/embedding_dropout");
   for (int layer = 0; layer < model.layers; ++layer) {
     const std::string scope = fmt::format("encoder/layer_{}", layer);
     const Tensor normed = layer_norm(graph, encoded, d, scope + "/self_attention");
-    encoded = mtf::add(encoded, attention(graph, normed, normed, Tensor(), d, scope + "/self_attention"));
-    encoded = mtf::add(encoded,
-                       feed_forward(graph, layer_norm(graph, encoded, d, scope + "/ffn"), d, scope + "/ffn"));
+    const Tensor attended = attention(graph, normed, normed, Tensor(), d, scope + "/self_attention");
+    encoded = mtf::add(encoded, dropout(attended, d, scope + "/self_attention/dropout"));
+    const Tensor fed = feed_forward(graph, layer_norm(graph, encoded, d, scope + "/ffn"), d, scope + "/ffn");
+    encoded = mtf::add(encoded, dropout(fed, d, scope + "/ffn/dropout"));
   }
   encoded = layer_norm(graph, encoded, d, "encoder/final");
 
-  Tensor x = embed(graph, embedding, decoder_in, d, "decoder");
+  Tensor x = dropout(embed(graph, embedding, decoder_in, d, "decoder"), d, "decoder/embedding_dropout");
   for (int layer = 0; layer < model.decoder_layers; ++layer) {
     const std::string scope = fmt::format("decoder/layer_{}", layer);
     const Tensor normed = layer_norm(graph, x, d, scope + "/self_attention");
-    x = mtf::add(x, attention(graph, normed, normed, full_mask, d, scope + "/self_attention"));
-    x = mtf::add(x, attention(graph, layer_norm(graph, x, d, scope + "/cross_attention"), encoded, Tensor(),
-                              d, scope + "/cross_attention"));
-    x = mtf::add(x, feed_forward(graph, layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn"));
+    x = mtf::add(x, dropout(attention(graph, normed, normed, full_mask, d, scope + "/self_attention"), d,
+                            scope + "/self_attention/dropout"));
+    x = mtf::add(x, dropout(attention(graph, layer_norm(graph, x, d, scope + "/cross_attention"), encoded,
+                                      Tensor(), d, scope + "/cross_attention"),
+                            d, scope + "/cross_attention/dropout"));
+    const Tensor fed = feed_forward(graph, layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn");
+    x = mtf::add(x, dropout(fed, d, scope + "/ffn/dropout"));
   }
   x = layer_norm(graph, x, d, "decoder/final");
   const Tensor loss = softmax_loss(graph, x, targets, d, "output");

@@ -134,6 +134,7 @@ const std::vector<ModelKindInfo>& model_kinds() {
     return first;
   };
   const ModelKeyUse activation_dtype = {"activation_dtype", "bf16"};
+  const ModelKeyUse dropout = {"dropout", "0"};
   static const std::vector<ModelKindInfo> rows = {
       {ModelKind::mlp,
        "mlp",
@@ -152,20 +153,22 @@ const std::vector<ModelKindInfo>& model_kinds() {
       {ModelKind::transformer_lm, "transformer_lm",
        "The paper's decoder-only language model: token embedding, layers blocks of causal self-attention "
        "and feed-forward, a separate softmax; trained on next-token prediction.",
-       keys({{"layers"}}, transformer_keys, {activation_dtype}), transformer_dims,
+       keys({{"layers"}}, transformer_keys, {activation_dtype, dropout}), transformer_dims,
        "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-lm", build_transformer_lm,
        kTransformerLmFormulas, nullptr, lm_summary, nullptr, nullptr},
       {ModelKind::encoder_decoder, "encoder_decoder",
        "The paper's encoder-decoder Transformer: one embedding shared by encoder_layers encoder blocks and "
        "decoder_layers decoder blocks (with attention over the encoder); trained on a synthetic copy task.",
-       keys({{"encoder_layers"}, {"decoder_layers"}}, transformer_keys, {activation_dtype}), transformer_dims,
+       keys({{"encoder_layers"}, {"decoder_layers"}}, transformer_keys, {activation_dtype, dropout}),
+       transformer_dims,
        "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-translation", build_encoder_decoder,
        kEncoderDecoderFormulas, nullptr, encoder_decoder_summary, nullptr, nullptr},
       {ModelKind::moe_transformer,
        "moe_transformer",
        "The language model with every feed-forward sublayer a mixture of experts (top-1 routing, at most "
        "ceil(capacity_factor * length / experts) tokens per sequence and expert).",
-       keys({{"layers"}}, transformer_keys, {{"experts"}, {"capacity_factor", "2"}, activation_dtype}),
+       keys({{"layers"}}, transformer_keys,
+            {{"experts"}, {"capacity_factor", "2"}, activation_dtype, dropout}),
        {"batch", "length", "d_model", "d_ff", "heads", "d_kv", "vocab", "experts"},
        // Mesh-TensorFlow's MoE layout: experts split like the batch, so dispatching tokens is one alltoall.
        "batch:batch;experts:batch;vocab:model;d_ff:model;heads:model",
@@ -228,7 +231,7 @@ const std::vector<ModelKindInfo>& model_kinds() {
        "embeddings, layers post-layer-norm blocks of self-attention and GELU feed-forward with biases, a "
        "masked-LM head at predictions positions per sequence (logits against the tied embedding) and a "
        "next-sentence head on the pooled first token; the loss is the sum of their means.",
-       keys({{"layers"}}, transformer_keys, {{"predictions"}, activation_dtype}),
+       keys({{"layers"}}, transformer_keys, {{"predictions"}, activation_dtype, dropout}),
        {"batch", "length", "d_model", "d_ff", "heads", "d_kv", "vocab", "predictions"},
        "batch:batch;vocab:model;d_ff:model;heads:model",
        "tiny-bert",

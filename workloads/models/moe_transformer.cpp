@@ -38,8 +38,9 @@ Tensor mixture_of_experts(mtf::Graph& graph, const Tensor& x, const ModelConfig&
                                                       capacity, scope + "/dispatch");
   const Tensor& inputs = dispatch.expert_inputs;     // [experts, batch_x, capacity, d_model]
   const mtf::Dimension group_x = inputs.shape()[1];  // a copy: adding ops may move the graph's tensors
-  const Tensor hidden =
-      mtf::relu(mtf::einsum({inputs, w_in}, Shape{experts, group_x, capacity, d.d_ff}, scope + "/hidden"));
+  const Tensor hidden = dropout(
+      mtf::relu(mtf::einsum({inputs, w_in}, Shape{experts, group_x, capacity, d.d_ff}, scope + "/hidden")), d,
+      scope + "/hidden_dropout");
   const Tensor outputs =
       mtf::einsum({hidden, w_out}, Shape{experts, group_x, capacity, d.d_model}, scope + "/output");
   return mtf::moe_combine(dispatch, outputs, scope + "/combine");

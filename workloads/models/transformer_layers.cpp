@@ -16,7 +16,15 @@ TransformerDims::TransformerDims(const ModelConfig& m)
       heads("heads", std::max<std::int64_t>(m.heads, 1)),
       d_kv("d_kv", std::max<std::int64_t>(m.d_kv, 1)),
       vocab("vocab", std::max<std::int64_t>(m.vocab, 1)),
-      activations(m.activation_dtype) {}
+      activations(m.activation_dtype),
+      dropout_rate(m.dropout) {}
+
+Tensor dropout(const Tensor& x, const TransformerDims& dims, const std::string& name) {
+  if (dims.dropout_rate == 0) return x;
+  std::uint64_t seed = 1469598103934665603ull;  // FNV-1a of the name: each site its own mask
+  for (const char c : name) seed = (seed ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return mtf::dropout(x, 1 - dims.dropout_rate, seed, name);
+}
 
 Tensor weight(mtf::Graph& graph, const std::string& name, const Shape& shape, std::int64_t fan_in) {
   return graph.variable(name, shape,
@@ -63,7 +71,8 @@ Tensor attention(mtf::Graph& graph, const Tensor& x, const Tensor& memory, const
       mtf::einsum({keys_from, wv}, Shape{d.batch, d.memory_length, d.heads, d.d_kv}, scope + "/v_proj"), "v");
   Tensor logits = mtf::einsum({q, k}, Shape{d.batch, d.heads, d.length, d.memory_length}, scope + "/logits");
   if (mask.valid()) logits = mtf::add(logits, mask, scope + "/masked_logits");
-  const Tensor weights = mtf::softmax(logits, d.memory_length.name, scope + "/weights");
+  const Tensor weights =
+      dropout(mtf::softmax(logits, d.memory_length.name, scope + "/weights"), d, scope + "/weights_dropout");
   const Tensor heads_out =
       mtf::einsum({weights, v}, Shape{d.batch, d.length, d.heads, d.d_kv}, scope + "/context");
   return biased(mtf::einsum({heads_out, wo}, Shape{d.batch, d.length, d.d_model}, scope + "/output"), "o");
@@ -74,8 +83,9 @@ Tensor feed_forward(mtf::Graph& graph, const Tensor& x, const TransformerDims& d
   const auto& d = dims;
   const Tensor w_in = weight(graph, scope + "/in", Shape{d.d_model, d.d_ff}, d.d_model.size);
   const Tensor w_out = weight(graph, scope + "/out", Shape{d.d_ff, d.d_model}, d.d_ff.size);
-  const Tensor hidden =
-      mtf::relu(mtf::einsum({x, w_in}, Shape{d.batch, d.length, d.d_ff}, scope + "/hidden"));
+  const Tensor hidden = dropout(
+      mtf::relu(mtf::einsum({x, w_in}, Shape{d.batch, d.length, d.d_ff}, scope + "/hidden")), d,
+      scope + "/hidden_dropout");
   return mtf::einsum({hidden, w_out}, Shape{d.batch, d.length, d.d_model}, scope + "/output");
 }
 

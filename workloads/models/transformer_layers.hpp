@@ -16,7 +16,18 @@ struct TransformerDims {
   explicit TransformerDims(const ModelConfig& model);
   mtf::Dimension batch, length, memory_length, d_model, d_ff, heads, d_kv, vocab;
   mtf::DType activations;
+  double dropout_rate;  // model.dropout: 0 builds no dropout at all
 };
+
+// Dropout at rate dims.dropout_rate (x itself at rate 0), its mask seeded by `name`. Where the models apply
+// it follows tensor2tensor's mtf_transformer_base, which sets all three rates to 0.1 (attention_dropout on
+// the attention weights, relu_dropout on the feed-forward hidden, layer_prepostprocess_dropout on each
+// sublayer's output before its residual add and on the embedded input), and google-research/bert's
+// modeling.py (attention_probs_dropout_prob on the attention weights, hidden_dropout_prob on each sublayer's
+// output before its residual add and on the embeddings): one model.dropout for all of them. Each costs a
+// random mask (mesh_tf/random_bits.hpp) and a multiply forward, the multiply again backward, and the mask
+// kept for the backward pass.
+mtf::Tensor dropout(const mtf::Tensor& x, const TransformerDims& dims, const std::string& name);
 
 // Variables are named "<scope>/<name>"; weights start normal with stddev 1/sqrt(fan-in).
 mtf::Tensor weight(mtf::Graph& graph, const std::string& name, const mtf::Shape& shape, std::int64_t fan_in);
@@ -40,13 +51,14 @@ enum class ProjectionBiases { none, each };
 mtf::Tensor bias(mtf::Graph& graph, const std::string& name, const mtf::Shape& shape);
 
 // Multi-head attention of x over memory (both [batch, length, d_model]): q from x, k and v from memory
-// (renamed to memory_length), softmax over memory_length; mask (full_causal_mask) is added to the logits when
-// valid. With ProjectionBiases::each, q, k, v ([heads, d_kv]) and the output ([d_model]) add a bias.
+// (renamed to memory_length), softmax over memory_length, the weights dropped out (attention_dropout); mask
+// (full_causal_mask) is added to the logits when valid. With ProjectionBiases::each, q, k, v ([heads, d_kv])
+// and the output ([d_model]) add a bias.
 mtf::Tensor attention(mtf::Graph& graph, const mtf::Tensor& x, const mtf::Tensor& memory,
                       const mtf::Tensor& mask, const TransformerDims& dims, const std::string& scope,
                       ProjectionBiases biases = ProjectionBiases::none);
 
-// relu(x . in[d_model, d_ff]) . out[d_ff, d_model]
+// relu(x . in[d_model, d_ff]) . out[d_ff, d_model], the hidden dropped out (relu_dropout)
 mtf::Tensor feed_forward(mtf::Graph& graph, const mtf::Tensor& x, const TransformerDims& dims,
                          const std::string& scope);
 

@@ -20,12 +20,14 @@ BuiltModel build_decoder_only_lm(mtf::Graph& graph, const ModelConfig& model,
   const Tensor full_mask = full_causal_mask(mask, d);
 
   const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
-  Tensor x = embed(graph, embedding, ids, d, "decoder");
+  Tensor x = dropout(embed(graph, embedding, ids, d, "decoder"), d, "decoder/embedding_dropout");
   for (int layer = 0; layer < model.layers; ++layer) {
     const std::string scope = fmt::format("layer_{}", layer);
     const Tensor normed = layer_norm(graph, x, d, scope + "/self_attention");
-    x = mtf::add(x, attention(graph, normed, normed, full_mask, d, scope + "/self_attention"));
-    x = mtf::add(x, feed_forward_block(layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn"));
+    x = mtf::add(x, dropout(attention(graph, normed, normed, full_mask, d, scope + "/self_attention"), d,
+                            scope + "/self_attention/dropout"));
+    x = mtf::add(x, dropout(feed_forward_block(layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn"), d,
+                            scope + "/ffn/dropout"));
   }
   x = layer_norm(graph, x, d, "final");
   const Tensor loss = softmax_loss(graph, x, targets, d, "output");

@@ -151,6 +151,18 @@ std::vector<Row> table() {
                             "  vocab: 32\n  length: 8\n  predictions: 100000000000\n")}},
        2,
        {"c.yaml:15: model.predictions: 100000000000 masked positions do not fit in a sequence of length 8"}},
+      {"a dropout rate of 1",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("  kind: mlp\n  layers: 2\n  d_model: 16\n  d_ff: 64\n",
+                            "  kind: transformer_lm\n  layers: 2\n  d_model: 16\n  d_ff: 64\n  heads: 2\n"
+                            "  d_kv: 8\n  vocab: 32\n  length: 8\n  dropout: 1\n")}},
+       2,
+       {"model.dropout: must be at least 0 and less than 1"}},
+      {"weight-update sharding neither true nor false",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", kConfig + "  weight_update_sharding: maybe\n"}},
+       2,
+       {"training.weight_update_sharding: 'maybe' is not a boolean: expected true or false"}},
       // Hangs: limits that the command line bypassed, or work that cannot finish.
       {"--steps past the config's limit",
        {"run", "c.yaml", "--no-files", "--steps", "1000000"},
