@@ -302,7 +302,7 @@ TEST_CASE("the matrix unit, vector unit and fusion keys: defaults, overrides and
   CHECK(
       error_of(with("  fusion: xl\n")) ==
       "configs/test.yaml:4: hardware.fusion: 'xl' is not valid (did you mean 'xla'?); valid values are xla, "
-      "none");
+      "loop, none");
 }
 
 TEST_CASE("hardware.overlap is dependencies unless the config says none or concurrent") {

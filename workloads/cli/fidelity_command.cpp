@@ -1,4 +1,4 @@
-// tpusim fidelity [FILE | DIR]: published measurements of TPU training (workloads/fidelity/measurement.hpp)
+// tpusim fidelity [FILE | DIR]: published measurements of TPU training (workloads/fidelity/training_measurement.hpp)
 // against tpusim's predictions of them: measured and predicted step, error, MFU, and the median |error|.
 // tpusim calibrate [FILE | DIR]: the same runs, then a calibration profile per device and software release
 // fitted to them, with each measurement's leave-one-out error (workloads/fidelity/calibration.hpp).
@@ -43,7 +43,7 @@ struct FidelityRun {
 
 std::unique_ptr<FidelityRun> run_measurements(const FidelityArgs& args, bool table) {
   auto run = std::make_unique<FidelityRun>();
-  std::vector<workloads::Measurement> measurements =
+  std::vector<workloads::TrainingMeasurement> measurements =
       args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path);
   run->study = std::make_unique<workloads::FidelityStudy>(args.path.empty() ? "shipped" : args.path,
                                                           std::move(measurements), args.output);
@@ -74,7 +74,7 @@ void raise_for(const FidelityRun& run, int failed) {
 
 void fidelity(const FidelityArgs& args) {
   if (args.dry_run) {
-    std::vector<workloads::Measurement> measurements =
+    std::vector<workloads::TrainingMeasurement> measurements =
         args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path);
     std::cout << workloads::FidelityStudy("shipped", std::move(measurements), args.output).listing();
     return;

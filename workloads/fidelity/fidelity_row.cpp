@@ -9,7 +9,7 @@
 
 namespace tpusim::workloads {
 
-FidelityRow fidelity_row(const Measurement& measurement, const PointResult& predicted,
+FidelityRow fidelity_row(const TrainingMeasurement& measurement, const PointResult& predicted,
                          const StepFeatures& features) {
   FidelityRow row;
   row.measurement = &measurement;

@@ -6,15 +6,15 @@
 #include <vector>
 
 #include "workloads/fidelity/calibration.hpp"
-#include "workloads/fidelity/measurement.hpp"
+#include "workloads/fidelity/training_measurement.hpp"
 #include "workloads/sweep/sweep_run.hpp"
 
 namespace tpusim::workloads {
 
 struct FidelityRow {
-  const Measurement* measurement = nullptr;
+  const TrainingMeasurement* measurement = nullptr;
   PointResult predicted;       // the simulated step (error set when it could not run)
-  double measured_step_s = 0;  // Measurement::measured_step_s
+  double measured_step_s = 0;  // TrainingMeasurement::measured_step_s
   double measured_mfu = 0;     // the model's FLOPs per step over the measured step, as a fraction of peak
   StepFeatures features;       // the predicted step split by bound, for calibration
 
@@ -23,7 +23,7 @@ struct FidelityRow {
   double error() const { return predicted.step_time_s / measured_step_s - 1; }
 };
 
-FidelityRow fidelity_row(const Measurement& measurement, const PointResult& predicted,
+FidelityRow fidelity_row(const TrainingMeasurement& measurement, const PointResult& predicted,
                          const StepFeatures& features = {});
 
 // The median of |error| over the rows that ran, overall and per family (first seen first), and the median

@@ -19,7 +19,7 @@ const std::vector<std::string> kFidelityCsvColumns = {
     "relative_error",  "measured_mfu",     "predicted_mfu", "model_flops_per_step", "compute_s",
     "exposed_communication_s", "memory_per_core_bytes", "hbm_per_core_bytes", "fits", "wall_s", "failure"};
 
-std::size_t id_width(const std::vector<Measurement>& measurements) {
+std::size_t id_width(const std::vector<TrainingMeasurement>& measurements) {
   std::size_t width = std::string("measurement").size();
   for (const auto& m : measurements) width = std::max(width, m.id.size());
   return width;
@@ -27,7 +27,7 @@ std::size_t id_width(const std::vector<Measurement>& measurements) {
 
 }  // namespace
 
-FidelityStudy::FidelityStudy(std::string name, std::vector<Measurement> measurements, std::string output_dir)
+FidelityStudy::FidelityStudy(std::string name, std::vector<TrainingMeasurement> measurements, std::string output_dir)
     : name_(std::move(name)), measurements_(std::move(measurements)), output_dir_(std::move(output_dir)) {
   for (const auto& m : measurements_) {
     // The row depends on the measured figure as well as on the simulated config.
@@ -85,7 +85,7 @@ std::vector<std::string> FidelityStudy::csv_header() const { return kFidelityCsv
 
 nlohmann::json FidelityStudy::csv_cells(std::size_t point, const PointOutcome& outcome) const {
   const FidelityRow r = row(point, outcome);
-  const Measurement& m = *r.measurement;
+  const TrainingMeasurement& m = *r.measurement;
   const RunConfig& c = m.config;
   nlohmann::json cells = {point,
                           m.id,
@@ -113,7 +113,7 @@ nlohmann::json FidelityStudy::csv_cells(std::size_t point, const PointOutcome& o
 
 nlohmann::json FidelityStudy::run_json(std::size_t point, const PointOutcome& outcome) const {
   const FidelityRow r = row(point, outcome);
-  const Measurement& m = *r.measurement;
+  const TrainingMeasurement& m = *r.measurement;
   nlohmann::json run = {{"point", point},
                         {"measurement",
                          {{"id", m.id},
@@ -184,7 +184,7 @@ std::string FidelityStudy::table_row(std::size_t point, const PointOutcome& outc
 std::string FidelityStudy::listing() const {
   std::string text = fmt::format("fidelity {}: {} measurements\n", name_, measurements_.size());
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
-    const Measurement& m = measurements_[i];
+    const TrainingMeasurement& m = measurements_[i];
     text += fmt::format("{:>3}  {}  ({}, {}) {} -> {} ({} cores), mesh {}\n", i, m.id, m.family, m.software,
                         m.file, m.config.hardware.topology.name(), m.config.hardware.topology.num_cores(),
                         m.config.mesh.shape_text());

@@ -6,16 +6,16 @@
 #include <vector>
 
 #include "workloads/fidelity/fidelity_row.hpp"
-#include "workloads/fidelity/measurement.hpp"
+#include "workloads/fidelity/training_measurement.hpp"
 #include "workloads/sweep/study.hpp"
 
 namespace tpusim::workloads {
 
 class FidelityStudy : public Study {
  public:
-  FidelityStudy(std::string name, std::vector<Measurement> measurements, std::string output_dir);
+  FidelityStudy(std::string name, std::vector<TrainingMeasurement> measurements, std::string output_dir);
 
-  const std::vector<Measurement>& measurements() const { return measurements_; }
+  const std::vector<TrainingMeasurement>& measurements() const { return measurements_; }
   FidelityRow row(std::size_t point, const PointOutcome& outcome) const;
 
   const std::string& name() const override { return name_; }
@@ -40,7 +40,7 @@ class FidelityStudy : public Study {
 
  private:
   std::string name_;
-  std::vector<Measurement> measurements_;
+  std::vector<TrainingMeasurement> measurements_;
   std::string output_dir_;
   std::vector<std::string> hashes_;
 };

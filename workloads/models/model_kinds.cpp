@@ -97,12 +97,15 @@ std::vector<DerivedDimension> image_derived_dimensions(const ModelConfig& m) {
 // With batch norm over groups of images, batch counts the groups and bn_images the images of one.
 std::vector<DerivedDimension> resnet_derived_dimensions(const ModelConfig& m) {
   std::vector<DerivedDimension> dims = image_derived_dimensions<resnet_halvings>(m);
-  if (m.batch_norm_span > 0) {
-    dims.push_back({"batch", "batch_norm_span", m.batch / m.batch_norm_span,
-                    fmt::format("batch {} / batch_norm_span {}", m.batch, m.batch_norm_span)});
-    dims.push_back({kBatchNormGroupDim, "batch_norm_span", m.batch_norm_span,
-                    fmt::format("batch_norm_span {}", m.batch_norm_span)});
+  if (m.batch_norm_span == 0) {
+    // No groups: the model has no such dimension, and a layout rule that splits it splits nothing.
+    dims.push_back({kBatchNormGroupDim, "batch_norm_span", 1, "batch_norm_span all: one group"});
+    return dims;
   }
+  dims.push_back({"batch", "batch_norm_span", m.batch / m.batch_norm_span,
+                  fmt::format("batch {} / batch_norm_span {}", m.batch, m.batch_norm_span)});
+  dims.push_back({kBatchNormGroupDim, "batch_norm_span", m.batch_norm_span,
+                  fmt::format("batch_norm_span {}", m.batch_norm_span)});
   return dims;
 }
 

@@ -91,7 +91,11 @@ TEST_CASE("explain: a hand-made step splits into its bounds, op kinds, longest o
 }
 
 TEST_CASE("explain: a simulated step's parts add up and name the roofline term of every op") {
-  const RunConfig config = load_preset("tiny-lm");
+  // Each op its own kernel (loop fusion only fuses elementwise chains, each step keeping its own roofline),
+  // so that every entry's time can be recomputed from its own FLOPs and bytes; XLA's fusions charge a
+  // kernel's whole time to its last op (tests/mesh_tf/fusion_test.cpp).
+  RunConfig config = load_preset("tiny-lm");
+  config.hardware.fusion = mtf::FusionPolicy::loop;
   const RunReport report = run_training(config);
   const auto& timeline = report.timeline;
   const auto& device = config.hardware.device;

@@ -1,6 +1,6 @@
-// Measurement files: what they must say, each problem one line at its file, line and key; the measured step
+// TrainingMeasurement files: what they must say, each problem one line at its file, line and key; the measured step
 // of a FLOP-rate measurement; the error and the medians against hand computations.
-#include "workloads/fidelity/measurement.hpp"
+#include "workloads/fidelity/training_measurement.hpp"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -41,7 +41,7 @@ const char* const kGood = R"(  id: tiny
 }  // namespace
 
 TEST_CASE("measurement: the sections are read, the config as tpusim run reads it") {
-  const Measurement m = parse_measurement(file_with(kGood), "m.yaml");
+  const TrainingMeasurement m = parse_measurement(file_with(kGood), "m.yaml");
   CHECK(m.id == "tiny");
   CHECK(m.family == "mlp");
   CHECK(*m.step_s == 0.5);
@@ -54,7 +54,7 @@ TEST_CASE("measurement: the sections are read, the config as tpusim run reads it
 TEST_CASE("measurement: a FLOP rate gives the step as the model's FLOPs over it") {
   std::string text = kGood;
   text.replace(text.find("step_s: 0.5"), 11, "flops_per_s: 2e12");
-  const Measurement m = parse_measurement(file_with(text), "m.yaml");
+  const TrainingMeasurement m = parse_measurement(file_with(text), "m.yaml");
   CHECK(m.measured_step_s(3e12) == 1.5);
 }
 
@@ -82,7 +82,7 @@ TEST_CASE("measurement: every problem is one line at its file, line and key") {
 }
 
 TEST_CASE("fidelity: the error, the implied MFU and the medians against hand computations") {
-  const Measurement m = parse_measurement(file_with(kGood), "m.yaml");
+  const TrainingMeasurement m = parse_measurement(file_with(kGood), "m.yaml");
   PointResult predicted;
   predicted.step_time_s = 0.4;
   predicted.mfu = 0.5;
@@ -108,8 +108,8 @@ TEST_CASE("fidelity: the error, the implied MFU and the medians against hand com
 }
 
 TEST_CASE("fidelity: the summary's medians per family and overall, failed rows left out") {
-  Measurement a = parse_measurement(file_with(kGood), "a.yaml");
-  Measurement b = a, c = a;
+  TrainingMeasurement a = parse_measurement(file_with(kGood), "a.yaml");
+  TrainingMeasurement b = a, c = a;
   b.family = "other";
   c.family = "other";
   auto predicted = [](double step_s) {

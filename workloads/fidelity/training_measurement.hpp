@@ -25,7 +25,7 @@
 
 namespace tpusim::workloads {
 
-struct Measurement {
+struct TrainingMeasurement {
   std::string id;
   std::string family;
   std::string source;
@@ -41,11 +41,11 @@ struct Measurement {
   double measured_step_s(double model_flops_per_step) const;
 };
 
-Measurement parse_measurement(const std::string& yaml_text, const std::string& file);
+TrainingMeasurement parse_measurement(const std::string& yaml_text, const std::string& file);
 // A measurement file, or every *.yaml of a folder (sorted by name). InputError for a path that is neither,
 // an empty folder, a bad file or two measurements with one id.
-std::vector<Measurement> load_measurements(const std::string& path);
+std::vector<TrainingMeasurement> load_measurements(const std::string& path);
 // The shipped set, workloads/fidelity/measurements/*.yaml, in file-name order.
-std::vector<Measurement> shipped_measurements();
+std::vector<TrainingMeasurement> shipped_measurements();
 
 }  // namespace tpusim::workloads

@@ -1,4 +1,4 @@
-#include "workloads/fidelity/measurement.hpp"
+#include "workloads/fidelity/training_measurement.hpp"
 
 #include <fmt/format.h>
 
@@ -31,7 +31,7 @@ std::string text_of(const ConfigNode& section, const std::string& key) {
   return text;
 }
 
-void check_unique_ids(const std::vector<Measurement>& measurements) {
+void check_unique_ids(const std::vector<TrainingMeasurement>& measurements) {
   std::set<std::string> seen;
   for (const auto& m : measurements) {
     if (!seen.insert(m.id).second)
@@ -42,11 +42,11 @@ void check_unique_ids(const std::vector<Measurement>& measurements) {
 
 }  // namespace
 
-double Measurement::measured_step_s(double model_flops_per_step) const {
+double TrainingMeasurement::measured_step_s(double model_flops_per_step) const {
   return step_s ? *step_s : model_flops_per_step / *flops_per_s;
 }
 
-Measurement parse_measurement(const std::string& yaml_text, const std::string& file) {
+TrainingMeasurement parse_measurement(const std::string& yaml_text, const std::string& file) {
   const ConfigNode root = ConfigNode::parse(yaml_text, file);
   root.expect_map({"measurement", "config"});
   const ConfigNode section = root.child("measurement");
@@ -60,13 +60,13 @@ Measurement parse_measurement(const std::string& yaml_text, const std::string& f
   if (section.has("step_s")) step_s = positive_number(section.child("step_s"));
   if (section.has("flops_per_s")) flops_per_s = positive_number(section.child("flops_per_s"));
   RunConfig config = parse_run_config(root.child("config"), yaml_text);
-  return Measurement{std::move(id),     std::move(family),     std::move(source),
+  return TrainingMeasurement{std::move(id),     std::move(family),     std::move(source),
                      std::move(software), std::move(reliability), std::move(derivation),
                      step_s,            flops_per_s,           file,
                      std::move(config)};
 }
 
-std::vector<Measurement> load_measurements(const std::string& path) {
+std::vector<TrainingMeasurement> load_measurements(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code error;
   if (!fs::is_directory(path, error)) {
@@ -79,15 +79,15 @@ std::vector<Measurement> load_measurements(const std::string& path) {
   if (error) throw InputError(fmt::format("{}: cannot list the folder: {}", path, error.message()));
   if (files.empty()) throw InputError(fmt::format("{}: the folder holds no measurement (*.yaml) file", path));
   std::sort(files.begin(), files.end());
-  std::vector<Measurement> measurements;
+  std::vector<TrainingMeasurement> measurements;
   for (const auto& file : files)
     measurements.push_back(parse_measurement(read_input_file(file, "measurement file"), file));
   check_unique_ids(measurements);
   return measurements;
 }
 
-std::vector<Measurement> shipped_measurements() {
-  std::vector<Measurement> measurements;
+std::vector<TrainingMeasurement> shipped_measurements() {
+  std::vector<TrainingMeasurement> measurements;
   for (const auto& entry : embedded_measurements())
     measurements.push_back(
         parse_measurement(entry.yaml, std::string("workloads/fidelity/measurements/") + entry.name + ".yaml"));

@@ -1,0 +1,84 @@
+// Calibration (workloads/fidelity/calibration.hpp): the calibrated step against its closed form, a fit that
+// recovers parameters a set of steps was made with, the bounds held, and leave-one-out by hand.
+#include "workloads/fidelity/calibration.hpp"
+
+#include <fmt/format.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+
+#include "workloads/fidelity/calibration_fit.hpp"
+
+using namespace tpusim::workloads;
+
+TEST_CASE("calibration: the calibrated step is its closed form, the uncalibrated values change nothing") {
+  const StepFeatures f{0.1, 0.05, 0.02, 1000};
+  CHECK(calibrated_step_s(f, uncalibrated_values()) == Approx(0.17));
+  // 0.1 / 0.5 + 0.05 / 0.8 + 0.02 + 1000 * 2e-6 + 0.01
+  CHECK(calibrated_step_s(f, {0.5, 0.8, 2e-6, 0.01}) == Approx(0.2 + 0.0625 + 0.02 + 0.002 + 0.01));
+  CHECK(profile_name("tpu-v3-core", "TensorFlow 1.14") == "tpu-v3-core_tensorflow-1.14");
+  CHECK(profile_name("tpu-v2-core", "TensorFlow 1.x of 2018, Mesh-TensorFlow") ==
+        "tpu-v2-core_tensorflow-1.x-of-2018-mesh-tensorflow");
+}
+
+TEST_CASE("calibration: a fit recovers the matrix-unit and HBM efficiencies steps were made with") {
+  // Random steps made with e_m = 0.6 and e_h = 0.8 (no overheads): the fit finds them to within the weak
+  // pull toward 1 that kPrior gives.
+  std::mt19937 random(5);
+  std::uniform_real_distribution<double> part(0.01, 0.2);
+  const CalibrationValues truth = {0.6, 0.8, 0, 0};
+  std::vector<CalibrationSample> samples;
+  for (int i = 0; i < 12; ++i) {
+    const StepFeatures f{part(random), part(random), part(random) / 4, 0};
+    samples.push_back({f, calibrated_step_s(f, truth)});
+  }
+  const CalibrationValues fitted = fit_calibration(samples);
+  CHECK(fitted[0] == Approx(0.6).margin(0.02));
+  CHECK(fitted[1] == Approx(0.8).margin(0.03));
+  CHECK(fitted[2] == Approx(0).margin(2e-7));
+  CHECK(fitted[3] == Approx(0).margin(1e-3));
+  // Steps far slower than any parameter allows: every parameter at its bound, none beyond.
+  for (auto& s : samples) s.measured_step_s *= 100;
+  const CalibrationValues bounded = fit_calibration(samples);
+  const auto& params = calibration_parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    CHECK(bounded[i] >= params[i].min);
+    CHECK(bounded[i] <= params[i].max);
+  }
+  CHECK(bounded[0] == params[0].min);
+  CHECK(bounded[3] == params[3].max);
+}
+
+TEST_CASE("calibration: leave-one-out predicts each row by a fit to the others of its group") {
+  // Two rows of one group: each left-out prediction is the other row's fit applied to it; a row alone in
+  // its group is predicted uncalibrated.
+  const char* const config = R"(config:
+  hardware: {topology: ring-8}
+  mesh: {shape: batch:8}
+  model: {kind: mlp, layers: 1, d_model: 8, d_ff: 8, batch: 8}
+)";
+  auto measurement = [&](const std::string& id, const std::string& software, double step_s) {
+    return parse_measurement(fmt::format("measurement:\n  id: {}\n  family: f\n  source: s\n  software: {}\n"
+                                         "  reliability: A\n  step_s: {}\n  derivation: d\n{}",
+                                         id, software, step_s, config),
+                             id + ".yaml");
+  };
+  const TrainingMeasurement a = measurement("a", "one", 0.2), b = measurement("b", "one", 0.4),
+                    c = measurement("c", "two", 0.1);
+  PointResult predicted;
+  predicted.step_time_s = 0.1;
+  const std::vector<FidelityRow> rows = {fidelity_row(a, predicted, {0.1, 0, 0, 0}),
+                                         fidelity_row(b, predicted, {0.1, 0, 0, 0}),
+                                         fidelity_row(c, predicted, {0.1, 0, 0, 0})};
+  const CalibrationResult result = calibrate(rows);
+  REQUIRE(result.profiles.size() == 2);
+  REQUIRE(result.rows.size() == 3);
+  const CalibrationValues only_b = fit_calibration({{rows[1].features, 0.4}});
+  const CalibrationValues only_a = fit_calibration({{rows[0].features, 0.2}});
+  CHECK(result.rows[0].left_out_step_s == Approx(calibrated_step_s(rows[0].features, only_b)));
+  CHECK(result.rows[1].left_out_step_s == Approx(calibrated_step_s(rows[1].features, only_a)));
+  CHECK(result.rows[2].left_out_fitted_to == 0);
+  CHECK(result.rows[2].left_out_step_s == Approx(0.1));
+  CHECK(result.rows[0].profile == "tpu-v2-core_one");
+}
