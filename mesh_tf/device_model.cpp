@@ -112,6 +112,14 @@ DeviceModel DeviceModel::with_figures(double peak_flops, double hbm_bandwidth_Bp
   device.matrix_unit_timed_ = matrix_unit_timed_;
   device.vector_unit_timed_ = vector_unit_timed_;
   device.vector_memory_bytes_ = vector_memory_bytes_;
+  device.matrix_unit_efficiency_ = matrix_unit_efficiency_;
+  return device;
+}
+
+DeviceModel DeviceModel::with_matrix_unit_efficiency(double efficiency) const {
+  TPUSIM_CHECK(efficiency > 0 && efficiency <= 1);
+  DeviceModel device = *this;
+  device.matrix_unit_efficiency_ = efficiency;
   return device;
 }
 
@@ -189,9 +197,9 @@ OpTime DeviceModel::matmul_time(const MatmulSizes& sizes, double flops, double b
   TPUSIM_CHECK(flops >= matmul_flops);
   const double extra_s = vector_compute_s(flops - matmul_flops, 0);
   if (!times_matrix_unit())
-    return roofline(matmul_flops / peak_flops_ + extra_s, ComputeBound::flop_rate, bytes, hbm_bandwidth_Bps_,
-                    op_overhead_s_);
-  const double compute_s = matrix_unit_->cycles(sizes) / clock_Hz() + extra_s;
+    return roofline(matmul_flops / peak_flops_ / matrix_unit_efficiency_ + extra_s, ComputeBound::flop_rate,
+                    bytes, hbm_bandwidth_Bps_, op_overhead_s_);
+  const double compute_s = matrix_unit_->cycles(sizes) / clock_Hz() / matrix_unit_efficiency_ + extra_s;
   return roofline(compute_s, ComputeBound::matrix_unit, bytes, hbm_bandwidth_Bps_, op_overhead_s_);
 }
 

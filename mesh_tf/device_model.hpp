@@ -89,6 +89,10 @@ class DeviceModel {
   // The roofline of work whose compute term is already known (a fusion's, fusion.hpp): overhead plus the
   // larger of compute_s and bytes / HBM bandwidth.
   OpTime roofline_time(double compute_s, ComputeBound compute_bound, double bytes) const;
+  // The fraction of the matrix unit's modelled rate a calibration says is achieved (workloads' calibration
+  // profiles; 1 unless one is applied): a matmul's matrix-unit time is divided by it.
+  double matrix_unit_efficiency() const { return matrix_unit_efficiency_; }
+  DeviceModel with_matrix_unit_efficiency(double efficiency) const;  // 0 < efficiency <= 1, else a bug
   // Every operation `factor` times longer (peak rates divided, overhead multiplied): a straggler's core.
   DeviceModel slowed(double factor) const;
 
@@ -103,6 +107,7 @@ class DeviceModel {
   bool matrix_unit_timed_ = true;
   bool vector_unit_timed_ = true;
   std::optional<std::uint64_t> vector_memory_bytes_;
+  double matrix_unit_efficiency_ = 1;
   double vector_compute_s(double flops, double transcendentals, double extra_vector_ops = 0) const;
 };
 

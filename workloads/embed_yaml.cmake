@@ -9,7 +9,7 @@ string(APPEND body "#include \"${HEADER}\"\n\nnamespace tpusim::workloads {\n\n"
 string(APPEND body "const std::vector<${ENTRY_TYPE}>& ${FUNCTION}() {\n")
 string(APPEND body "  static const std::vector<${ENTRY_TYPE}> entries = {\n")
 foreach(path IN LISTS yaml_files)
-  get_filename_component(name "${path}" NAME_WE)
+  get_filename_component(name "${path}" NAME_WLE)
   file(READ "${path}" text)
   string(FIND "${text}" ")tpusim_yaml\"" clash)
   if(NOT clash EQUAL -1)

@@ -114,8 +114,53 @@ RunReport run_training(const RunConfig& config, const RunOptions& options) {
   return report;
 }
 
+namespace {
+
+// The rates of a step from its time: achieved FLOP/s, MFU, tokens and examples per second.
+void set_rates(RunReport& report, const RunConfig& config) {
+  const double step_s = report.timeline.step_time_s;
+  if (step_s <= 0) return;
+  report.achieved_flops = report.model_flops_per_step / step_s;
+  report.mfu = report.achieved_flops / (config.hardware.device.peak_flops() * config.mesh.num_cores());
+  report.flops_per_s_per_core = report.achieved_flops / config.mesh.num_cores();
+  report.tokens_per_s = report.tokens_per_step / step_s;
+  report.examples_per_s = double(config.model.batch) / step_s;
+}
+
+RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built, sim::Simulator& simulator,
+                           const RunOptions& options);
+
+}  // namespace
+
+// Under a calibration profile the step runs twice: with the mechanisms alone, which the report keeps beside,
+// and on the calibrated device, with the profile's time per step outside the device program added as idle
+// time at the step's end.
 RunReport run_training(const RunConfig& config, const TrainingProgram& built, sim::Simulator& simulator,
                        const RunOptions& options) {
+  if (!config.hardware.calibration) return run_uncalibrated(config, built, simulator, options);
+  const CalibrationProfile& profile = *config.hardware.calibration;
+  RunConfig plain = config;
+  plain.hardware.calibration.reset();
+  RunOptions quiet = options;
+  quiet.on_step = nullptr;
+  const double uncalibrated_s = run_uncalibrated(plain, built, simulator, quiet).timeline.step_time_s;
+  RunConfig calibrated = plain;
+  calibrated.hardware.device = calibrated_device(plain.hardware.device, profile);
+  RunReport report = run_uncalibrated(calibrated, built, simulator, options);
+  const double overhead_s = step_overhead_s(profile);
+  report.timeline.step_time_s += overhead_s;
+  report.timeline.idle_s += overhead_s;
+  for (auto& step : report.steps) step.step_time_s += overhead_s;
+  set_rates(report, config);
+  report.calibration = profile.name;
+  report.uncalibrated_step_time_s = uncalibrated_s;
+  return report;
+}
+
+namespace {
+
+RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built, sim::Simulator& simulator,
+                           const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   // A sharded update is built for one mesh and layout (a search shares one program among candidates).
   std::unique_ptr<TrainingProgram> own;
@@ -192,17 +237,12 @@ RunReport run_training(const RunConfig& config, const TrainingProgram& built, si
       report.collectives = std::move(result.collectives);
     }
   }
-  const auto& timeline = report.timeline;
-  if (timeline.step_time_s > 0) {
-    report.achieved_flops = report.model_flops_per_step / timeline.step_time_s;
-    report.mfu = report.achieved_flops / (config.hardware.device.peak_flops() * config.mesh.num_cores());
-    report.flops_per_s_per_core = report.achieved_flops / config.mesh.num_cores();
-    report.tokens_per_s = report.tokens_per_step / timeline.step_time_s;
-    report.examples_per_s = double(config.model.batch) / timeline.step_time_s;
-  }
+  set_rates(report, config);
   report.collective_groups = group_collectives(report.collectives);
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return report;
 }
+
+}  // namespace
 
 }  // namespace tpusim::workloads

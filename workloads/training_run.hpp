@@ -84,6 +84,10 @@ struct RunReport {
   std::vector<CollectiveGroup> collective_groups;  // merged, by total time, largest first
   MemoryReport memory;
   double wall_s = 0;  // measured on this machine: building, lowering and simulating
+  // Under hardware.calibration: the profile's name and the step of the mechanisms alone (the timeline and
+  // every figure above are the calibrated step's); empty and 0 otherwise.
+  std::string calibration;
+  double uncalibrated_step_time_s = 0;
 };
 
 struct RunOptions {

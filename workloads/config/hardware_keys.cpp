@@ -13,6 +13,7 @@
 #include "topologies/support/name_table.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/config/config_schema.hpp"
+#include "workloads/fidelity/calibration.hpp"
 
 namespace tpusim::workloads {
 namespace {
@@ -342,6 +343,31 @@ std::vector<ConfigKey> hardware_keys() {
                  "tensor computed in one pass, each fusion reading and writing HBM once and paying the per-op "
                  "overhead once; loop, only chains of elementwise ops into one elementwise op or reduction "
                  "(earlier versions); or none, every op reading and writing HBM."),
+      ConfigKey("hardware.calibration", "a shipped profile name, or a profile file (YAML)",
+                "A calibration profile of tpusim calibrate (workloads/fidelity/calibration.hpp): the step is "
+                "timed with the device's matrix unit and HBM at the profile's achieved fractions, its "
+                "per-kernel and per-step overheads added, and reported beside the step of the mechanisms "
+                "alone. The profile must be of the config's device. Shipped: " +
+                    join(shipped_profile_names()) + ".")
+          .absent_means("none: the mechanisms alone")
+          .needs({"hardware.device"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            if (value.scalar() == "none") return;
+            CalibrationProfile profile;
+            try {
+              profile = load_calibration_profile(value.scalar());
+            } catch (const InputError& error) {
+              value.fail(error.what());
+            }
+            const std::string& device = r.config.hardware.device.name();
+            if (profile.device != device)
+              value.fail(fmt::format("profile '{}' is of {}, but the config's device is {}", profile.name,
+                                     profile.device, device));
+            r.config.hardware.calibration = profile;
+          })
+          .reports([](const RunConfig& c) -> nlohmann::json {
+            return c.hardware.calibration ? nlohmann::json(c.hardware.calibration->source) : nlohmann::json("none");
+          }),
       ConfigKey("hardware.allreduce_combine", std::string(kMemorySize) + ", or none",
                 "XLA's all-reduce combiner (mesh_tf/allreduce_combiner.hpp): independent sums over the same "
                 "mesh axes are merged into one allreduce of up to this many bytes per core, so many small "

@@ -4,6 +4,7 @@
 // downstream sees YAML.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "mesh_tf/overlap_policy.hpp"
 #include "topologies/support/name_table.hpp"
 #include "topologies/topology.hpp"
+#include "workloads/fidelity/calibration.hpp"
 
 namespace tpusim::workloads {
 
@@ -45,6 +47,9 @@ struct HardwareConfig {
   mtf::OverlapPolicy overlap = mtf::OverlapPolicy::dependencies;
   mtf::FusionPolicy fusion = mtf::FusionPolicy::xla;
   std::uint64_t allreduce_combine_bytes = 0;  // mesh_tf/allreduce_combiner.hpp; 0: none
+  // A calibration profile (workloads/fidelity/calibration.hpp) the step is timed under, beside the
+  // mechanisms alone; none by default.
+  std::optional<CalibrationProfile> calibration = std::nullopt;
 };
 
 struct MeshConfig {

@@ -7,6 +7,12 @@
 #include <cmath>
 
 #include "topologies/support/check.hpp"
+#include "topologies/support/did_you_mean.hpp"
+#include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
+#include "topologies/support/text_file.hpp"
+#include "workloads/config/config_node.hpp"
+#include "workloads/fidelity/calibration_catalog.hpp"
 
 namespace tpusim::workloads {
 
@@ -102,6 +108,13 @@ CalibrationValues fit_calibration(const std::vector<CalibrationSample>& samples)
     }
     if (moved < 1e-9) break;
   }
+  // Values the search leaves a hair from a bound are the bound.
+  const auto& params = calibration_parameters();
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double tolerance = 1e-6 * (params[i].max - params[i].min);
+    if (v[i] - params[i].min < tolerance) v[i] = params[i].min;
+    if (params[i].max - v[i] < tolerance) v[i] = params[i].max;
+  }
   return v;
 }
 
@@ -145,5 +158,61 @@ std::string profile_yaml(const CalibrationProfile& profile) {
   for (const auto& id : profile.fitted_to) text += "  - " + id + "\n";
   return text;
 }
+
+CalibrationProfile parse_calibration_profile(const std::string& yaml_text, const std::string& file) {
+  const ConfigNode root = ConfigNode::parse(yaml_text, file);
+  root.expect_map({"name", "device", "software", "parameters", "fitted_to"});
+  CalibrationProfile profile;
+  profile.name = root.child("name").scalar();
+  profile.device = root.child("device").scalar();
+  profile.software = root.child("software").scalar();
+  const ConfigNode parameters = root.child("parameters");
+  std::vector<std::string> names;
+  for (const auto& p : calibration_parameters()) names.push_back(p.name);
+  parameters.expect_map(names);
+  for (const auto& p : calibration_parameters()) {
+    const ConfigNode value = parameters.child(p.name);
+    const double x = value.number();
+    if (!(x >= p.min && x <= p.max)) value.fail(fmt::format("{:g} is outside its range, {:g} to {:g}", x, p.min, p.max));
+    profile.values.push_back(x);
+  }
+  for (const auto& item : root.child("fitted_to").items("measurement ids")) profile.fitted_to.push_back(item.scalar());
+  return profile;
+}
+
+std::vector<std::string> shipped_profile_names() {
+  std::vector<std::string> names;
+  for (const auto& entry : embedded_calibrations()) names.push_back(entry.name);
+  return names;
+}
+
+CalibrationProfile load_calibration_profile(const std::string& name_or_path) {
+  for (const auto& entry : embedded_calibrations()) {
+    if (name_or_path != entry.name) continue;
+    CalibrationProfile profile =
+        parse_calibration_profile(entry.yaml, std::string("workloads/fidelity/calibrations/") + entry.name + ".yaml");
+    profile.source = name_or_path;
+    return profile;
+  }
+  if (name_or_path.find('/') == std::string::npos && name_or_path.find(".yaml") == std::string::npos) {
+    throw InputError(fmt::format("unknown calibration profile '{}'{}; the shipped ones are {} (or give a profile file)",
+                                 name_or_path, did_you_mean(name_or_path, shipped_profile_names()),
+                                 join(shipped_profile_names())));
+  }
+  CalibrationProfile profile =
+      parse_calibration_profile(read_input_file(name_or_path, "calibration profile"), name_or_path);
+  profile.source = name_or_path;
+  return profile;
+}
+
+mtf::DeviceModel calibrated_device(const mtf::DeviceModel& device, const CalibrationProfile& profile) {
+  const CalibrationValues& v = profile.values;
+  return device
+      .with_figures(device.peak_flops(), device.hbm_bandwidth_Bps() * v[1], device.hbm_bytes(),
+                    device.op_overhead_s() + v[2])
+      .with_matrix_unit_efficiency(v[0]);
+}
+
+double step_overhead_s(const CalibrationProfile& profile) { return profile.values[3]; }
 
 }  // namespace tpusim::workloads

@@ -17,6 +17,8 @@
 // is coordinate-wise golden-section inside the bounds, repeated until no parameter moves.
 // Leave-one-out: each measurement predicted by a fit to the others of its group (with none, uncalibrated).
 #include <nlohmann/json.hpp>
+
+#include "mesh_tf/device_model.hpp"
 #include <string>
 #include <vector>
 
@@ -52,7 +54,8 @@ CalibrationValues fit_calibration(const std::vector<CalibrationSample>& samples)
 
 // A profile: the fitted values for one device and software release, and what they were fitted to.
 struct CalibrationProfile {
-  std::string name;  // "tpu-v3-core_tensorflow-1.14"
+  std::string name;    // "tpu-v3-core_tensorflow-1.14"
+  std::string source;  // where it was read from: a shipped name or a file path ("" when just fitted)
   std::string device;
   std::string software;
   CalibrationValues values;
@@ -62,5 +65,17 @@ nlohmann::json to_json(const CalibrationProfile& profile);
 std::string profile_yaml(const CalibrationProfile& profile);
 // "tpu-v3-core" and "TensorFlow 1.14" -> "tpu-v3-core_tensorflow-1.14"
 std::string profile_name(const std::string& device, const std::string& software);
+
+// A profile as profile_yaml writes it. InputError at the file, line and key for a missing or unknown key or
+// a parameter outside its range.
+CalibrationProfile parse_calibration_profile(const std::string& yaml_text, const std::string& file);
+// A shipped profile by name (workloads/fidelity/calibrations/NAME.yaml, embedded) or a profile file.
+CalibrationProfile load_calibration_profile(const std::string& name_or_path);
+std::vector<std::string> shipped_profile_names();
+
+// The device under a profile: its matrix unit at matrix_unit_efficiency of its modelled rate, its HBM at
+// hbm_efficiency of its bandwidth, op_overhead_s added to every kernel (the step overhead is the run's).
+mtf::DeviceModel calibrated_device(const mtf::DeviceModel& device, const CalibrationProfile& profile);
+double step_overhead_s(const CalibrationProfile& profile);
 
 }  // namespace tpusim::workloads

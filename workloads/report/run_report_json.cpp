@@ -33,6 +33,11 @@ nlohmann::json run_report_json(const RunConfig& config, const RunReport& r, nloh
                             {"mesh_mapping", r.mesh_mapping},
                             {"parameters", r.parameters},
                             {"paper_parameters", paper_parameter_count(config.model)},
+                            {"calibration",
+                             r.calibration.empty()
+                                 ? nlohmann::json(nullptr)
+                                 : nlohmann::json{{"profile", r.calibration},
+                                                  {"uncalibrated_step_time_s", r.uncalibrated_step_time_s}}},
                             {"step_time",
                              {{"step_time_s", timeline.step_time_s},
                               {"compute_s", timeline.compute_s},

@@ -47,6 +47,11 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
                      to_string(c.training.numerics), c.training.steps, c.training.steps == 1 ? "" : "s");
 
   out << fmt::format("step time (simulated)   {:>12}\n", format_duration(t.step_time_s));
+  if (!r.calibration.empty()) {
+    out << fmt::format("  calibrated with {}; the mechanisms alone {} ({:+.1f}%)\n", r.calibration,
+                       format_duration(r.uncalibrated_step_time_s),
+                       100 * (r.uncalibrated_step_time_s / t.step_time_s - 1));
+  }
   if (r.healthy_step_time_s > 0) {
     out << fmt::format("  faults                {}; on the healthy pod {}, {:.3f}x slower here\n",
                        c.hardware.topology.faults().text(), format_duration(r.healthy_step_time_s),

@@ -21,7 +21,8 @@ std::string point_summary_json(const RunReport& report) {
                         {"hbm_per_core_bytes", report.memory.hbm_bytes},
                         {"fits", report.memory.fits()},
                         {"collective_calls", report.collectives.size()},
-                        {"mesh_mapping", report.mesh_mapping}}
+                        {"mesh_mapping", report.mesh_mapping},
+                        {"uncalibrated_step_time_s", report.uncalibrated_step_time_s}}
       .dump();
 }
 

@@ -6,9 +6,14 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <random>
 
+#include "tests/topologies/support/input_error_of.hpp"
+#include "workloads/config/config_parser.hpp"
 #include "workloads/fidelity/calibration_fit.hpp"
+#include "workloads/training_run.hpp"
 
 using namespace tpusim::workloads;
 
@@ -81,4 +86,43 @@ TEST_CASE("calibration: leave-one-out predicts each row by a fit to the others o
   CHECK(result.rows[2].left_out_fitted_to == 0);
   CHECK(result.rows[2].left_out_step_s == Approx(0.1));
   CHECK(result.rows[0].profile == "tpu-v2-core_one");
+}
+
+namespace {
+
+// tiny-mlp (timing only) under a profile file written here.
+RunReport run_calibrated(const std::string& parameters, const std::string& device = "tpu-v2-core") {
+  const std::string path = "calibration_test_profile.yaml";
+  std::ofstream(path) << "name: test\ndevice: " << device << "\nsoftware: none\nparameters:\n" << parameters
+                      << "fitted_to: [none]\n";
+  const std::string config = "hardware: {topology: ring-8, calibration: " + path +
+                             "}\nmesh: {shape: batch:8}\nmodel: {kind: mlp, layers: 2, d_model: 256, d_ff: 512, "
+                             "batch: 512}\n";
+  RunReport report = run_training(parse_run_config(config, "c.yaml"));
+  std::remove(path.c_str());
+  return report;
+}
+
+}  // namespace
+
+TEST_CASE("calibrated run: a step overhead alone adds exactly itself, beside the mechanisms' step") {
+  const RunReport report = run_calibrated(
+      "  matrix_unit_efficiency: 1\n  hbm_efficiency: 1\n  op_overhead_s: 0\n  step_overhead_s: 0.001\n");
+  REQUIRE(report.uncalibrated_step_time_s > 0);
+  CHECK(report.calibration == "test");
+  CHECK(report.timeline.step_time_s == Approx(report.uncalibrated_step_time_s + 0.001).epsilon(1e-12));
+}
+
+TEST_CASE("calibrated run: a slower matrix unit and HBM lengthen the step, a wrong device is refused") {
+  const RunReport report = run_calibrated(
+      "  matrix_unit_efficiency: 0.5\n  hbm_efficiency: 0.5\n  op_overhead_s: 0\n  step_overhead_s: 0\n");
+  // Every kernel's roofline terms at most double and collectives keep their time: longer, at most twice.
+  CHECK(report.timeline.step_time_s > report.uncalibrated_step_time_s);
+  CHECK(report.timeline.step_time_s <= 2 * report.uncalibrated_step_time_s);
+  CHECK(tpusim::test_support::input_error_of([] {
+          run_calibrated("  matrix_unit_efficiency: 1\n  hbm_efficiency: 1\n  op_overhead_s: 0\n"
+                         "  step_overhead_s: 0\n",
+                         "tpu-v3-core");
+        }).find("c.yaml:1: hardware.calibration: profile 'test' is of tpu-v3-core, but the config's device is "
+                "tpu-v2-core") == 0);
 }
