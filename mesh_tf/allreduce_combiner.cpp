@@ -12,8 +12,9 @@ namespace {
 
 // Sums whose single issued collective is an allreduce of the same sum: what can be concatenated.
 bool combinable(const Step& step) {
-  return step.is_comm && step.collective == CollectiveOp::allreduce && step.record.reduce == sim::ReduceOp::sum &&
-         step.record.issued.size() == 1 && step.record.issued.front().kind == sim::CollectiveKind::allreduce &&
+  return step.is_comm && step.collective == CollectiveOp::allreduce &&
+         step.record.reduce == sim::ReduceOp::sum && step.record.issued.size() == 1 &&
+         step.record.issued.front().kind == sim::CollectiveKind::allreduce &&
          step.record.issued.front().reduce == sim::ReduceOp::sum;
 }
 
@@ -43,7 +44,9 @@ void combine_allreduces(Program& program, std::uint64_t threshold_bytes) {
   auto producer = [&](int step) { return program.values[program.steps[step].inputs.front()].producer_step; };
   for (int i = 0; i < static_cast<int>(program.steps.size()); ++i) {
     const Step& step = program.steps[i];
-    if (combinable(step)) candidates[Key{step.record.issued.front().mesh_dims, step.record.issued.front().element_bytes}].push_back(i);
+    if (combinable(step))
+      candidates[Key{step.record.issued.front().mesh_dims, step.record.issued.front().element_bytes}]
+          .push_back(i);
   }
   std::vector<std::vector<int>> groups;
   for (auto& [key, steps] : candidates) {
@@ -62,7 +65,8 @@ void combine_allreduces(Program& program, std::uint64_t threshold_bytes) {
       // The combined collective runs at the earliest member, so every member's input must be ready there.
       const int first = bucket.members.empty() ? i : std::min(bucket.first_step, i);
       const int last_producer = std::max(bucket.last_producer, producer(i));
-      if (!bucket.members.empty() && (bucket.bytes + bytes > threshold_bytes || last_producer >= first)) close();
+      if (!bucket.members.empty() && (bucket.bytes + bytes > threshold_bytes || last_producer >= first))
+        close();
       if (bytes > threshold_bytes) continue;  // alone, as issued
       bucket.first_step = bucket.members.empty() ? i : std::min(bucket.first_step, i);
       bucket.last_producer = std::max(bucket.last_producer, producer(i));
@@ -84,7 +88,8 @@ void combine_allreduces(Program& program, std::uint64_t threshold_bytes) {
     for (const int m : members) {
       if (m == first) continue;
       Step& member = program.steps[m];
-      TPUSIM_CHECK(member.record.issued.front().element_bytes == combined.record.issued.front().element_bytes);
+      TPUSIM_CHECK(member.record.issued.front().element_bytes ==
+                   combined.record.issued.front().element_bytes);
       member.combined_into = first;
       combined.inputs.push_back(member.inputs.front());
       member.inputs.push_back(combined.output);  // it ends when the combined collective does

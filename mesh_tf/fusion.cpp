@@ -10,7 +10,8 @@ namespace tpusim::mtf {
 
 const NameTable<FusionPolicy>& fusion_policies() {
   static const NameTable<FusionPolicy> table(
-      "fusion policy", {{"xla", FusionPolicy::xla}, {"loop", FusionPolicy::loop}, {"none", FusionPolicy::none}});
+      "fusion policy",
+      {{"xla", FusionPolicy::xla}, {"loop", FusionPolicy::loop}, {"none", FusionPolicy::none}});
   return table;
 }
 
@@ -48,7 +49,8 @@ void fuse_loops(Program& program, const DeviceModel& device, const std::vector<i
     if (must_store[v] || readers[v].size() != 1) continue;
     const int c = readers[v].front();
     const Step& consumer = program.steps[c];
-    if (consumer.is_comm || (consumer.fusion != FusionRole::elementwise && consumer.fusion != FusionRole::reduction))
+    if (consumer.is_comm ||
+        (consumer.fusion != FusionRole::elementwise && consumer.fusion != FusionRole::reduction))
       continue;
     TPUSIM_CHECK(c > i);
     const double bytes = static_cast<double>(program.values[v].slice_bytes());
@@ -99,6 +101,8 @@ class Fuser {
     fuse_sibling_reductions();
     retime();
   }
+
+ private:
   const Step& step(int i) const { return program_.steps[i]; }
   int find(int i) {
     while (parent_[i] != i) i = parent_[i] = parent_[parent_[i]];
@@ -124,7 +128,8 @@ class Fuser {
   bool duplicable(int root) {
     for (const int m : members_of(root)) {
       const Step& s = step(m);
-      if (s.fusion != FusionRole::elementwise || s.transcendentals > 0 || s.extra_vector_ops > 0) return false;
+      if (s.fusion != FusionRole::elementwise || s.transcendentals > 0 || s.extra_vector_ops > 0)
+        return false;
     }
     const std::int64_t out = program_.values[step(root).output].slice_elements;
     int large = 0;
@@ -244,15 +249,16 @@ class Fuser {
       for (const int m : members) {
         const Step& s = step(m);
         const auto& readers = readers_[s.output];
-        const bool written = must_store_[s.output] || readers.empty() ||
-                             std::any_of(readers.begin(), readers.end(), [&](int r) { return !member_set.count(r); });
+        const bool written =
+            must_store_[s.output] || readers.empty() ||
+            std::any_of(readers.begin(), readers.end(), [&](int r) { return !member_set.count(r); });
         if (written) bytes += static_cast<double>(program_.values[s.output].slice_bytes());
         bytes += s.reread_bytes;
         (s.fusion == FusionRole::contraction ? matrix_s : vector_s) += s.compute_s;
       }
       for (const int c : copies) vector_s += step(c).compute_s;
       const bool on_matrix_unit = matrix_s > 0 && matrix_s >= vector_s;
-      const ComputeBound unit = on_matrix_unit && device_.times_matrix_unit() ? ComputeBound::matrix_unit
+      const ComputeBound unit = on_matrix_unit && device_.times_matrix_unit()    ? ComputeBound::matrix_unit
                                 : !on_matrix_unit && device_.times_vector_unit() ? ComputeBound::vector_unit
                                                                                  : ComputeBound::flop_rate;
       const OpTime time = device_.roofline_time(std::max(matrix_s, vector_s), unit, bytes);

@@ -130,9 +130,9 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
     for (const int in : step.inputs) bytes += bytes_of(in);
   }
   step.hbm_bytes = bytes;
-  const OpTime time = work.matmul ? options_.device.matmul_time(*work.matmul, work.flops, bytes)
-                                  : options_.device.op_time(work.flops, bytes, work.transcendentals,
-                                                            work.extra_vector_ops);
+  const OpTime time =
+      work.matmul ? options_.device.matmul_time(*work.matmul, work.flops, bytes)
+                  : options_.device.op_time(work.flops, bytes, work.transcendentals, work.extra_vector_ops);
   step.time_s = time.time_s;
   step.overhead_s = time.overhead_s;
   step.bound = time.bound;

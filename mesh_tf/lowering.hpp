@@ -25,7 +25,7 @@ struct LoweringOptions {
   CollectiveBackend collective_backend = CollectiveBackend::mesh_tf_tpu;
   FusionPolicy fusion = FusionPolicy::xla;
   std::uint64_t allreduce_combine_bytes = 0;  // allreduce_combiner.hpp: 0 combines nothing
-  std::vector<int> outputs;  // tensor ids to materialise (force pending sums)
+  std::vector<int> outputs;                   // tensor ids to materialise (force pending sums)
 };
 
 Program lower(const Graph& graph, const MeshShape& mesh, const LayoutRules& rules,

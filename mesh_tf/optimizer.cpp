@@ -89,8 +89,8 @@ LayoutRules Optimizer::sharded_rules() const {
   auto rules = sharding_->rules.rules();
   for (const auto& dim : sharded_dims_) {
     if (sharding_->rules.mesh_dim_for(dim + kShardSuffix))
-      throw InputError(fmt::format("weight-update sharding: the layout already has a rule for '{}{}'", dim,
-                                   kShardSuffix));
+      throw InputError(
+          fmt::format("weight-update sharding: the layout already has a rule for '{}{}'", dim, kShardSuffix));
     rules.emplace_back(dim + kShardSuffix, sharding_->mesh_dim);
   }
   return LayoutRules(rules);

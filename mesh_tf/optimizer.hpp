@@ -31,9 +31,9 @@ struct OptimizerConfig {
 // gradient reduce-scattered, the gather an all-gather). A variable already split over the axis, or with no
 // dim the axis divides, keeps the plain allreduce.
 struct UpdateSharding {
-  std::string mesh_dim;          // the data-parallel axis
+  std::string mesh_dim;  // the data-parallel axis
   std::int64_t mesh_dim_size = 1;
-  LayoutRules rules;             // the layout the variables get
+  LayoutRules rules;  // the layout the variables get
 };
 
 class Optimizer {

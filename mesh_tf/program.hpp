@@ -71,8 +71,8 @@ struct Step {
   ComputeBound bound = ComputeBound::flop_rate;  // what set the rest of time_s
   double compute_s = 0;                          // its compute term alone, on compute_bound's unit
   ComputeBound compute_bound = ComputeBound::flop_rate;
-  double reread_bytes = 0;  // of hbm_bytes: a matmul's operand read again (vector-memory blocking)
-  int fused_into = -1;      // fusion.hpp: the last step of the fusion that computes this one, if another
+  double reread_bytes = 0;    // of hbm_bytes: a matmul's operand read again (vector-memory blocking)
+  int fused_into = -1;        // fusion.hpp: the last step of the fusion that computes this one, if another
   double executed_flops = 0;  // numerics: flops over all distinct slices (replicas are computed once)
   bool is_einsum = false;
   FusionRole fusion = FusionRole::none;
@@ -80,7 +80,7 @@ struct Step {
   // collective
   CollectiveOp collective = CollectiveOp::allreduce;
   CollectiveRecord record;
-  std::vector<int> mesh_dims;     // of the collective
+  std::vector<int> mesh_dims;  // of the collective
   // allconcat, allgather: the dim gathered; alltoall: the dim concatenated (was split); reduce_scatter: the
   // dim newly split
   int tensor_dim = -1;

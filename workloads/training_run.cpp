@@ -104,7 +104,6 @@ TrainingProgram::TrainingProgram(const RunConfig& config)
   if (sharding) layout = optimizer.sharded_rules();
 }
 
-
 RunReport run_training(const RunConfig& config, const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   const TrainingProgram program(config);
@@ -193,8 +192,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
       config.training.weight_update_sharding ? program.layout : config.mesh.layout;
   std::unique_ptr<mtf::Executor> executor;
   try {
-    executor =
-        std::make_unique<mtf::Executor>(graph, config.mesh.shape, layout, &simulator, execution);
+    executor = std::make_unique<mtf::Executor>(graph, config.mesh.shape, layout, &simulator, execution);
   } catch (const mtf::CollectiveAlgorithmError& error) {
     throw InputError(fmt::format("{}: {}", config.where("hardware.collectives"), error.what()));
   } catch (const InputError& error) {

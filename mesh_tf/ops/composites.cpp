@@ -66,8 +66,9 @@ Tensor normalize(const char* what, const Tensor& x, const Shape& stats, const Di
   }
   const Tensor mean = reduce_mean(x, stats, sub_name(name, "mean"));
   const Tensor centered = sub(x, mean);
-  const Tensor variance = two_pass_variance ? reduce_mean(square(centered), stats, sub_name(name, "var"))
-                                            : sub(reduce_mean(square(x), stats, sub_name(name, "var")), square(mean));
+  const Tensor variance = two_pass_variance
+                              ? reduce_mean(square(centered), stats, sub_name(name, "var"))
+                              : sub(reduce_mean(square(x), stats, sub_name(name, "var")), square(mean));
   Tensor y = mul(centered, rsqrt(add_scalar(variance, epsilon)));
   if (scale_t.valid()) y = mul(y, scale_t);
   if (bias.valid()) y = add(y, bias);

@@ -21,7 +21,8 @@ struct OpFigures {
 };
 
 // Each op's figures after lowering `g` on one core of the hand device under `fusion`.
-std::map<std::string, OpFigures> run_graph(Graph& g, const std::vector<Tensor>& outputs, FusionPolicy fusion) {
+std::map<std::string, OpFigures> run_graph(Graph& g, const std::vector<Tensor>& outputs,
+                                           FusionPolicy fusion) {
   ExecutionOptions options;
   options.numerics = false;
   options.fusion = fusion;
@@ -115,14 +116,13 @@ TEST_CASE("xla fusion: a cheap producer read twice is computed again in each rea
   const auto ops = run_chain(FusionPolicy::xla, true, false);
   // relu reads one tensor and costs no transcendental: each reader reads x instead of relu's result.
   CHECK(ops.at("relu").bytes == 0);
-  CHECK(ops.at("sum").bytes == 8 * kMiB + 4096);            // x (for its copy of relu) and x2
-  CHECK(ops.at("second_reader").bytes == 12 * kMiB);        // x, x2 and its own result, an output
+  CHECK(ops.at("sum").bytes == 8 * kMiB + 4096);      // x (for its copy of relu) and x2
+  CHECK(ops.at("second_reader").bytes == 12 * kMiB);  // x, x2 and its own result, an output
   // Asked for as an output, relu's result is written by its own kernel and read by the chain.
   const auto output = run_chain(FusionPolicy::xla, false, true);
   CHECK(output.at("relu").bytes == 8 * kMiB);
   CHECK(output.at("sum").bytes == 8 * kMiB + 4096);
 }
-
 
 TEST_CASE("xla fusion: a matmul takes the relu that alone reads its result into its output") {
   Graph g(1);

@@ -1,7 +1,8 @@
-// tpusim fidelity [FILE | DIR]: published measurements of TPU training (workloads/fidelity/training_measurement.hpp)
-// against tpusim's predictions of them: measured and predicted step, error, MFU, and the median |error|.
-// tpusim calibrate [FILE | DIR]: the same runs, then a calibration profile per device and software release
-// fitted to them, with each measurement's leave-one-out error (workloads/fidelity/calibration.hpp).
+// tpusim fidelity [FILE | DIR]: published measurements of TPU training
+// (workloads/fidelity/training_measurement.hpp) against tpusim's predictions of them: measured and predicted
+// step, error, MFU, and the median |error|. tpusim calibrate [FILE | DIR]: the same runs, then a calibration
+// profile per device and software release fitted to them, with each measurement's leave-one-out error
+// (workloads/fidelity/calibration.hpp).
 #include <fmt/format.h>
 
 #include <iostream>
@@ -66,10 +67,9 @@ std::unique_ptr<FidelityRun> run_measurements(const FidelityArgs& args, bool tab
 
 void raise_for(const FidelityRun& run, int failed) {
   if (failed == 0) return;
-  throw std::runtime_error(fmt::format("{} of {} measurements could not be predicted; the first: {}", failed,
-                                       run.rows.size(),
-                                       run.totals.failed > 0 ? run.totals.first_failure
-                                                             : run.totals.first_input_error));
+  throw std::runtime_error(
+      fmt::format("{} of {} measurements could not be predicted; the first: {}", failed, run.rows.size(),
+                  run.totals.failed > 0 ? run.totals.first_failure : run.totals.first_input_error));
 }
 
 void fidelity(const FidelityArgs& args) {
@@ -82,9 +82,11 @@ void fidelity(const FidelityArgs& args) {
   const auto run = run_measurements(args, !args.json);
   const workloads::FidelitySummary summary = workloads::summarise(run->rows);
   if (args.json) {
-    std::cout << workloads::dump_report(workloads::with_report_context(
-                     {{"runs", run->runs}, {"summary", workloads::to_json(summary)}, {"wall_s", run->totals.wall_s}},
-                     workloads::format::kFidelity, "fidelity", run->inputs))
+    std::cout << workloads::dump_report(
+                     workloads::with_report_context({{"runs", run->runs},
+                                                     {"summary", workloads::to_json(summary)},
+                                                     {"wall_s", run->totals.wall_s}},
+                                                    workloads::format::kFidelity, "fidelity", run->inputs))
               << "\n";
   } else {
     std::cout << workloads::summary_text(summary);
@@ -103,8 +105,8 @@ void calibrate(const FidelityArgs& args, const std::string& profiles_dir) {
   if (args.json) {
     nlohmann::json body = workloads::to_json(result);
     body["wall_s"] = run->totals.wall_s;
-    std::cout << workloads::dump_report(
-                     workloads::with_report_context(body, workloads::format::kCalibration, "calibrate", run->inputs))
+    std::cout << workloads::dump_report(workloads::with_report_context(body, workloads::format::kCalibration,
+                                                                       "calibrate", run->inputs))
               << "\n";
   } else {
     std::cout << workloads::calibration_text(result);
@@ -170,9 +172,11 @@ void add_calibrate_command(CLI::App& app) {
       "results or profiles cannot be written.");
   command->add_option("measurements", args.path, "A measurement file, or a folder of them (*.yaml)");
   command->add_flag("--json", args.json, "Print the profiles and rows as JSON");
-  command->add_option("--output", args.output, "Records folder, shared with tpusim fidelity (default results/fidelity)");
+  command->add_option("--output", args.output,
+                      "Records folder, shared with tpusim fidelity (default results/fidelity)");
   command->add_flag("--no-files", args.no_files, "Write no records");
-  command->add_option("--profiles", profiles, "Folder for the fitted profiles (default results/calibration; '' for none)");
+  command->add_option("--profiles", profiles,
+                      "Folder for the fitted profiles (default results/calibration; '' for none)");
   add_whole_number_option(command, "-j,--jobs", args.jobs, 1, kMaxJobs,
                           "Measurements simulated at once, each in its own process");
   command->add_option("--progress", args.progress, "bar, plain or none (default: bar on a terminal)");

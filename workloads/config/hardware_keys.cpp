@@ -336,13 +336,14 @@ std::vector<ConfigKey> hardware_keys() {
           "masked allreduce of group-size copies, a max allreduce as such an allconcat per mesh axis, a "
           "float32 alltoall in bfloat16), or ideal: each as the collective it stands for, in the tensor's "
           "dtype."),
-      policy_key("hardware.fusion", mtf::fusion_policies(), &HardwareConfig::fusion, "xla",
-                 "How XLA fuses local ops (mesh_tf/fusion.hpp): xla, elementwise ops fused into the op that "
-                 "reads them (matmuls and convolutions included, which also take elementwise consumers into "
-                 "their output), cheap broadcast-only ops computed again in each reader, and sums over one "
-                 "tensor computed in one pass, each fusion reading and writing HBM once and paying the per-op "
-                 "overhead once; loop, only chains of elementwise ops into one elementwise op or reduction "
-                 "(earlier versions); or none, every op reading and writing HBM."),
+      policy_key(
+          "hardware.fusion", mtf::fusion_policies(), &HardwareConfig::fusion, "xla",
+          "How XLA fuses local ops (mesh_tf/fusion.hpp): xla, elementwise ops fused into the op that "
+          "reads them (matmuls and convolutions included, which also take elementwise consumers into "
+          "their output), cheap broadcast-only ops computed again in each reader, and sums over one "
+          "tensor computed in one pass, each fusion reading and writing HBM once and paying the per-op "
+          "overhead once; loop, only chains of elementwise ops into one elementwise op or reduction "
+          "(earlier versions); or none, every op reading and writing HBM."),
       ConfigKey("hardware.calibration", "a shipped profile name, or a profile file (YAML)",
                 "A calibration profile of tpusim calibrate (workloads/fidelity/calibration.hpp): the step is "
                 "timed with the device's matrix unit and HBM at the profile's achieved fractions, its "
@@ -366,7 +367,8 @@ std::vector<ConfigKey> hardware_keys() {
             r.config.hardware.calibration = profile;
           })
           .reports([](const RunConfig& c) -> nlohmann::json {
-            return c.hardware.calibration ? nlohmann::json(c.hardware.calibration->source) : nlohmann::json("none");
+            return c.hardware.calibration ? nlohmann::json(c.hardware.calibration->source)
+                                          : nlohmann::json("none");
           }),
       ConfigKey("hardware.allreduce_combine", std::string(kMemorySize) + ", or none",
                 "XLA's all-reduce combiner (mesh_tf/allreduce_combiner.hpp): independent sums over the same "

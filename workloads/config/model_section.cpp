@@ -183,7 +183,8 @@ const std::vector<ModelKey>& model_key_table() {
        "so that each group of N images has statistics of its own. The model then holds its images as "
        "[batch, bn_images], batch counting the groups of bn_images images: a layout that keeps bn_images on "
        "one core needs no collective for the statistics, one that splits it over a mesh axis allreduces them "
-       "over that axis only (MLPerf's groups of 8 cores: mesh batch:256;bn:8, layout batch:batch;bn_images:bn).",
+       "over that axis only (MLPerf's groups of 8 cores: mesh batch:256;bn:8, layout "
+       "batch:batch;bn_images:bn).",
        [](const ConfigNode& value, ModelConfig& m) {
          m.batch_norm_span = value.scalar() == "all" ? 0 : value.positive_integer();
        },

@@ -83,7 +83,7 @@ struct ModelConfig {
   std::vector<int> stage_blocks;  // resnet: bottleneck blocks of each stage
   // resnet: images whose batch-norm statistics are shared (MLPerf's model_bn_span); 0: the whole batch.
   std::int64_t batch_norm_span = 0;
-  int levels = 0;                 // unet: resolutions, each half the size of the one above
+  int levels = 0;  // unet: resolutions, each half the size of the one above
   mtf::DType activation_dtype = mtf::DType::bfloat16;
   double dropout = 0;  // Transformer kinds: the rate of every dropout (transformer_layers.hpp); 0 = none
 };

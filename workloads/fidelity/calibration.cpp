@@ -19,7 +19,8 @@ namespace tpusim::workloads {
 const std::vector<CalibrationParameter>& calibration_parameters() {
   static const std::vector<CalibrationParameter> table = {
       {"matrix_unit_efficiency", 0.3, 1.0, 1.0,
-       "fraction of the matrix unit's modelled rate achieved (layouts, padding, pipeline stalls not modelled)"},
+       "fraction of the matrix unit's modelled rate achieved (layouts, padding, pipeline stalls not "
+       "modelled)"},
       {"hbm_efficiency", 0.5, 1.0, 1.0, "fraction of the HBM bandwidth achieved"},
       {"op_overhead_s", 0.0, 10e-6, 0.0, "time per kernel on top of its roofline (launch, pipeline fill)"},
       {"step_overhead_s", 0.0, 50e-3, 0.0, "time per step outside the device program (host, infeed)"},
@@ -173,10 +174,12 @@ CalibrationProfile parse_calibration_profile(const std::string& yaml_text, const
   for (const auto& p : calibration_parameters()) {
     const ConfigNode value = parameters.child(p.name);
     const double x = value.number();
-    if (!(x >= p.min && x <= p.max)) value.fail(fmt::format("{:g} is outside its range, {:g} to {:g}", x, p.min, p.max));
+    if (!(x >= p.min && x <= p.max))
+      value.fail(fmt::format("{:g} is outside its range, {:g} to {:g}", x, p.min, p.max));
     profile.values.push_back(x);
   }
-  for (const auto& item : root.child("fitted_to").items("measurement ids")) profile.fitted_to.push_back(item.scalar());
+  for (const auto& item : root.child("fitted_to").items("measurement ids"))
+    profile.fitted_to.push_back(item.scalar());
   return profile;
 }
 
@@ -189,15 +192,15 @@ std::vector<std::string> shipped_profile_names() {
 CalibrationProfile load_calibration_profile(const std::string& name_or_path) {
   for (const auto& entry : embedded_calibrations()) {
     if (name_or_path != entry.name) continue;
-    CalibrationProfile profile =
-        parse_calibration_profile(entry.yaml, std::string("workloads/fidelity/calibrations/") + entry.name + ".yaml");
+    CalibrationProfile profile = parse_calibration_profile(
+        entry.yaml, std::string("workloads/fidelity/calibrations/") + entry.name + ".yaml");
     profile.source = name_or_path;
     return profile;
   }
   if (name_or_path.find('/') == std::string::npos && name_or_path.find(".yaml") == std::string::npos) {
-    throw InputError(fmt::format("unknown calibration profile '{}'{}; the shipped ones are {} (or give a profile file)",
-                                 name_or_path, did_you_mean(name_or_path, shipped_profile_names()),
-                                 join(shipped_profile_names())));
+    throw InputError(fmt::format(
+        "unknown calibration profile '{}'{}; the shipped ones are {} (or give a profile file)", name_or_path,
+        did_you_mean(name_or_path, shipped_profile_names()), join(shipped_profile_names())));
   }
   CalibrationProfile profile =
       parse_calibration_profile(read_input_file(name_or_path, "calibration profile"), name_or_path);

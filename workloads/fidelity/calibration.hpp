@@ -17,10 +17,10 @@
 // is coordinate-wise golden-section inside the bounds, repeated until no parameter moves.
 // Leave-one-out: each measurement predicted by a fit to the others of its group (with none, uncalibrated).
 #include <nlohmann/json.hpp>
-
-#include "mesh_tf/device_model.hpp"
 #include <string>
 #include <vector>
+
+#include "mesh_tf/device_model.hpp"
 
 namespace tpusim::workloads {
 
@@ -32,7 +32,8 @@ struct CalibrationParameter {
 };
 const std::vector<CalibrationParameter>& calibration_parameters();
 
-// An uncalibrated step split by bound (seconds per step) and its kernels (compute ops with time of their own).
+// An uncalibrated step split by bound (seconds per step) and its kernels (compute ops with time of their
+// own).
 struct StepFeatures {
   double matrix_s = 0;  // matrix unit bound
   double hbm_s = 0;     // HBM bandwidth bound

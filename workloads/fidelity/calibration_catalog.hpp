@@ -1,6 +1,6 @@
 #pragma once
-// The calibration profiles shipped in workloads/fidelity/calibrations/*.yaml (written by tpusim calibrate from
-// the shipped measurements), embedded at build time so that hardware.calibration: NAME works anywhere.
+// The calibration profiles shipped in workloads/fidelity/calibrations/*.yaml (written by tpusim calibrate
+// from the shipped measurements), embedded at build time so that hardware.calibration: NAME works anywhere.
 #include <vector>
 
 namespace tpusim::workloads {

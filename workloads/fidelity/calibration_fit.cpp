@@ -65,20 +65,20 @@ std::string calibration_text(const CalibrationResult& result) {
   for (const auto& p : result.profiles) {
     text += fmt::format("  {}  ({} measurements)\n", p.name, p.fitted_to.size());
     for (std::size_t i = 0; i < params.size(); ++i)
-      text += fmt::format("    {:<24} {:>10.4g}  ({:g} to {:g})\n", params[i].name, p.values[i], params[i].min,
-                          params[i].max);
+      text += fmt::format("    {:<24} {:>10.4g}  ({:g} to {:g})\n", params[i].name, p.values[i],
+                          params[i].min, params[i].max);
   }
   text += fmt::format("\n{:<28} {:>10}  {:>18}  {:>18}  {:>22}\n", "measurement", "measured", "uncalibrated",
                       "calibrated (fit)", "leave-one-out");
   std::vector<double> uncalibrated, fit, left_out;
   for (const auto& c : result.rows) {
-    text += fmt::format("{:<28} {:>10}  {:>10} {:>+6.1f}%  {:>10} {:>+6.1f}%  {:>10} {:>+6.1f}% ({})\n",
-                        c.row->measurement->id, format_duration(c.row->measured_step_s),
-                        format_duration(c.uncalibrated_step_s), 100 * c.error(c.uncalibrated_step_s),
-                        format_duration(c.fitted_step_s), 100 * c.error(c.fitted_step_s),
-                        format_duration(c.left_out_step_s), 100 * c.error(c.left_out_step_s),
-                        c.left_out_fitted_to == 0 ? "alone: uncalibrated"
-                                                  : fmt::format("fit to {}", c.left_out_fitted_to));
+    text += fmt::format(
+        "{:<28} {:>10}  {:>10} {:>+6.1f}%  {:>10} {:>+6.1f}%  {:>10} {:>+6.1f}% ({})\n",
+        c.row->measurement->id, format_duration(c.row->measured_step_s),
+        format_duration(c.uncalibrated_step_s), 100 * c.error(c.uncalibrated_step_s),
+        format_duration(c.fitted_step_s), 100 * c.error(c.fitted_step_s), format_duration(c.left_out_step_s),
+        100 * c.error(c.left_out_step_s),
+        c.left_out_fitted_to == 0 ? "alone: uncalibrated" : fmt::format("fit to {}", c.left_out_fitted_to));
     uncalibrated.push_back(std::abs(c.error(c.uncalibrated_step_s)));
     fit.push_back(std::abs(c.error(c.fitted_step_s)));
     left_out.push_back(std::abs(c.error(c.left_out_step_s)));

@@ -11,7 +11,7 @@ namespace tpusim::workloads {
 
 struct CalibratedRow {
   const FidelityRow* row = nullptr;
-  std::string profile;            // its group's profile name
+  std::string profile;             // its group's profile name
   double uncalibrated_step_s = 0;  // the mechanisms alone (the simulated step)
   double fitted_step_s = 0;        // by the profile fitted to its whole group, itself included
   double left_out_step_s = 0;      // by a profile fitted to the rest of its group (uncalibrated when alone)

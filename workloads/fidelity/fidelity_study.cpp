@@ -13,11 +13,27 @@
 namespace tpusim::workloads {
 namespace {
 
-const std::vector<std::string> kFidelityCsvColumns = {
-    "point",           "measurement",      "family",       "software",         "reliability",
-    "topology",        "cores",            "device",       "measured_step_s",  "predicted_step_s",
-    "relative_error",  "measured_mfu",     "predicted_mfu", "model_flops_per_step", "compute_s",
-    "exposed_communication_s", "memory_per_core_bytes", "hbm_per_core_bytes", "fits", "wall_s", "failure"};
+const std::vector<std::string> kFidelityCsvColumns = {"point",
+                                                      "measurement",
+                                                      "family",
+                                                      "software",
+                                                      "reliability",
+                                                      "topology",
+                                                      "cores",
+                                                      "device",
+                                                      "measured_step_s",
+                                                      "predicted_step_s",
+                                                      "relative_error",
+                                                      "measured_mfu",
+                                                      "predicted_mfu",
+                                                      "model_flops_per_step",
+                                                      "compute_s",
+                                                      "exposed_communication_s",
+                                                      "memory_per_core_bytes",
+                                                      "hbm_per_core_bytes",
+                                                      "fits",
+                                                      "wall_s",
+                                                      "failure"};
 
 std::size_t id_width(const std::vector<TrainingMeasurement>& measurements) {
   std::size_t width = std::string("measurement").size();
@@ -27,7 +43,8 @@ std::size_t id_width(const std::vector<TrainingMeasurement>& measurements) {
 
 }  // namespace
 
-FidelityStudy::FidelityStudy(std::string name, std::vector<TrainingMeasurement> measurements, std::string output_dir)
+FidelityStudy::FidelityStudy(std::string name, std::vector<TrainingMeasurement> measurements,
+                             std::string output_dir)
     : name_(std::move(name)), measurements_(std::move(measurements)), output_dir_(std::move(output_dir)) {
   for (const auto& m : measurements_) {
     // The row depends on the measured figure as well as on the simulated config.
@@ -67,7 +84,8 @@ std::string FidelityStudy::run_point(std::size_t point) const {
   const RunReport report = run_training(config);
   nlohmann::json summary = nlohmann::json::parse(point_summary_json(report));
   const StepFeatures f = step_features(report, config.hardware.device.peak_flops());
-  summary["features"] = {{"matrix_s", f.matrix_s}, {"hbm_s", f.hbm_s}, {"other_s", f.other_s}, {"kernels", f.kernels}};
+  summary["features"] = {
+      {"matrix_s", f.matrix_s}, {"hbm_s", f.hbm_s}, {"other_s", f.other_s}, {"kernels", f.kernels}};
   return summary.dump();
 }
 
@@ -101,12 +119,12 @@ nlohmann::json FidelityStudy::csv_cells(std::size_t point, const PointOutcome& o
     return cells;
   }
   const PointResult& p = r.predicted;
-  for (nlohmann::json cell : {nlohmann::json(r.measured_step_s), nlohmann::json(p.step_time_s),
-                              nlohmann::json(r.error()), nlohmann::json(r.measured_mfu), nlohmann::json(p.mfu),
-                              nlohmann::json(p.model_flops_per_step), nlohmann::json(p.compute_s),
-                              nlohmann::json(p.exposed_communication_s), nlohmann::json(p.memory_per_core_bytes),
-                              nlohmann::json(p.hbm_per_core_bytes), nlohmann::json(p.fits),
-                              nlohmann::json(p.wall_s), nlohmann::json(nullptr)})
+  for (nlohmann::json cell :
+       {nlohmann::json(r.measured_step_s), nlohmann::json(p.step_time_s), nlohmann::json(r.error()),
+        nlohmann::json(r.measured_mfu), nlohmann::json(p.mfu), nlohmann::json(p.model_flops_per_step),
+        nlohmann::json(p.compute_s), nlohmann::json(p.exposed_communication_s),
+        nlohmann::json(p.memory_per_core_bytes), nlohmann::json(p.hbm_per_core_bytes), nlohmann::json(p.fits),
+        nlohmann::json(p.wall_s), nlohmann::json(nullptr)})
     cells.push_back(std::move(cell));
   return cells;
 }
@@ -172,9 +190,11 @@ std::string FidelityStudy::table_header() const {
 
 std::string FidelityStudy::table_row(std::size_t point, const PointOutcome& outcome) const {
   const FidelityRow r = row(point, outcome);
-  const std::string start = fmt::format("{:>3}  {:<{}}  {:>5}", point, r.measurement->id,
-                                        id_width(measurements_), r.measurement->config.hardware.topology.num_cores());
-  if (!r.ok()) return start + "  " + (r.predicted.input_error ? "error: " : "failed: ") + r.predicted.error + "\n";
+  const std::string start =
+      fmt::format("{:>3}  {:<{}}  {:>5}", point, r.measurement->id, id_width(measurements_),
+                  r.measurement->config.hardware.topology.num_cores());
+  if (!r.ok())
+    return start + "  " + (r.predicted.input_error ? "error: " : "failed: ") + r.predicted.error + "\n";
   return start + fmt::format("  {:>10}  {:>10}  {:>+6.1f}%  {:>5.1f}%  {:>5.1f}%  {}\n",
                              format_duration(r.measured_step_s), format_duration(r.predicted.step_time_s),
                              100 * r.error(), 100 * r.predicted.mfu, 100 * r.measured_mfu,

@@ -15,8 +15,8 @@
 namespace tpusim::workloads {
 namespace {
 
-const std::vector<std::string> kMeasurementKeys = {"id",          "family",     "source",     "software",
-                                                   "reliability", "step_s",     "flops_per_s", "derivation"};
+const std::vector<std::string> kMeasurementKeys = {"id",          "family", "source",      "software",
+                                                   "reliability", "step_s", "flops_per_s", "derivation"};
 
 double positive_number(const ConfigNode& value) {
   const double number = value.number();
@@ -35,8 +35,8 @@ void check_unique_ids(const std::vector<TrainingMeasurement>& measurements) {
   std::set<std::string> seen;
   for (const auto& m : measurements) {
     if (!seen.insert(m.id).second)
-      throw InputError(fmt::format("{}: measurement.id: '{}' is the id of another measurement of the set",
-                                   m.file, m.id));
+      throw InputError(
+          fmt::format("{}: measurement.id: '{}' is the id of another measurement of the set", m.file, m.id));
   }
 }
 
@@ -60,10 +60,16 @@ TrainingMeasurement parse_measurement(const std::string& yaml_text, const std::s
   if (section.has("step_s")) step_s = positive_number(section.child("step_s"));
   if (section.has("flops_per_s")) flops_per_s = positive_number(section.child("flops_per_s"));
   RunConfig config = parse_run_config(root.child("config"), yaml_text);
-  return TrainingMeasurement{std::move(id),     std::move(family),     std::move(source),
-                     std::move(software), std::move(reliability), std::move(derivation),
-                     step_s,            flops_per_s,           file,
-                     std::move(config)};
+  return TrainingMeasurement{std::move(id),
+                             std::move(family),
+                             std::move(source),
+                             std::move(software),
+                             std::move(reliability),
+                             std::move(derivation),
+                             step_s,
+                             flops_per_s,
+                             file,
+                             std::move(config)};
 }
 
 std::vector<TrainingMeasurement> load_measurements(const std::string& path) {
@@ -89,8 +95,8 @@ std::vector<TrainingMeasurement> load_measurements(const std::string& path) {
 std::vector<TrainingMeasurement> shipped_measurements() {
   std::vector<TrainingMeasurement> measurements;
   for (const auto& entry : embedded_measurements())
-    measurements.push_back(
-        parse_measurement(entry.yaml, std::string("workloads/fidelity/measurements/") + entry.name + ".yaml"));
+    measurements.push_back(parse_measurement(
+        entry.yaml, std::string("workloads/fidelity/measurements/") + entry.name + ".yaml"));
   check_unique_ids(measurements);
   return measurements;
 }

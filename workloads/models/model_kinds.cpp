@@ -59,11 +59,11 @@ std::string moe_check_layout(const ModelConfig&, const mtf::LayoutRules& layout)
 }
 
 std::string resnet_summary(const ModelConfig& m) {
-  return fmt::format("ResNet-{} (blocks {}), width {}, {} classes, batch {} x {}x{}x{} images{}",
-                     resnet_depth(m), join_blocks(m.stage_blocks), m.width, m.classes, m.batch, m.image_size,
-                     m.image_size, m.image_channels,
-                     m.batch_norm_span > 0 ? fmt::format(", batch norm over groups of {}", m.batch_norm_span)
-                                           : "") +
+  return fmt::format(
+             "ResNet-{} (blocks {}), width {}, {} classes, batch {} x {}x{}x{} images{}", resnet_depth(m),
+             join_blocks(m.stage_blocks), m.width, m.classes, m.batch, m.image_size, m.image_size,
+             m.image_channels,
+             m.batch_norm_span > 0 ? fmt::format(", batch norm over groups of {}", m.batch_norm_span) : "") +
          activations(m);
 }
 std::string unet_summary(const ModelConfig& m) {
@@ -112,8 +112,8 @@ std::vector<DerivedDimension> resnet_derived_dimensions(const ModelConfig& m) {
 template <ImageHalvings (*halvings_of)(const ModelConfig&)>
 ModelSizeProblem image_check_sizes(const ModelConfig& m) {
   if (m.batch_norm_span > 0 && m.batch % m.batch_norm_span != 0) {
-    return {"batch_norm_span", fmt::format("{} does not divide the batch of {} images into groups",
-                                           m.batch_norm_span, m.batch)};
+    return {"batch_norm_span",
+            fmt::format("{} does not divide the batch of {} images into groups", m.batch_norm_span, m.batch)};
   }
   const ImageHalvings halvings = halvings_of(m);
   const std::int64_t factor = std::int64_t(1) << halvings.count;
@@ -163,9 +163,8 @@ const std::vector<ModelKindInfo>& model_kinds() {
        "The paper's encoder-decoder Transformer: one embedding shared by encoder_layers encoder blocks and "
        "decoder_layers decoder blocks (with attention over the encoder); trained on a synthetic copy task.",
        keys({{"encoder_layers"}, {"decoder_layers"}}, transformer_keys, {activation_dtype, dropout}),
-       transformer_dims,
-       "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-translation", build_encoder_decoder,
-       kEncoderDecoderFormulas, nullptr, encoder_decoder_summary, nullptr, nullptr},
+       transformer_dims, "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-translation",
+       build_encoder_decoder, kEncoderDecoderFormulas, nullptr, encoder_decoder_summary, nullptr, nullptr},
       {ModelKind::moe_transformer,
        "moe_transformer",
        "The language model with every feed-forward sublayer a mixture of experts (top-1 routing, at most "

@@ -83,9 +83,9 @@ Tensor feed_forward(mtf::Graph& graph, const Tensor& x, const TransformerDims& d
   const auto& d = dims;
   const Tensor w_in = weight(graph, scope + "/in", Shape{d.d_model, d.d_ff}, d.d_model.size);
   const Tensor w_out = weight(graph, scope + "/out", Shape{d.d_ff, d.d_model}, d.d_ff.size);
-  const Tensor hidden = dropout(
-      mtf::relu(mtf::einsum({x, w_in}, Shape{d.batch, d.length, d.d_ff}, scope + "/hidden")), d,
-      scope + "/hidden_dropout");
+  const Tensor hidden =
+      dropout(mtf::relu(mtf::einsum({x, w_in}, Shape{d.batch, d.length, d.d_ff}, scope + "/hidden")), d,
+              scope + "/hidden_dropout");
   return mtf::einsum({hidden, w_out}, Shape{d.batch, d.length, d.d_model}, scope + "/output");
 }
 

@@ -14,7 +14,8 @@ namespace {
 
 // A tiny MLP on an 8-core ring: its measured step set to `step_s`.
 std::string measurement(const std::string& id, double step_s) {
-  return "measurement:\n  id: " + id + "\n  family: mlp\n  source: a test\n  software: none\n  reliability: A\n" +
+  return "measurement:\n  id: " + id +
+         "\n  family: mlp\n  source: a test\n  software: none\n  reliability: A\n" +
          "  step_s: " + std::to_string(step_s) + "\n  derivation: chosen\n" +
          "config:\n  hardware: {topology: ring-8}\n  mesh: {shape: batch:8}\n"
          "  model: {kind: mlp, layers: 2, d_model: 256, d_ff: 512, batch: 512}\n";

@@ -162,7 +162,8 @@ std::vector<Row> table() {
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", replaced("  topology: ring-8\n", "  topology: ring-8\n  allreduce_combine: lots\n")}},
        2,
-       {"c.yaml:4: hardware.allreduce_combine: 'lots' is neither none nor a size: expected none, or a size such as "
+       {"c.yaml:4: hardware.allreduce_combine: 'lots' is neither none nor a size: expected none, or a size "
+        "such as "
         "30MiB"}},
       {"batch-norm groups that do not divide the batch",
        {"run", "c.yaml", "--no-files"},

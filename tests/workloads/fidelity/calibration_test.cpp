@@ -70,7 +70,7 @@ TEST_CASE("calibration: leave-one-out predicts each row by a fit to the others o
                              id + ".yaml");
   };
   const TrainingMeasurement a = measurement("a", "one", 0.2), b = measurement("b", "one", 0.4),
-                    c = measurement("c", "two", 0.1);
+                            c = measurement("c", "two", 0.1);
   PointResult predicted;
   predicted.step_time_s = 0.1;
   const std::vector<FidelityRow> rows = {fidelity_row(a, predicted, {0.1, 0, 0, 0}),
@@ -93,11 +93,12 @@ namespace {
 // tiny-mlp (timing only) under a profile file written here.
 RunReport run_calibrated(const std::string& parameters, const std::string& device = "tpu-v2-core") {
   const std::string path = "calibration_test_profile.yaml";
-  std::ofstream(path) << "name: test\ndevice: " << device << "\nsoftware: none\nparameters:\n" << parameters
-                      << "fitted_to: [none]\n";
-  const std::string config = "hardware: {topology: ring-8, calibration: " + path +
-                             "}\nmesh: {shape: batch:8}\nmodel: {kind: mlp, layers: 2, d_model: 256, d_ff: 512, "
-                             "batch: 512}\n";
+  std::ofstream(path) << "name: test\ndevice: " << device << "\nsoftware: none\nparameters:\n"
+                      << parameters << "fitted_to: [none]\n";
+  const std::string config =
+      "hardware: {topology: ring-8, calibration: " + path +
+      "}\nmesh: {shape: batch:8}\nmodel: {kind: mlp, layers: 2, d_model: 256, d_ff: 512, "
+      "batch: 512}\n";
   RunReport report = run_training(parse_run_config(config, "c.yaml"));
   std::remove(path.c_str());
   return report;
@@ -119,10 +120,14 @@ TEST_CASE("calibrated run: a slower matrix unit and HBM lengthen the step, a wro
   // Every kernel's roofline terms at most double and collectives keep their time: longer, at most twice.
   CHECK(report.timeline.step_time_s > report.uncalibrated_step_time_s);
   CHECK(report.timeline.step_time_s <= 2 * report.uncalibrated_step_time_s);
-  CHECK(tpusim::test_support::input_error_of([] {
-          run_calibrated("  matrix_unit_efficiency: 1\n  hbm_efficiency: 1\n  op_overhead_s: 0\n"
-                         "  step_overhead_s: 0\n",
-                         "tpu-v3-core");
-        }).find("c.yaml:1: hardware.calibration: profile 'test' is of tpu-v3-core, but the config's device is "
-                "tpu-v2-core") == 0);
+  CHECK(
+      tpusim::test_support::input_error_of([] {
+        run_calibrated(
+            "  matrix_unit_efficiency: 1\n  hbm_efficiency: 1\n  op_overhead_s: 0\n"
+            "  step_overhead_s: 0\n",
+            "tpu-v3-core");
+      })
+          .find(
+              "c.yaml:1: hardware.calibration: profile 'test' is of tpu-v3-core, but the config's device is "
+              "tpu-v2-core") == 0);
 }

@@ -1,5 +1,5 @@
-// TrainingMeasurement files: what they must say, each problem one line at its file, line and key; the measured step
-// of a FLOP-rate measurement; the error and the medians against hand computations.
+// TrainingMeasurement files: what they must say, each problem one line at its file, line and key; the
+// measured step of a FLOP-rate measurement; the error and the medians against hand computations.
 #include "workloads/fidelity/training_measurement.hpp"
 
 #include <catch2/catch.hpp>
@@ -61,22 +61,25 @@ TEST_CASE("measurement: a FLOP rate gives the step as the model's FLOPs over it"
 TEST_CASE("measurement: every problem is one line at its file, line and key") {
   std::string both = kGood;
   both += "  flops_per_s: 1e12\n";
-  CHECK(input_error_of([&] { parse_measurement(file_with(both), "m.yaml"); }) ==
-        "m.yaml:1: measurement: give exactly one of step_s (a measured step time) and flops_per_s (a measured "
-        "FLOP rate)");
+  CHECK(
+      input_error_of([&] { parse_measurement(file_with(both), "m.yaml"); }) ==
+      "m.yaml:1: measurement: give exactly one of step_s (a measured step time) and flops_per_s (a measured "
+      "FLOP rate)");
   std::string unknown = kGood;
   unknown += "  stepp_s: 1\n";
-  CHECK(input_error_of([&] { parse_measurement(file_with(unknown), "m.yaml"); })
-            .find("m.yaml:9: measurement.stepp_s: unknown key") == 0);
+  CHECK(input_error_of([&] {
+          parse_measurement(file_with(unknown), "m.yaml");
+        }).find("m.yaml:9: measurement.stepp_s: unknown key") == 0);
   std::string negative = kGood;
   negative.replace(negative.find("0.5"), 3, "-1");
   CHECK(input_error_of([&] { parse_measurement(file_with(negative), "m.yaml"); }) ==
         "m.yaml:7: measurement.step_s: -1 must be greater than 0");
   std::string bad_config = file_with(kGood);
   bad_config.replace(bad_config.find("batch: 64"), 9, "batch: 63");
-  CHECK(input_error_of([&] { parse_measurement(bad_config, "m.yaml"); }) ==
-        "m.yaml:19: config.model.batch: 63 does not split evenly over mesh axis 'batch' of size 8 (layout rule "
-        "batch:batch)");
+  CHECK(
+      input_error_of([&] { parse_measurement(bad_config, "m.yaml"); }) ==
+      "m.yaml:19: config.model.batch: 63 does not split evenly over mesh axis 'batch' of size 8 (layout rule "
+      "batch:batch)");
   CHECK(input_error_of([&] { parse_measurement("measurement:\n  id: x\n", "m.yaml"); }) ==
         "m.yaml:1: measurement: missing key 'measurement.family'");
 }
@@ -88,7 +91,7 @@ TEST_CASE("fidelity: the error, the implied MFU and the medians against hand com
   predicted.mfu = 0.5;
   predicted.model_flops_per_step = 1e12;
   const FidelityRow row = fidelity_row(m, predicted);
-  CHECK(row.error() == Approx(-0.2));       // 0.4 / 0.5 - 1
+  CHECK(row.error() == Approx(-0.2));      // 0.4 / 0.5 - 1
   CHECK(row.measured_mfu == Approx(0.4));  // the same FLOPs over 0.5 s instead of 0.4 s
 
   CHECK(median({3.0}) == 3.0);
