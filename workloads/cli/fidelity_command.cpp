@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <memory>
 #include <stdexcept>
 
 #include "topologies/support/atomic_file.hpp"
@@ -33,6 +34,14 @@ struct FidelityArgs {
   std::string progress;
 };
 
+// The study of the measurements the arguments name: the shipped ones, or a file or folder of them.
+std::unique_ptr<workloads::FidelityStudy> make_study(const FidelityArgs& args) {
+  return std::make_unique<workloads::FidelityStudy>(
+      args.path.empty() ? "shipped" : args.path,
+      args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path),
+      args.output);
+}
+
 // The measurements' rows: each simulated (or read from its record of an earlier run) in a child process.
 struct FidelityRun {
   std::unique_ptr<workloads::FidelityStudy> study;
@@ -44,10 +53,7 @@ struct FidelityRun {
 
 std::unique_ptr<FidelityRun> run_measurements(const FidelityArgs& args, bool table) {
   auto run = std::make_unique<FidelityRun>();
-  std::vector<workloads::TrainingMeasurement> measurements =
-      args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path);
-  run->study = std::make_unique<workloads::FidelityStudy>(args.path.empty() ? "shipped" : args.path,
-                                                          std::move(measurements), args.output);
+  run->study = make_study(args);
   workloads::StudyRunOptions options;
   options.jobs = args.jobs > 0 ? args.jobs : workloads::online_cores();
   options.progress = !table && args.progress.empty() ? workloads::ProgressMode::none
@@ -74,9 +80,7 @@ void raise_for(const FidelityRun& run, int failed) {
 
 void fidelity(const FidelityArgs& args) {
   if (args.dry_run) {
-    std::vector<workloads::TrainingMeasurement> measurements =
-        args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path);
-    std::cout << workloads::FidelityStudy("shipped", std::move(measurements), args.output).listing();
+    std::cout << make_study(args)->listing();
     return;
   }
   const auto run = run_measurements(args, !args.json);
