@@ -16,9 +16,26 @@ struct LiveMemory {
   std::uint64_t peak_bytes = 0;    // per core
   std::uint64_t source_bytes = 0;  // of it: sources (inputs, variables, slots), live throughout
   int peak_step = -1;              // where the peak is reached (-1: no step)
+  std::vector<std::uint64_t> bytes_by_step;  // live at each step, sources included
+  int rematerialized_values = 0;             // rematerialization.hpp: values computed again to fit
+  double recompute_s = 0;                    // the time that added to the step's kernels
 };
 
+// Whether a value has a buffer in HBM and the steps that read it from there, ascending (a value kept past
+// the step is read at steps.size()). A value rematerialized at step r (rematerialization.hpp) lives from
+// its definition to its last read before r, and again from r to its last read.
+struct BufferReads {
+  bool buffered = false;
+  std::vector<int> reads;
+};
 // `kept` lists values that must outlive the step (outputs, new values of variables).
+std::vector<BufferReads> buffer_reads(const Program& program, const std::vector<int>& kept);
+// The fusion (its last step) a step runs in: its own index when it is a kernel of its own.
+int fusion_of(const Program& program, int step);
+// The values step `reader` reads from HBM: its inputs, a duplicated producer's standing for its own inputs.
+std::vector<int> values_read(const Program& program, int reader);
+
 LiveMemory live_memory(const Program& program, const std::vector<int>& kept);
+LiveMemory live_memory(const Program& program, const std::vector<BufferReads>& buffers);
 
 }  // namespace tpusim::mtf

@@ -22,7 +22,17 @@ Dimension::Dimension(std::string name_in, std::int64_t size_in) : name(std::move
 
 std::string Dimension::to_string() const { return fmt::format("{}:{}", name, size); }
 
-const char* to_string(DType dtype) { return dtype == DType::bfloat16 ? "bfloat16" : "float32"; }
+const char* to_string(DType dtype) {
+  switch (dtype) {
+    case DType::bfloat16:
+      return "bfloat16";
+    case DType::pred:
+      return "pred";
+    case DType::float32:
+      break;
+  }
+  return "float32";
+}
 
 const NameTable<DType>& dtypes() {
   // The short forms are the ones configs write (activation_dtype: bf16).

@@ -20,9 +20,21 @@ struct Dimension {
 };
 
 // Element types: numerics always compute in fp32; the dtype decides bytes in HBM and on the wire (bf16 = 2).
-enum class DType { float32, bfloat16 };
-inline int dtype_bytes(DType dtype) { return dtype == DType::bfloat16 ? 2 : 4; }
-const char* to_string(DType dtype);
+// pred is a comparison's result, one byte per element as XLA stores its PRED type; only the graph makes it
+// (a dropout mask), never a config.
+enum class DType { float32, bfloat16, pred };
+inline int dtype_bytes(DType dtype) {
+  switch (dtype) {
+    case DType::bfloat16:
+      return 2;
+    case DType::pred:
+      return 1;
+    case DType::float32:
+      break;
+  }
+  return 4;
+}
+const char* to_string(DType dtype);  // "float32", "bfloat16", "pred"
 const NameTable<DType>& dtypes();  // "float32", "bfloat16" and the short forms "fp32", "f32", "bf16"
 DType parse_dtype(const std::string& text);  // InputError listing the valid names
 

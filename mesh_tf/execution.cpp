@@ -65,6 +65,7 @@ struct Executor::Impl {
     lowering.collective_backend = options.collective_backend;
     lowering.fusion = options.fusion;
     lowering.allreduce_combine_bytes = options.allreduce_combine_bytes;
+    lowering.rematerialization = options.rematerialization;
     for (const auto& t : options.outputs) {
       if (!t.valid() || &t.graph() != &graph)
         throw InputError("execution: an output tensor is not from this graph");
@@ -378,7 +379,10 @@ const MeshMapping& Executor::mapping() const { return impl_->mapping; }
 const Counters& Executor::counters() const { return impl_->program.counters; }
 
 LiveMemory Executor::live_memory() const {
-  return mtf::live_memory(impl_->program, impl_->program.kept_values);
+  LiveMemory memory = mtf::live_memory(impl_->program, impl_->program.kept_values);
+  memory.rematerialized_values = impl_->program.rematerialized_values;
+  memory.recompute_s = impl_->program.recompute_s;
+  return memory;
 }
 
 const TensorLayout& Executor::layout(const Tensor& tensor) const {

@@ -19,6 +19,7 @@
 #include "mesh_tf/mesh_mapping.hpp"
 #include "mesh_tf/mesh_shape.hpp"
 #include "mesh_tf/overlap_policy.hpp"
+#include "mesh_tf/rematerialization.hpp"
 #include "mesh_tf/tensor_layout.hpp"
 #include "mesh_tf/timeline.hpp"
 #include "topologies/support/input_error.hpp"
@@ -50,6 +51,8 @@ struct ExecutionOptions {
   FusionPolicy fusion = FusionPolicy::xla;
   // XLA's all-reduce combiner threshold in bytes per core (allreduce_combiner.hpp); 0 combines nothing.
   std::uint64_t allreduce_combine_bytes = 0;
+  // Whether values are computed again to fit the device's HBM (rematerialization.hpp).
+  RematerializationPolicy rematerialization = RematerializationPolicy::none;
   // Whether collectives overlap compute (overlap_policy.hpp).
   OverlapPolicy overlap = OverlapPolicy::dependencies;
   // Whether collective times are remembered for every executor on the same simulator (identical requests,

@@ -123,15 +123,19 @@ class Fuser {
     members_[a].clear();
   }
   // A fusion XLA may compute again in each reader instead of writing its result: cheap (no transcendental
-  // function, no random bits) and reading at most one tensor as large as its result (the others broadcast,
-  // such as per-channel scales: XLA's "effectively unary"), so that copies do not multiply what is read.
+  // function, no random bits, over elements as many as its result's) and reading at most one tensor as large
+  // as its result (the others broadcast, such as per-channel scales: XLA's "effectively unary"), so that
+  // copies do not multiply what is read. XLA judges each instruction, and an expensive one on a smaller
+  // shape (batch norm's rsqrt of the per-channel variance) does not stop the large cheap ones it feeds from
+  // being duplicated; computed again here with them, it costs a negligible share of each copy.
   bool duplicable(int root) {
+    const std::int64_t out = program_.values[step(root).output].slice_elements;
     for (const int m : members_of(root)) {
       const Step& s = step(m);
-      if (s.fusion != FusionRole::elementwise || s.transcendentals > 0 || s.extra_vector_ops > 0)
-        return false;
+      if (s.fusion != FusionRole::elementwise) return false;
+      const bool large = program_.values[s.output].slice_elements >= out;
+      if (large && (s.transcendentals > 0 || s.extra_vector_ops > 0)) return false;
     }
-    const std::int64_t out = program_.values[step(root).output].slice_elements;
     int large = 0;
     for (const int v : external_inputs(root)) {
       if (program_.values[v].slice_elements >= out) ++large;
@@ -283,6 +287,7 @@ class Fuser {
       s.time_s = 0;
       s.overhead_s = 0;
       s.hbm_bytes = 0;
+      s.duplicated = true;
       const int root = find(i);
       s.fused_into = root != i ? root : find(readers_[s.output].front());
     }

@@ -16,6 +16,7 @@
 #include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/local_kernels.hpp"
 #include "mesh_tf/program.hpp"
+#include "mesh_tf/rematerialization.hpp"
 #include "mesh_tf/tensor_layout.hpp"
 
 namespace tpusim::mtf {
@@ -25,6 +26,7 @@ struct LoweringOptions {
   CollectiveBackend collective_backend = CollectiveBackend::mesh_tf_tpu;
   FusionPolicy fusion = FusionPolicy::xla;
   std::uint64_t allreduce_combine_bytes = 0;  // allreduce_combiner.hpp: 0 combines nothing
+  RematerializationPolicy rematerialization = RematerializationPolicy::none;
   std::vector<int> outputs;                   // tensor ids to materialise (force pending sums)
 };
 

@@ -29,6 +29,8 @@ struct Value {
   std::int64_t slice_elements = 1;
   int num_slices = 1;
   int producer_step = -1;  // -1: a source (input, variable) available at step start
+  // rematerialization.hpp: dropped after its last read before this step and computed again for it (-1: held)
+  int rematerialized_at = -1;
 
   std::uint64_t slice_bytes() const {
     return static_cast<std::uint64_t>(slice_elements) * dtype_bytes(dtype);
@@ -73,6 +75,7 @@ struct Step {
   ComputeBound compute_bound = ComputeBound::flop_rate;
   double reread_bytes = 0;    // of hbm_bytes: a matmul's operand read again (vector-memory blocking)
   int fused_into = -1;        // fusion.hpp: the last step of the fusion that computes this one, if another
+  bool duplicated = false;    // fusion.hpp: computed again inside each fusion that reads it, never stored
   double executed_flops = 0;  // numerics: flops over all distinct slices (replicas are computed once)
   bool is_einsum = false;
   FusionRole fusion = FusionRole::none;
@@ -106,6 +109,8 @@ struct Program {
   std::vector<int> value_of_tensor;  // graph tensor id -> value id holding its final (forced if needed) data
   std::vector<int> raw_value_of_tensor;  // graph tensor id -> value id as produced (may be pending)
   std::vector<Assignment> assignments;
+  int rematerialized_values = 0;   // rematerialization.hpp
+  double recompute_s = 0;           // the time it added
   std::vector<int> kept_values;  // must reach HBM whoever reads them: outputs and new values of variables
   Counters counters;
 };

@@ -47,6 +47,8 @@ MemoryReport memory_per_core(const mtf::Counters& counters, const std::vector<mt
       memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_state_bytes + memory.activation_bytes;
   memory.total_bytes = live.peak_bytes;
   memory.hbm_bytes = hbm_bytes;
+  memory.rematerialized_values = live.rematerialized_values;
+  memory.recompute_s = live.recompute_s;
   return memory;
 }
 
@@ -186,6 +188,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   execution.collective_backend = config.hardware.collective_backend;
   execution.overlap = config.hardware.overlap;
   execution.fusion = config.hardware.fusion;
+  execution.rematerialization = config.hardware.rematerialization;
   execution.allreduce_combine_bytes = config.hardware.allreduce_combine_bytes;
   execution.share_collective_times = options.share_collective_times;
   const mtf::LayoutRules& layout =

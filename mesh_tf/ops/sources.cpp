@@ -56,8 +56,11 @@ Tensor dropout(const Tensor& x, double keep_probability, std::uint64_t seed, con
   OpNode op;
   op.kind = OpKind::random_mask;
   op.attributes = RandomMaskAttributes{keep_probability, seed ^ (x.graph().seed() * 0x9E3779B97F4A7C15ull)};
+  // Held as XLA holds TensorFlow's dropout mask (random_uniform >= rate, a PRED; nn_ops.py dropout_v2): one
+  // byte per element, its widening cast to x's type and the 1/keep scale computed again wherever it is read
+  // (instruction_fusion.cc duplicates widening converts always). The numbers stay fp32, 0 or 1/keep.
   const Tensor mask =
-      x.graph().add_op(std::move(op), x.shape(), x.dtype(), name.empty() ? "" : name + "_mask");
+      x.graph().add_op(std::move(op), x.shape(), DType::pred, name.empty() ? "" : name + "_mask");
   return mul(x, mask, name);
 }
 

@@ -42,3 +42,29 @@ TEST_CASE("buffer liveness: fused intermediates have no buffer") {
   const LiveMemory memory = chain(FusionPolicy::xla);
   CHECK(memory.peak_bytes == kMiB + kRow);
 }
+
+TEST_CASE("buffer liveness: a duplicated value has no buffer, and what it is computed from lives to its last copy") {
+  // Steps in order: 0 matmul z = x.w (read by sum0 and by relu, so written), 1 sum0, 2 relu (duplicated into
+  // its readers), 3 sum1 (sibling of sum0: one pass), 4 exp t (an output, so its own kernel), 5 mul(relu, t)
+  // (fused into sum2, computing relu again from z), 6 sum2. z lives to step 5, where t is live too: the peak
+  // is x (1 MiB) and w (256 KiB), z and t (1 MiB each) and the rows of sum0 and sum1 (4 KiB each, outputs).
+  // Had z ended where relu's own step stands, the peak would hold only one of z and t.
+  Graph g(1);
+  const Dimension a("a", 1024), b("b", 256), c("c", 256);
+  const Tensor x = g.input("x", {a, b}), w = g.input("w", {b, c});
+  const Tensor z = einsum({x, w}, Shape{a, c}, "matmul");
+  const Tensor sum0 = reduce_sum(z, Shape{a}, "sum0");
+  const Tensor y = relu(z, "relu");
+  const Tensor sum1 = reduce_sum(y, Shape{a}, "sum1");
+  const Tensor t = exp(g.input("x2", {a, c}), "exp");
+  const Tensor sum2 = reduce_sum(mul(y, t, "mul"), Shape{a}, "sum2");
+  ExecutionOptions options;
+  options.numerics = false;
+  options.fusion = FusionPolicy::xla;
+  options.outputs = {sum0, sum1, sum2, t};
+  const Executor executor(g, MeshShape(), LayoutRules(), nullptr, options);
+  const LiveMemory memory = executor.live_memory();
+  CHECK(memory.source_bytes == 2 * kMiB + kMiB / 4);  // x, x2, w
+  CHECK(memory.peak_bytes == memory.source_bytes + 2 * kMiB + 2 * kRow);
+}
+

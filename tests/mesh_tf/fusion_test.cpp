@@ -124,6 +124,29 @@ TEST_CASE("xla fusion: a cheap producer read twice is computed again in each rea
   CHECK(output.at("sum").bytes == 8 * kMiB + 4096);
 }
 
+TEST_CASE("xla fusion: a per-channel rsqrt does not stop the large cheap op it feeds from being duplicated") {
+  // y = x * rsqrt(v), as batch norm scales: the rsqrt runs on 1024 elements, the multiply on 1M. Read by two
+  // sums, y is computed again in each (sibling sums, then one pass): the pass reads x (4 MiB) and v (4 KiB)
+  // and writes the two 4 KiB rows. An exp over the 1M elements read twice is expensive: written once.
+  for (const bool large_transcendental : {false, true}) {
+    INFO("exp on the large tensor: " << large_transcendental);
+    Graph g(1);
+    const Dimension a("a", 1024), b("b", 1024);
+    const Tensor x = g.input("x", {a, b}), v = g.input("v", {b});
+    const Tensor y = large_transcendental ? exp(x, "y") : mul(x, rsqrt(v, "rsqrt"), "y");
+    const Tensor s1 = reduce_sum(y, Shape{a}, "s1");
+    const Tensor s2 = reduce_sum(scale(y, 2.0, "scale"), Shape{a}, "s2");
+    const auto ops = run_graph(g, {s1, s2}, FusionPolicy::xla);
+    if (!large_transcendental) {
+      CHECK(ops.at("y").bytes == 0);
+      CHECK(ops.at("s1").bytes + ops.at("s2").bytes == 4 * kMiB + 4096 + 2 * 4096);
+    } else {
+      CHECK(ops.at("y").bytes == 8 * kMiB);                                  // reads x, writes y
+      CHECK(ops.at("s1").bytes + ops.at("s2").bytes == 4 * kMiB + 2 * 4096);  // one pass over y
+    }
+  }
+}
+
 TEST_CASE("xla fusion: a matmul takes the relu that alone reads its result into its output") {
   Graph g(1);
   const Dimension m("m", 1024), k("k", 512), n("n", 256);

@@ -17,8 +17,8 @@ TEST_CASE("random mask: ThreeFry's operation count from prng.cc's structure") {
 
 TEST_CASE("random mask: its step's vector time on tpu-v2-core by hand") {
   // 1M fp32 mask elements on one core: 68.7M vector operations (65.5 each) at 2048 per cycle of the 686.65
-  // MHz clock (22.5 TFLOP/s over 2 x 128 x 128 MACs), 1.406e12 per second: 48.84 us, above the 4 MiB written
-  // (12.0 us at 350 GB/s).
+  // MHz clock (22.5 TFLOP/s over 2 x 128 x 128 MACs), 1.406e12 per second: 48.84 us, above the 1 MiB written
+  // (one byte per element, a PRED: 3.0 us at 350 GB/s).
   constexpr double kElements = 1 << 20;
   const double clock_Hz = 22.5e12 / (2.0 * 128 * 128);
   const double expected_s = kElements * 65.5 / (2048 * clock_Hz);
@@ -38,6 +38,7 @@ TEST_CASE("random mask: its step's vector time on tpu-v2-core by hand") {
     ++masks;
     CHECK(op.time_s == Approx(expected_s).epsilon(1e-12));
     CHECK(op.flops_per_core == kElements);  // the FLOP counters see one per element, as before
+    CHECK(op.hbm_bytes_per_core == kElements);
   }
   CHECK(masks == 1);
 }

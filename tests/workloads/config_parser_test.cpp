@@ -305,6 +305,18 @@ TEST_CASE("the matrix unit, vector unit and fusion keys: defaults, overrides and
       "loop, none");
 }
 
+TEST_CASE("hardware.rematerialization is none unless the config says xla") {
+  const auto with = [](const std::string& line) {
+    return replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  " + line + "\n");
+  };
+  CHECK(parse_run_config(kValid, "configs/test.yaml").hardware.rematerialization ==
+        tpusim::mtf::RematerializationPolicy::none);
+  CHECK(parse_run_config(with("rematerialization: xla"), "configs/test.yaml").hardware.rematerialization ==
+        tpusim::mtf::RematerializationPolicy::xla);
+  CHECK(error_of(with("rematerialization: yes")) ==
+        "configs/test.yaml:4: hardware.rematerialization: 'yes' is not valid; valid values are none, xla");
+}
+
 TEST_CASE("hardware.overlap is dependencies unless the config says none or concurrent") {
   CHECK(parse_run_config(kValid, "configs/test.yaml").hardware.overlap ==
         tpusim::mtf::OverlapPolicy::dependencies);

@@ -66,14 +66,14 @@ TEST_CASE("Adafactor keeps factored second moments over the last two dims") {
 
 TEST_CASE("activations kept for the backward pass of a tiny MLP match the hand count") {
   // One block, batch 8 on batch:2, d_model 8, d_ff 16 on model:2; per core the backward pass reads
-  //   features [4, 8] (the einsum's gradient for w_in), hidden before relu [4, 8] (relu's step),
-  //   hidden after relu [4, 8] (the gradient for w_out), y - x [4, 8] (the square's gradient)
-  //   = 4 * 32 elements = 512 bytes. The scalar seed of the backward pass (d loss / d loss = 1) is a
-  //   backward-phase constant, not a kept activation.
+  //   features [4, 8] (the einsum's gradient for w_in), hidden after relu [4, 8] (the gradient for w_out,
+  //   and relu's step, which reads relu's output as TensorFlow's ReluGrad does), y - x [4, 8] (the square's
+  //   gradient) = 3 * 32 elements = 384 bytes. The scalar seed of the backward pass (d loss / d loss = 1) is
+  //   a backward-phase constant, not a kept activation.
   const MemoryReport memory = memory_of(
       "hardware: {topology: \"ring:4\"}\nmesh: {shape: \"batch:2;model:2\"}\n"
       "model: {kind: mlp, layers: 1, d_model: 8, d_ff: 16, batch: 8, activation_dtype: f32}\n",
       mtf::Optimizer::sgd(0.1));
   CHECK(memory.parameter_bytes == (8 * 8 + 8 * 8) * 4);
-  CHECK(memory.activation_bytes == 512);
+  CHECK(memory.activation_bytes == 384);
 }

@@ -111,16 +111,20 @@ double parse_flops(const std::string& text) {
 std::string format_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int unit = 0;
-  while (std::fabs(bytes) >= 1024.0 && unit < 4) {
+  // 1023.5 and up would print as "1.02e+03" at three significant digits: the next unit's "1" reads better.
+  while (std::fabs(bytes) >= 1023.5 && unit < 4) {
     bytes /= 1024.0;
     ++unit;
   }
-  return unit == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, units[unit]);
+  // From 999.5 to 1023.5 three significant digits would need an exponent: whole units instead.
+  if (unit == 0 || std::fabs(bytes) >= 999.5) return fmt::format("{:.0f} {}", bytes, units[unit]);
+  return fmt::format("{:.3g} {}", bytes, units[unit]);
 }
 
 std::string format_bandwidth(double bandwidth_Bps) {
-  if (bandwidth_Bps >= 1e12) return fmt::format("{:.3g} TB/s", bandwidth_Bps / 1e12);
-  if (bandwidth_Bps >= 1e9) return fmt::format("{:.3g} GB/s", bandwidth_Bps / 1e9);
+  // Thresholds at what rounds to 1000 in three digits, so that no figure prints as "1e+03".
+  if (bandwidth_Bps >= 999.5e9) return fmt::format("{:.3g} TB/s", bandwidth_Bps / 1e12);
+  if (bandwidth_Bps >= 999.5e6) return fmt::format("{:.3g} GB/s", bandwidth_Bps / 1e9);
   return fmt::format("{:.3g} MB/s", bandwidth_Bps / 1e6);
 }
 

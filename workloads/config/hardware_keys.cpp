@@ -344,6 +344,14 @@ std::vector<ConfigKey> hardware_keys() {
           "tensor computed in one pass, each fusion reading and writing HBM once and paying the per-op "
           "overhead once; loop, only chains of elementwise ops into one elementwise op or reduction "
           "(earlier versions); or none, every op reading and writing HBM."),
+      policy_key(
+          "hardware.rematerialization", mtf::rematerialization_policies(), &HardwareConfig::rematerialization,
+          "none",
+          "Whether values are computed again to fit the device's HBM, as XLA's rematerialization pass does "
+          "(mesh_tf/rematerialization.hpp): xla, when the peak of live buffers exceeds HBM, values held "
+          "across the peak for a later reader are dropped and computed again before it, the cheapest per "
+          "byte first, until the step fits (if none gets there, nothing changes and the run does not "
+          "fit); or none, buffers held as assigned."),
       ConfigKey("hardware.calibration", "a shipped profile name, or a profile file (YAML)",
                 "A calibration profile of tpusim calibrate (workloads/fidelity/calibration.hpp): the step is "
                 "timed with the device's matrix unit and HBM at the profile's achieved fractions, its "

@@ -13,6 +13,7 @@
 #include "mesh_tf/device_model.hpp"
 #include "mesh_tf/dimension.hpp"
 #include "mesh_tf/fusion.hpp"
+#include "mesh_tf/rematerialization.hpp"
 #include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/mapping_spec.hpp"
 #include "mesh_tf/mesh_shape.hpp"
@@ -46,6 +47,7 @@ struct HardwareConfig {
   mtf::CollectiveBackend collective_backend = mtf::CollectiveBackend::mesh_tf_tpu;
   mtf::OverlapPolicy overlap = mtf::OverlapPolicy::dependencies;
   mtf::FusionPolicy fusion = mtf::FusionPolicy::xla;
+  mtf::RematerializationPolicy rematerialization = mtf::RematerializationPolicy::none;
   std::uint64_t allreduce_combine_bytes = 0;  // mesh_tf/allreduce_combiner.hpp; 0: none
   // A calibration profile (workloads/fidelity/calibration.hpp) the step is timed under, beside the
   // mechanisms alone; none by default.

@@ -68,6 +68,8 @@ nlohmann::json run_report_json(const RunConfig& config, const RunReport& r, nloh
                               {"sum_bytes", mem.sum_bytes},
                               {"total_bytes", mem.total_bytes},
                               {"hbm_bytes", mem.hbm_bytes},
+                              {"rematerialized_values", mem.rematerialized_values},
+                              {"recompute_s", mem.recompute_s},
                               {"fits", mem.fits()}}},
                             {"steps", steps},
                             {"collectives", collectives},

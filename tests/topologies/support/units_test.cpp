@@ -54,6 +54,13 @@ TEST_CASE("formats quantities with a readable unit") {
   CHECK(format_bandwidth(3.968e12) == "3.97 TB/s");
   CHECK(format_bandwidth(1.28e8) == "128 MB/s");
   CHECK(format_bytes(64.0 * 1048576) == "64 MiB");
+  // Just under a unit, rounded to three digits: the next unit, never "1.02e+03 MiB".
+  CHECK(format_bytes(1023.7 * 1048576) == "1 GiB");
+  CHECK(format_bytes(1023.4 * 1048576) == "1023 MiB");
+  CHECK(format_bytes(999.6 * 1024) == "1000 KiB");
+  CHECK(format_bytes(999.4 * 1024) == "999 KiB");
+  CHECK(format_bandwidth(999.7e9) == "1 TB/s");
+  CHECK(format_bandwidth(999.7e6) == "1 GB/s");
   CHECK(format_duration(1.204e-3) == "1.204 ms");
   CHECK(format_duration(2.5) == "2.5 s");
 }

@@ -6,11 +6,11 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <random>
 
 #include "tests/topologies/support/input_error_of.hpp"
+#include "tests/workloads/report/sweep_fixtures.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/fidelity/calibration_fit.hpp"
 #include "workloads/training_run.hpp"
@@ -90,18 +90,17 @@ TEST_CASE("calibration: leave-one-out predicts each row by a fit to the others o
 
 namespace {
 
-// tiny-mlp (timing only) under a profile file written here.
+// tiny-mlp (timing only) under a profile file written to a fresh folder (removed even when the run throws).
 RunReport run_calibrated(const std::string& parameters, const std::string& device = "tpu-v2-core") {
-  const std::string path = "calibration_test_profile.yaml";
+  const tpusim::test::TempFolder folder;
+  const std::string path = (folder.path() / "profile.yaml").string();
   std::ofstream(path) << "name: test\ndevice: " << device << "\nsoftware: none\nparameters:\n"
                       << parameters << "fitted_to: [none]\n";
   const std::string config =
       "hardware: {topology: ring-8, calibration: " + path +
       "}\nmesh: {shape: batch:8}\nmodel: {kind: mlp, layers: 2, d_model: 256, d_ff: 512, "
       "batch: 512}\n";
-  RunReport report = run_training(parse_run_config(config, "c.yaml"));
-  std::remove(path.c_str());
-  return report;
+  return run_training(parse_run_config(config, "c.yaml"));
 }
 
 }  // namespace

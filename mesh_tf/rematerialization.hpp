@@ -1,0 +1,36 @@
+#pragma once
+// Rematerialization as XLA's HloRematerialization pass does it (xla/service/hlo_rematerialization.cc): when
+// the live buffers of a program exceed the device's memory, values held across the peak for a later reader
+// are dropped after their last read before it and computed again just before the reader after it, trading
+// compute for memory until the program fits (config hardware.rematerialization):
+//   xla   when the peak of live buffers (buffer_liveness.hpp) exceeds the device's HBM, repeatedly take the
+//         value that frees the most bytes per second of recomputation among those live across the peak
+//         step and not read there; its recomputation (the time of the fusion that computes it) is added to
+//         the fusion of the reader after the gap. A value qualifies when computing it again needs nothing
+//         that is not live at that reader anyway (the pass's candidates that lengthen no other buffer), it
+//         is computed on the core (a collective's result is not recomputed), draws no random bits (XLA's
+//         random number ops are stateful and never rematerialized), and is not an output of the step.
+//         If no choice brings the peak under the memory, the program is left as it was: XLA would fail to
+//         compile it, and the run reports that it does not fit.
+//   none  the default: buffers are held as assigned, whatever the memory.
+#include <cstdint>
+
+#include "mesh_tf/program.hpp"
+#include "topologies/support/name_table.hpp"
+
+namespace tpusim::mtf {
+
+enum class RematerializationPolicy { none, xla };
+const NameTable<RematerializationPolicy>& rematerialization_policies();  // "none", "xla"
+
+struct Rematerialization {
+  int values = 0;          // values computed again
+  double recompute_s = 0;  // time added to the step's kernels
+};
+
+// Under `xla`, rematerializes values of `program` (Value::rematerialized_at, and the time added to the
+// readers' kernels) until its peak of live buffers is at most `memory_bytes`, or changes nothing if no set
+// of choices gets there.
+Rematerialization rematerialize(Program& program, std::uint64_t memory_bytes, RematerializationPolicy policy);
+
+}  // namespace tpusim::mtf
