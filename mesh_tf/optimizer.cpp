@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "mesh_tf/autodiff.hpp"
+#include "mesh_tf/mlperf_optimizers.hpp"
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::mtf {
@@ -17,6 +18,11 @@ Optimizer::Optimizer(OptimizerConfig config) : config_(config) {
   if (!(config_.learning_rate > 0)) {
     throw InputError(fmt::format("optimizer: learning rate {} must be positive", config_.learning_rate));
   }
+  if (!(config_.momentum >= 0 && config_.momentum < 1))
+    throw InputError(fmt::format("optimizer: momentum {} must be in [0, 1)", config_.momentum));
+  if (!(config_.lars_weight_decay >= 0 && config_.lamb_weight_decay >= 0 && config_.lars_eta > 0))
+    throw InputError(
+        "optimizer: weight decay must not be negative, and the LARS coefficient must be positive");
 }
 
 Optimizer Optimizer::sgd(double learning_rate) {
@@ -28,11 +34,24 @@ Optimizer Optimizer::adam(double learning_rate) {
 Optimizer Optimizer::adafactor(double learning_rate) {
   return Optimizer({OptimizerConfig::Kind::adafactor, learning_rate});
 }
+Optimizer Optimizer::momentum(double learning_rate) {
+  return Optimizer({OptimizerConfig::Kind::momentum, learning_rate});
+}
+Optimizer Optimizer::lars(double learning_rate) {
+  return Optimizer({OptimizerConfig::Kind::lars, learning_rate});
+}
+Optimizer Optimizer::lamb(double learning_rate) {
+  return Optimizer({OptimizerConfig::Kind::lamb, learning_rate});
+}
 
 const NameTable<OptimizerConfig::Kind>& Optimizer::kinds() {
   using Kind = OptimizerConfig::Kind;
-  static const NameTable<Kind> table(
-      "optimizer", {{"sgd", Kind::sgd}, {"adam", Kind::adam}, {"adafactor", Kind::adafactor}});
+  static const NameTable<Kind> table("optimizer", {{"sgd", Kind::sgd},
+                                                   {"adam", Kind::adam},
+                                                   {"adafactor", Kind::adafactor},
+                                                   {"momentum", Kind::momentum},
+                                                   {"lars", Kind::lars},
+                                                   {"lamb", Kind::lamb}});
   return table;
 }
 
@@ -151,6 +170,12 @@ Tensor Optimizer::update_one(Graph& graph, const std::string& name, const Tensor
       const Tensor clip = maximum(graph.fill(Shape{}, 1), scale(rms, 1 / config_.clipping_threshold));
       return sub(var, scale(div(update, clip), lr));
     }
+    case OptimizerConfig::Kind::momentum:
+      return momentum_update(name, var, grad, config_, slot);
+    case OptimizerConfig::Kind::lars:
+      return lars_update(graph, name, var, grad, config_, slot);
+    case OptimizerConfig::Kind::lamb:
+      return lamb_update(graph, name, var, grad, config_, slot);
   }
   return var;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Optimizers build the gradient and update ops of a training step into the graph (Phase::update). Slot
-// variables (Adam moments, Adafactor factored second moments) are ordinary variables named
-// "<var>/<slot>", so they are sliced by the same layout rules as their variable.
+// variables (Adam moments, Adafactor factored second moments, momentum accumulators) are ordinary variables
+// named "<var>/<slot>", so they are sliced by the same layout rules as their variable. Momentum, LARS and
+// LAMB, the optimizers of Google's MLPerf TPU submissions, are in mlperf_optimizers.hpp with their sources.
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,12 +14,16 @@
 namespace tpusim::mtf {
 
 struct OptimizerConfig {
-  enum class Kind { sgd, adam, adafactor };
+  enum class Kind { sgd, adam, adafactor, momentum, lars, lamb };
   Kind kind = Kind::sgd;
   double learning_rate = 0.01;
-  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;  // adam
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;  // adam; lamb's moments decay with beta1 and beta2 too
   double decay = 0.8;                                 // adafactor second-moment decay
   double epsilon1 = 1e-30, clipping_threshold = 1.0;  // adafactor
+  // The MLPerf submissions' values (mlperf_optimizers.hpp cites where each comes from).
+  double momentum = 0.9;                                                // momentum, lars
+  double lars_eta = 0.001, lars_weight_decay = 1e-4, lars_epsilon = 0;  // lars trust ratio
+  double lamb_weight_decay = 0.01, lamb_epsilon = 1e-6;                 // lamb
 };
 
 // Weight-update sharding (Xu et al., "Automatic Cross-Replica Sharding of Weight Update in Data-Parallel
@@ -42,7 +47,10 @@ class Optimizer {
   static Optimizer sgd(double learning_rate);
   static Optimizer adam(double learning_rate);
   static Optimizer adafactor(double learning_rate);
-  // The optimizer names: "sgd" | "adam" | "adafactor".
+  static Optimizer momentum(double learning_rate);
+  static Optimizer lars(double learning_rate);
+  static Optimizer lamb(double learning_rate);
+  // The optimizer names: "sgd" | "adam" | "adafactor" | "momentum" | "lars" | "lamb".
   static const NameTable<OptimizerConfig::Kind>& kinds();
   // InputError listing the valid names.
   static OptimizerConfig::Kind parse_kind(const std::string& text);

@@ -29,6 +29,12 @@ mtf::Optimizer make_optimizer(const TrainingConfig& training) {
       return mtf::Optimizer::adam(training.learning_rate);
     case OptimizerKind::adafactor:
       return mtf::Optimizer::adafactor(training.learning_rate);
+    case OptimizerKind::momentum:
+      return mtf::Optimizer::momentum(training.learning_rate);
+    case OptimizerKind::lars:
+      return mtf::Optimizer::lars(training.learning_rate);
+    case OptimizerKind::lamb:
+      return mtf::Optimizer::lamb(training.learning_rate);
   }
   return mtf::Optimizer::sgd(training.learning_rate);
 }

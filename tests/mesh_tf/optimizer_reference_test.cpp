@@ -57,6 +57,10 @@ class ReferenceOptimizer {
       case OptimizerConfig::Kind::adafactor:
         adafactor(w, g);
         return;
+      case OptimizerConfig::Kind::momentum:
+      case OptimizerConfig::Kind::lars:
+      case OptimizerConfig::Kind::lamb:
+        FAIL("mlperf_optimizers_test.cpp has the reference of momentum, LARS and LAMB");
     }
   }
 

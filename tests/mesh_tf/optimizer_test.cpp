@@ -68,7 +68,8 @@ TEST_CASE("optimizer slots are counted as optimizer state") {
   Executor executor(g, MeshShape::parse("a:2"), LayoutRules::parse("rows:a"), nullptr, options);
   CHECK(executor.counters().variable_bytes_per_core() == 4u * 4 * 4);
   CHECK(executor.counters().optimizer_state_bytes_per_core() == 2u * 4 * 4 * 4 + 4);
-  CHECK_THROWS_WITH(
-      Optimizer::parse_kind("adamw"),
-      "unknown optimizer 'adamw' (did you mean 'adam'?); valid optimizers are sgd, adam, adafactor");
+  CHECK_THROWS_WITH(Optimizer::parse_kind("adamw"),
+                    "unknown optimizer 'adamw' (did you mean 'adam'?); valid optimizers are sgd, adam, "
+                    "adafactor, momentum, "
+                    "lars, lamb");
 }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <utility>
 
 #include "tests/topologies/support/input_error_of.hpp"
 #include "topologies/support/input_error.hpp"
@@ -83,10 +84,24 @@ TEST_CASE("a value of the wrong type names the key and the expected type") {
         "configs/test.yaml:11: model.heads: expected a value, found a list");
   CHECK(error_of(replace(kValid, "  optimizer: adam\n", "  optimizer: adamw\n")) ==
         "configs/test.yaml:17: training.optimizer: 'adamw' is not valid (did you mean 'adam'?); valid values "
-        "are "
-        "sgd, adam, adafactor");
+        "are sgd, adam, adafactor, momentum, lars, lamb");
   CHECK(error_of(replace(kValid, "  steps: 3\n", "  steps: 0\n")) ==
         "configs/test.yaml:18: training.steps: 0 must be at least 1");
+}
+
+TEST_CASE("the MLPerf optimizers parse by name and a bad name lists every valid one") {
+  using tpusim::workloads::OptimizerKind;
+  const std::pair<std::string, OptimizerKind> names[] = {
+      {"momentum", OptimizerKind::momentum}, {"lars", OptimizerKind::lars}, {"lamb", OptimizerKind::lamb}};
+  for (const auto& [name, kind] : names) {
+    const auto config =
+        parse_run_config(replace(kValid, "  optimizer: adam\n", "  optimizer: " + name + "\n"), "test.yaml");
+    CHECK(config.training.optimizer == kind);
+    CHECK(to_string(kind) == name);
+  }
+  CHECK(error_of(replace(kValid, "  optimizer: adam\n", "  optimizer: lamb2\n")) ==
+        "configs/test.yaml:17: training.optimizer: 'lamb2' is not valid (did you mean 'lamb'?); valid values "
+        "are sgd, adam, adafactor, momentum, lars, lamb");
 }
 
 TEST_CASE("sizes that would overflow the engine's 64-bit counts are refused, not wrapped") {

@@ -54,6 +54,14 @@ TEST_CASE("Adam keeps two moments per parameter and a step counter per variable"
   CHECK(memory.optimizer_state_bytes == 2 * 1760 + 12 * 4);
 }
 
+TEST_CASE("momentum and LARS keep one accumulator per parameter, LAMB two moments and a step counter") {
+  // One slot laid out like its variable: 1760 bytes. LARS's norms and trust ratios are step temporaries.
+  CHECK(memory_of(kTinyLm, mtf::Optimizer::momentum(0.1)).optimizer_state_bytes == 1760);
+  CHECK(memory_of(kTinyLm, mtf::Optimizer::lars(0.1)).optimizer_state_bytes == 1760);
+  // m and v: 2 * 1760 bytes; a scalar step per variable (the bias correction): 12 variables * 4 bytes.
+  CHECK(memory_of(kTinyLm, mtf::Optimizer::lamb(0.1)).optimizer_state_bytes == 2 * 1760 + 12 * 4);
+}
+
 TEST_CASE("Adafactor keeps factored second moments over the last two dims") {
   const MemoryReport memory = memory_of(kTinyLm, mtf::Optimizer::adafactor(0.1));
   // Elements per core of the row (shape without the last dim) and column (without the one before) moments:

@@ -3,9 +3,12 @@
 namespace tpusim::workloads {
 
 const NameTable<OptimizerKind>& optimizer_kinds() {
-  static const NameTable<OptimizerKind> table(
-      "optimizer",
-      {{"sgd", OptimizerKind::sgd}, {"adam", OptimizerKind::adam}, {"adafactor", OptimizerKind::adafactor}});
+  static const NameTable<OptimizerKind> table("optimizer", {{"sgd", OptimizerKind::sgd},
+                                                            {"adam", OptimizerKind::adam},
+                                                            {"adafactor", OptimizerKind::adafactor},
+                                                            {"momentum", OptimizerKind::momentum},
+                                                            {"lars", OptimizerKind::lars},
+                                                            {"lamb", OptimizerKind::lamb}});
   return table;
 }
 

@@ -27,14 +27,14 @@ namespace tpusim::workloads {
 // Each kind is one row of the model-kind registry (models/model_kinds.hpp), which holds its name, keys,
 // builder and closed forms.
 enum class ModelKind { mlp, transformer_lm, encoder_decoder, moe_transformer, resnet, unet, bert };
-enum class OptimizerKind { sgd, adam, adafactor };
+enum class OptimizerKind { sgd, adam, adafactor, momentum, lars, lamb };
 enum class NumericsMode { full, timing };
 
 const char* to_string(ModelKind kind);  // the registry row's name
 const char* to_string(OptimizerKind kind);
 const char* to_string(NumericsMode mode);
 // The names configs write, in the order messages list them.
-const NameTable<OptimizerKind>& optimizer_kinds();  // sgd, adam, adafactor
+const NameTable<OptimizerKind>& optimizer_kinds();  // sgd, adam, adafactor, momentum, lars, lamb
 const NameTable<NumericsMode>& numerics_modes();    // timing, full
 // A dtype as configs write it and results report it: the shortest of its names in mtf::dtypes() ("bf16",
 // "f32"), which also parses them.

@@ -10,7 +10,12 @@ namespace tpusim::workloads {
 std::vector<ConfigKey> training_keys() {
   return {
       ConfigKey("training.optimizer", "one of " + join(optimizer_kinds().names()),
-                "The optimizer of each step (Mesh-TensorFlow's); its slot variables count in memory per core.")
+                "The optimizer of each step; its slot variables count in memory per core. sgd, adam and "
+                "adafactor are Mesh-TensorFlow's; momentum (0.9, not Nesterov), lars (eta 0.001, weight decay "
+                "1e-4, momentum 0.9) and lamb (beta1 0.9, beta2 0.999, epsilon 1e-6, weight decay 0.01) are "
+                "the MLPerf TPU submissions' (mesh_tf/mlperf_optimizers.hpp), with their sources' defaults; "
+                "lars and lamb leave rank-1 variables (norm scales and offsets, biases) out of weight decay and "
+                "the trust ratio.")
           .defaults_to("adafactor")
           .reads([](const ConfigNode& value, ConfigReading& r) {
             r.config.training.optimizer = value.choice(optimizer_kinds());
