@@ -17,6 +17,7 @@
 #include "sim/algorithm_registry.hpp"
 #include "sim/reference.hpp"
 #include "sim/simulator.hpp"
+#include "topologies/group.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -48,6 +49,7 @@ struct Executor::Impl {
   std::map<std::string, sim::CollectiveResult> own_memo;  // without a simulator, or not shared
   std::map<std::string, sim::CollectiveResult>& memo_result;
   std::map<std::vector<int>, std::vector<topo::Group>> group_cache;
+  std::vector<topo::Group> pod_group_cache;
   std::map<std::string, std::vector<int>> links_by_signature;    // SimulatedConcurrency's
   std::map<std::string, std::vector<std::string>> auto_choices;  // by step signature and names asked for
   std::map<int, TensorLayout> layouts;
@@ -128,6 +130,24 @@ struct Executor::Impl {
     return it->second;
   }
 
+  // An allreduce over every core of the pod, when options.pod_allreduce names an algorithm for those.
+  bool uses_pod_allreduce(const sim::CollectiveRequest& request) const {
+    return simulator && !options.pod_allreduce.empty() && request.kind == sim::CollectiveKind::allreduce &&
+           request.groups.size() == 1 && request.groups.front().size() == simulator->topology().num_cores();
+  }
+  // The whole pod as one group along the pod algorithm's default axes.
+  const std::vector<topo::Group>& pod_groups() {
+    if (pod_group_cache.empty()) {
+      const topo::Topology& topology = simulator->topology();
+      const sim::AlgorithmRow& row = sim::algorithm(sim::CollectiveKind::allreduce, options.pod_allreduce);
+      const std::string axes = row.shape == sim::GroupShape::two_dimensional ? topo::default_group_axes(topology, 2)
+                               : row.shape == sim::GroupShape::per_axis     ? topo::per_axis_group_axes(topology)
+                                                                            : std::string("all");
+      pod_group_cache = topo::groups_along(topology, topo::parse_group_axes(topology, axes));
+    }
+    return pod_group_cache;
+  }
+
   sim::CollectiveRequest request_for(const Step& step, const IssuedCollective& issued) {
     sim::CollectiveRequest request;
     request.kind = issued.kind;
@@ -146,6 +166,10 @@ struct Executor::Impl {
       if (name.empty() || (request.kind == sim::CollectiveKind::reduce_scatter && !has))
         name = sim::default_algorithm(request.kind);
       request.algorithms.push_back(name);
+    }
+    if (uses_pod_allreduce(request)) {
+      request.groups = pod_groups();
+      request.algorithms = {options.pod_allreduce};
     }
     if (step.collective == CollectiveOp::permute) request.permutation = permute_pairs(step, mapping);
     request.elements = issued.elements_per_core;

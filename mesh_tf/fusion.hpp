@@ -10,7 +10,8 @@
 //             output; one matmul or convolution per fusion;
 //           - a cheap elementwise step (no transcendental function) read by several steps, with one operand
 //             as large as its result (the others broadcast, such as per-channel scales), is computed again
-//             in each reader instead of being written: each reads its operand;
+//             in each reader instead of being written: each reads its operand (a transcendental on fewer
+//             elements fused into it, batch norm's rsqrt of the variance, is computed again with it);
 //           - reductions that read the same tensor and do not depend on each other fuse into one pass over
 //             it (multi-output fusion: batch norm's sums of x and of x squared).
 //   loop  elementwise chains only, as earlier versions: an elementwise step whose result only one later

@@ -11,7 +11,8 @@ namespace tpusim::mtf {
 
 const NameTable<RematerializationPolicy>& rematerialization_policies() {
   static const NameTable<RematerializationPolicy> table(
-      "rematerialization policy", {{"none", RematerializationPolicy::none}, {"xla", RematerializationPolicy::xla}});
+      "rematerialization policy",
+      {{"none", RematerializationPolicy::none}, {"xla", RematerializationPolicy::xla}});
   return table;
 }
 
@@ -55,7 +56,8 @@ Recipe recipe_of(const Program& program, int value) {
 
 }  // namespace
 
-Rematerialization rematerialize(Program& program, std::uint64_t memory_bytes, RematerializationPolicy policy) {
+Rematerialization rematerialize(Program& program, std::uint64_t memory_bytes,
+                                RematerializationPolicy policy) {
   if (policy == RematerializationPolicy::none) return {};
   const std::vector<BufferReads> buffers = buffer_reads(program, program.kept_values);
   LiveMemory memory = live_memory(program, buffers);

@@ -172,6 +172,23 @@ std::string per_axis_group_axes(const Topology& topology) {
   return names.empty() ? "all" : join(names, ",");
 }
 
+std::string default_group_axes(const Topology& topology, std::size_t algorithm_dimensions) {
+  if (algorithm_dimensions < 2) return "all";
+  const auto axes = topology.axes();
+  std::vector<std::string> chip_axes;
+  for (std::size_t a = 1; a < axes.size(); ++a) {
+    if (axes[a].size > 1) chip_axes.push_back(axes[a].name);
+  }
+  const bool cores = topology.cores_per_chip() > 1;
+  if (chip_axes.size() >= 2) {
+    const std::string first = (cores ? "core+" : "") + chip_axes.front();
+    chip_axes.erase(chip_axes.begin());
+    return first + "," + join(chip_axes, "+");
+  }
+  if (chip_axes.size() == 1 && cores) return "core," + chip_axes.front();
+  return "all";
+}
+
 bool first_dimension_on_chip(const Topology& topology, const Group& group) {
   if (group.dims.empty() || group.dims[0] < 2) return false;
   for (int position = 0; position < group.size(); ++position) {

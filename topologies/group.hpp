@@ -26,6 +26,11 @@ std::string describe_group_axes(const Topology& topology, const std::vector<Axis
 // Every axis of size > 1 as a dimension of its own ("core,x,y" on a 2D pod of two-core chips; "all" when
 // there is none): the groups of algorithms that need one dimension per physical axis.
 std::string per_axis_group_axes(const Topology& topology);
+// The group axes an algorithm of `algorithm_dimensions` group dimensions runs on by default. Two (a
+// two-dimensional algorithm, or one name per dimension for two): "core+x,y", every further chip axis merged
+// into the last ("core+x,y+z"); on a 1D topology with several cores per chip, "core,x". Otherwise "all":
+// every axis of size > 1 merged in snake order, so that ring neighbours are one hop apart.
+std::string default_group_axes(const Topology& topology, std::size_t algorithm_dimensions);
 
 // The positions along the merged axes in snake order: element i is the coordinate along each axis of set.
 std::vector<std::vector<int>> snake_order(const std::vector<int>& axis_sizes);

@@ -195,6 +195,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   execution.overlap = config.hardware.overlap;
   execution.fusion = config.hardware.fusion;
   execution.rematerialization = config.hardware.rematerialization;
+  execution.pod_allreduce = config.hardware.pod_allreduce;
   execution.allreduce_combine_bytes = config.hardware.allreduce_combine_bytes;
   execution.share_collective_times = options.share_collective_times;
   const mtf::LayoutRules& layout =

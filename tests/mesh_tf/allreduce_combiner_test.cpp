@@ -4,7 +4,6 @@
 #include "mesh_tf/allreduce_combiner.hpp"
 
 #include <catch2/catch.hpp>
-#include <random>
 
 #include "mesh_tf/execution.hpp"
 #include "tests/mesh_tf/sim_for_tests.hpp"
@@ -20,7 +19,7 @@ constexpr std::int64_t kBatch = 16, kIo = 8, kHidden = 32;
 
 struct Run {
   StepResult result;
-  std::vector<float> x, dy, w, v;
+  TwoLayerValues values;
 };
 
 Run run(tpusim::sim::Simulator& simulator, std::uint64_t combine_bytes) {
@@ -31,16 +30,7 @@ Run run(tpusim::sim::Simulator& simulator, std::uint64_t combine_bytes) {
   Executor executor(*t.graph, MeshShape::parse("batch:8"), LayoutRules::parse("batch:batch"), &simulator,
                     options);
   Run r;
-  std::mt19937 random(11);
-  std::normal_distribution<float> normal;
-  for (auto* values : {&r.x, &r.dy}) {
-    values->resize(kBatch * kIo);
-    for (auto& value : *values) value = normal(random);
-  }
-  executor.feed(t.x, r.x);
-  executor.feed(t.dy, r.dy);
-  r.w = executor.variable_value(t.w);
-  r.v = executor.variable_value(t.v);
+  r.values = feed_random(executor, t, 11);
   r.result = executor.run(t.grads);
   return r;
 }
@@ -67,20 +57,8 @@ TEST_CASE("combined gradient sums: one allreduce, the same numbers, the latency 
     for (std::size_t i = 0; i < apart.result.fetched[g].size(); ++i)
       CHECK(together.result.fetched[g][i] == Approx(apart.result.fetched[g][i]).margin(1e-5));
   }
-  const auto& x = together.x;
-  const auto& dy = together.dy;
-  const auto& w = together.w;
-  for (std::int64_t h = 0; h < kHidden; ++h) {
-    for (std::int64_t o = 0; o < kIo; ++o) {
-      double sum = 0;
-      for (std::int64_t b = 0; b < kBatch; ++b) {
-        double pre = 0;
-        for (std::int64_t i = 0; i < kIo; ++i) pre += double(x[b * kIo + i]) * double(w[i * kHidden + h]);
-        sum += std::max(pre, 0.0) * double(dy[b * kIo + o]);
-      }
-      CHECK(together.result.fetched[1][h * kIo + o] == Approx(sum).margin(1e-4));
-    }
-  }
+  const std::vector<double> dv = reference_dv(together.values, kBatch, kIo, kHidden);
+  for (std::size_t i = 0; i < dv.size(); ++i) CHECK(together.result.fetched[1][i] == Approx(dv[i]).margin(1e-4));
 
   // Latency once: longer than either sum alone, shorter than both one after the other.
   const double a = apart.result.collectives[0].time_s, b = apart.result.collectives[1].time_s;

@@ -320,6 +320,19 @@ TEST_CASE("the matrix unit, vector unit and fusion keys: defaults, overrides and
       "loop, none");
 }
 
+TEST_CASE("hardware.pod_allreduce is none unless the config names an allreduce algorithm") {
+  const auto with = [](const std::string& line) {
+    return replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  " + line + "\n");
+  };
+  CHECK(parse_run_config(kValid, "configs/test.yaml").hardware.pod_allreduce.empty());
+  CHECK(parse_run_config(with("pod_allreduce: none"), "configs/test.yaml").hardware.pod_allreduce.empty());
+  CHECK(parse_run_config(with("pod_allreduce: bucket2d"), "configs/test.yaml").hardware.pod_allreduce ==
+        "bucket2d");
+  CHECK(error_of(with("pod_allreduce: bucket")).rfind(
+            "configs/test.yaml:4: hardware.pod_allreduce: 'bucket' is not valid (did you mean 'bucket2d'?)", 0) ==
+        0);
+}
+
 TEST_CASE("hardware.rematerialization is none unless the config says xla") {
   const auto with = [](const std::string& line) {
     return replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  " + line + "\n");

@@ -26,23 +26,6 @@ std::vector<std::string> split_names(const std::string& text) {
 
 }  // namespace
 
-std::string default_group_axes(const topo::Topology& topology, std::size_t algorithm_dimensions) {
-  if (algorithm_dimensions < 2) return "all";
-  const auto axes = topology.axes();
-  std::vector<std::string> chip_axes;
-  for (std::size_t a = 1; a < axes.size(); ++a) {
-    if (axes[a].size > 1) chip_axes.push_back(axes[a].name);
-  }
-  const bool cores = topology.cores_per_chip() > 1;
-  if (chip_axes.size() >= 2) {
-    const std::string first = (cores ? "core+" : "") + chip_axes.front();
-    chip_axes.erase(chip_axes.begin());
-    return first + "," + join(chip_axes, "+");
-  }
-  if (chip_axes.size() == 1 && cores) return "core," + chip_axes.front();
-  return "all";
-}
-
 namespace {
 
 // The request as named; with "auto", the candidates it stands for on these groups.
@@ -79,7 +62,7 @@ BuiltRequest build_named(const topo::Topology& topology, const CollectiveSpec& s
   } else if (row != nullptr && row->shape == sim::GroupShape::per_axis) {
     built.group_axes = topo::per_axis_group_axes(topology);
   } else {
-    built.group_axes = default_group_axes(topology, two_dimensional ? 2 : built.algorithms.size());
+    built.group_axes = topo::default_group_axes(topology, two_dimensional ? 2 : built.algorithms.size());
   }
   const auto axes = topo::parse_group_axes(topology, built.group_axes);
   built.group_axes = topo::describe_group_axes(topology, axes);

@@ -15,7 +15,7 @@ struct CollectiveSpec {
   std::string
       algorithms;  // one name, or comma-separated one per group dimension; "" = the registry's default
   std::string bytes = "64MiB";  // per member, a multiple of 4 (fp32 elements)
-  std::string group_axes;       // "" = default_group_axes
+  std::string group_axes;       // "" = topo::default_group_axes
   std::string reduce = "sum";   // sum | max
 };
 
@@ -37,12 +37,5 @@ BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec&
 
 // The fastest of built's auto candidates on the simulator (sim::fastest), or built itself without auto.
 BuiltRequest resolve_auto(sim::Simulator& simulator, BuiltRequest built);
-
-// Two-dimensional algorithms (a registry row of that group shape, or one name per dimension for two
-// dimensions) get "core+x,y" with
-// every further chip axis merged into the last ("core+x,y+z"); on a 1D topology with several cores per chip,
-// "core,x". Everything else gets "all": every axis of size > 1 merged in snake order, so that ring neighbours
-// are one hop apart.
-std::string default_group_axes(const topo::Topology& topology, std::size_t algorithm_dimensions);
 
 }  // namespace tpusim::workloads

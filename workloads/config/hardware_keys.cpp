@@ -409,6 +409,22 @@ std::vector<ConfigKey> hardware_keys() {
           "and contending where they share links. The Mesh-TensorFlow sources do not say which the TPU "
           "runtime of 2018 did: none bounds the step from above; concurrent overlaps the most, though "
           "collectives sharing links then slow one another."),
+      ConfigKey("hardware.pod_allreduce", "none, or an allreduce algorithm name",
+                "An allreduce over every core of the pod (a data-parallel gradient sum whose mesh axes cover "
+                "the pod) run as one collective on the torus's own axes with this algorithm, as Ying et al. "
+                "(2018) sum gradients over a TPU v3 pod with their 2-D torus all-reduce (bucket2d: a "
+                "reduce-scatter along core+x, an allreduce along y, an allgather back); none: such a sum "
+                "runs axis by axis over the mesh's groups, with hardware.collectives' algorithms.")
+          .defaults_to("none")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            std::vector<std::string> names{"none"};
+            for (const auto& name : sim::algorithm_names(sim::CollectiveKind::allreduce)) names.push_back(name);
+            const std::string name = value.one_of(names);
+            r.config.hardware.pod_allreduce = name == "none" ? "" : name;
+          })
+          .reports([](const RunConfig& c) -> nlohmann::json {
+            return c.hardware.pod_allreduce.empty() ? "none" : c.hardware.pod_allreduce;
+          }),
       ConfigKey("hardware.collectives", "map from mesh axis to a simulator algorithm name",
                 "The simulator's algorithm for the collectives along each mesh axis, such as "
                 "{batch: bidir_ring, model: ring} (tpusim collective --help lists the algorithms), or auto: "
