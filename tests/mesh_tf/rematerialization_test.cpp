@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <map>
+#include <random>
 #include <string>
 
 #include "mesh_tf/execution.hpp"
@@ -76,4 +77,74 @@ TEST_CASE("rematerialization: a value held across the peak is computed again for
 TEST_CASE("rematerialization: policies by name") {
   CHECK(rematerialization_policies().parse("xla") == RematerializationPolicy::xla);
   CHECK(rematerialization_policies().parse("none") == RematerializationPolicy::none);
+}
+
+TEST_CASE(
+    "rematerialization: random programs either fit their memory, paying exactly the time reported, or "
+    "stay as they were") {
+  std::mt19937 random(2026);
+  int fitted = 0, unchanged = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    // A random program of elementwise ops over [512, 64] fp32 tensors (128 KiB), each its own kernel, with
+    // row sums of some of them as outputs.
+    const int ops = 6 + static_cast<int>(random() % 10);
+    const std::uint32_t seed = random();
+    const auto run = [&](std::uint64_t hbm_bytes, RematerializationPolicy policy) {
+      std::mt19937 shape(seed);
+      Graph g(1);
+      const Dimension a("a", 512), b("b", 64);
+      std::vector<Tensor> values{g.input("x0", {a, b}), g.input("x1", {a, b})};
+      std::vector<Tensor> outputs;
+      for (int i = 0; i < ops; ++i) {
+        const Tensor& p = values[shape() % values.size()];
+        const Tensor& q = values[shape() % values.size()];
+        switch (shape() % 4) {
+          case 0:
+            values.push_back(relu(p));
+            break;
+          case 1:
+            values.push_back(exp(p));
+            break;
+          case 2:
+            values.push_back(add(p, q));
+            break;
+          default:
+            values.push_back(mul(p, q));
+            break;
+        }
+        if (shape() % 3 == 0) outputs.push_back(reduce_sum(values.back(), Shape{a}));
+      }
+      outputs.push_back(reduce_sum(values.back(), Shape{a}));
+      ExecutionOptions options;
+      options.numerics = false;
+      options.fusion = FusionPolicy::none;
+      options.rematerialization = policy;
+      options.outputs = outputs;
+      options.device = DeviceModel("hand", 22.5e12, 350e9, hbm_bytes, 0);
+      Executor executor(g, MeshShape(), LayoutRules(), nullptr, options);
+      executor.run();
+      double time_s = 0;
+      for (const auto& op : executor.counters().ops) time_s += op.time_s;
+      return std::make_pair(executor.live_memory(), time_s);
+    };
+    const auto [held, held_s] = run(kMiB << 10, RematerializationPolicy::none);
+    // A memory between what the sources need and the held peak.
+    const std::uint64_t floor = held.source_bytes;
+    const std::uint64_t memory = floor + (held.peak_bytes - floor) * (30 + random() % 70) / 100;
+    const auto [remat, remat_s] = run(memory, RematerializationPolicy::xla);
+    INFO("trial " << trial << ": peak " << held.peak_bytes << " bytes held, memory " << memory);
+    if (remat.rematerialized_values > 0) {
+      ++fitted;
+      CHECK(remat.peak_bytes <= memory);
+      CHECK(remat.peak_bytes < held.peak_bytes);
+      CHECK(remat_s == Approx(held_s + remat.recompute_s).epsilon(1e-12));
+    } else {
+      ++unchanged;
+      CHECK(remat.peak_bytes == held.peak_bytes);
+      CHECK(remat_s == held_s);
+    }
+  }
+  // Both outcomes occur among these cases.
+  CHECK(fitted > 0);
+  CHECK(unchanged > 0);
 }
