@@ -95,11 +95,9 @@ LiveMemory live_memory(const Program& program, const std::vector<BufferReads>& b
   }
   std::int64_t live = 0;
   memory.peak_bytes = memory.source_bytes;
-  memory.bytes_by_step.resize(n);
   for (int i = 0; i < n; ++i) {
     live += delta[i];
     const auto total = memory.source_bytes + static_cast<std::uint64_t>(live);
-    memory.bytes_by_step[i] = total;
     if (total > memory.peak_bytes) {
       memory.peak_bytes = total;
       memory.peak_step = i;

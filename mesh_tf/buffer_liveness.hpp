@@ -16,9 +16,8 @@ struct LiveMemory {
   std::uint64_t peak_bytes = 0;    // per core
   std::uint64_t source_bytes = 0;  // of it: sources (inputs, variables, slots), live throughout
   int peak_step = -1;              // where the peak is reached (-1: no step)
-  std::vector<std::uint64_t> bytes_by_step;  // live at each step, sources included
-  int rematerialized_values = 0;             // rematerialization.hpp: values computed again to fit
-  double recompute_s = 0;                    // the time that added to the step's kernels
+  int rematerialized_values = 0;   // rematerialization.hpp: values computed again to fit
+  double recompute_s = 0;          // the time that added to the step's kernels
 };
 
 // Whether a value has a buffer in HBM and the steps that read it from there, ascending (a value kept past

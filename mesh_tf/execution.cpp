@@ -140,9 +140,9 @@ struct Executor::Impl {
     if (pod_group_cache.empty()) {
       const topo::Topology& topology = simulator->topology();
       const sim::AlgorithmRow& row = sim::algorithm(sim::CollectiveKind::allreduce, options.pod_allreduce);
-      const std::string axes = row.shape == sim::GroupShape::two_dimensional ? topo::default_group_axes(topology, 2)
-                               : row.shape == sim::GroupShape::per_axis     ? topo::per_axis_group_axes(topology)
-                                                                            : std::string("all");
+      std::string axes = "all";
+      if (row.shape == sim::GroupShape::two_dimensional) axes = topo::default_group_axes(topology, 2);
+      if (row.shape == sim::GroupShape::per_axis) axes = topo::per_axis_group_axes(topology);
       pod_group_cache = topo::groups_along(topology, topo::parse_group_axes(topology, axes));
     }
     return pod_group_cache;
