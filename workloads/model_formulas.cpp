@@ -167,7 +167,8 @@ double training_flops_per_step(const ModelConfig& m) { return model_kind(m.kind)
 NumericsCost full_numerics_cost(const ModelConfig& m, const TrainingConfig& training) {
   // The engine keeps one copy of each distinct slice, so replicas cost nothing: the host holds the model once
   // (parameters, gradients, up to two optimizer moments) and the activations of the whole batch.
-  const bool two_moments = training.optimizer == OptimizerKind::adam || training.optimizer == OptimizerKind::lamb;
+  const bool two_moments =
+      training.optimizer == OptimizerKind::adam || training.optimizer == OptimizerKind::lamb;
   const double state_copies = two_moments ? 4 : 3;
   NumericsCost cost;
   cost.flops_per_step = training_flops_per_step(m);

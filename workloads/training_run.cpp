@@ -22,21 +22,10 @@ namespace tpusim::workloads {
 namespace {
 
 mtf::Optimizer make_optimizer(const TrainingConfig& training) {
-  switch (training.optimizer) {
-    case OptimizerKind::sgd:
-      return mtf::Optimizer::sgd(training.learning_rate);
-    case OptimizerKind::adam:
-      return mtf::Optimizer::adam(training.learning_rate);
-    case OptimizerKind::adafactor:
-      return mtf::Optimizer::adafactor(training.learning_rate);
-    case OptimizerKind::momentum:
-      return mtf::Optimizer::momentum(training.learning_rate);
-    case OptimizerKind::lars:
-      return mtf::Optimizer::lars(training.learning_rate);
-    case OptimizerKind::lamb:
-      return mtf::Optimizer::lamb(training.learning_rate);
-  }
-  return mtf::Optimizer::sgd(training.learning_rate);
+  mtf::OptimizerConfig optimizer;
+  optimizer.kind = training.optimizer;
+  optimizer.learning_rate = training.learning_rate;
+  return mtf::Optimizer(optimizer);
 }
 
 }  // namespace
@@ -53,8 +42,7 @@ MemoryReport memory_per_core(const mtf::Counters& counters, const std::vector<mt
       memory.parameter_bytes + memory.gradient_bytes + memory.optimizer_state_bytes + memory.activation_bytes;
   memory.total_bytes = live.peak_bytes;
   memory.hbm_bytes = hbm_bytes;
-  memory.rematerialized_values = live.rematerialized_values;
-  memory.recompute_s = live.recompute_s;
+  memory.rematerialization = live.rematerialization;
   return memory;
 }
 

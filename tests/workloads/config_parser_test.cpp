@@ -97,7 +97,7 @@ TEST_CASE("the MLPerf optimizers parse by name and a bad name lists every valid 
     const auto config =
         parse_run_config(replace(kValid, "  optimizer: adam\n", "  optimizer: " + name + "\n"), "test.yaml");
     CHECK(config.training.optimizer == kind);
-    CHECK(to_string(kind) == name);
+    CHECK(tpusim::workloads::to_string(kind) == name);
   }
   CHECK(error_of(replace(kValid, "  optimizer: adam\n", "  optimizer: lamb2\n")) ==
         "configs/test.yaml:17: training.optimizer: 'lamb2' is not valid (did you mean 'lamb'?); valid values "

@@ -2,15 +2,7 @@
 
 namespace tpusim::workloads {
 
-const NameTable<OptimizerKind>& optimizer_kinds() {
-  static const NameTable<OptimizerKind> table("optimizer", {{"sgd", OptimizerKind::sgd},
-                                                            {"adam", OptimizerKind::adam},
-                                                            {"adafactor", OptimizerKind::adafactor},
-                                                            {"momentum", OptimizerKind::momentum},
-                                                            {"lars", OptimizerKind::lars},
-                                                            {"lamb", OptimizerKind::lamb}});
-  return table;
-}
+const NameTable<OptimizerKind>& optimizer_kinds() { return mtf::Optimizer::kinds(); }
 
 const NameTable<NumericsMode>& numerics_modes() {
   static const NameTable<NumericsMode> table("numerics mode",

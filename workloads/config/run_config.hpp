@@ -13,11 +13,12 @@
 #include "mesh_tf/device_model.hpp"
 #include "mesh_tf/dimension.hpp"
 #include "mesh_tf/fusion.hpp"
-#include "mesh_tf/rematerialization.hpp"
 #include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/mapping_spec.hpp"
 #include "mesh_tf/mesh_shape.hpp"
+#include "mesh_tf/optimizer.hpp"
 #include "mesh_tf/overlap_policy.hpp"
+#include "mesh_tf/rematerialization.hpp"
 #include "topologies/support/name_table.hpp"
 #include "topologies/topology.hpp"
 #include "workloads/fidelity/calibration.hpp"
@@ -27,7 +28,8 @@ namespace tpusim::workloads {
 // Each kind is one row of the model-kind registry (models/model_kinds.hpp), which holds its name, keys,
 // builder and closed forms.
 enum class ModelKind { mlp, transformer_lm, encoder_decoder, moe_transformer, resnet, unet, bert };
-enum class OptimizerKind { sgd, adam, adafactor, momentum, lars, lamb };
+// The engine's optimizers (mesh_tf/optimizer.hpp), as configs name them.
+using OptimizerKind = mtf::OptimizerConfig::Kind;
 enum class NumericsMode { full, timing };
 
 const char* to_string(ModelKind kind);  // the registry row's name
