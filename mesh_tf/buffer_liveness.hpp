@@ -12,12 +12,17 @@ namespace tpusim::mtf {
 
 struct Program;  // program.hpp, internal to mesh_tf
 
+// What rematerialization.hpp computed again to fit the device's memory.
+struct Rematerialization {
+  int values = 0;          // values computed again
+  double recompute_s = 0;  // the time that added to the step's kernels
+};
+
 struct LiveMemory {
   std::uint64_t peak_bytes = 0;    // per core
   std::uint64_t source_bytes = 0;  // of it: sources (inputs, variables, slots), live throughout
   int peak_step = -1;              // where the peak is reached (-1: no step)
-  int rematerialized_values = 0;   // rematerialization.hpp: values computed again to fit
-  double recompute_s = 0;          // the time that added to the step's kernels
+  Rematerialization rematerialization;
 };
 
 // Whether a value has a buffer in HBM and the steps that read it from there, ascending (a value kept past

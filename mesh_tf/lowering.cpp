@@ -63,10 +63,8 @@ void Lowerer::run() {
   program_.kept_values = kept;
   fuse_steps(program_, options_.device, kept, options_.fusion);
   combine_allreduces(program_, options_.allreduce_combine_bytes);
-  const Rematerialization remat =
+  program_.rematerialization =
       rematerialize(program_, options_.device.hbm_bytes(), options_.rematerialization);
-  program_.rematerialized_values = remat.values;
-  program_.recompute_s = remat.recompute_s;
   finish_counters();
 }
 

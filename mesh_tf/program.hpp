@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh_tf/buffer_liveness.hpp"
 #include "mesh_tf/counters.hpp"
 #include "mesh_tf/device_model.hpp"
 #include "mesh_tf/mesh_shape.hpp"
@@ -109,8 +110,7 @@ struct Program {
   std::vector<int> value_of_tensor;  // graph tensor id -> value id holding its final (forced if needed) data
   std::vector<int> raw_value_of_tensor;  // graph tensor id -> value id as produced (may be pending)
   std::vector<Assignment> assignments;
-  int rematerialized_values = 0;   // rematerialization.hpp
-  double recompute_s = 0;           // the time it added
+  Rematerialization rematerialization;  // rematerialization.hpp
   std::vector<int> kept_values;  // must reach HBM whoever reads them: outputs and new values of variables
   Counters counters;
 };

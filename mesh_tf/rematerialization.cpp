@@ -5,7 +5,7 @@
 #include <set>
 #include <vector>
 
-#include "mesh_tf/buffer_liveness.hpp"
+#include "mesh_tf/program.hpp"
 
 namespace tpusim::mtf {
 

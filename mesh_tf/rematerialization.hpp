@@ -15,7 +15,7 @@
 //   none  the default: buffers are held as assigned, whatever the memory.
 #include <cstdint>
 
-#include "mesh_tf/program.hpp"
+#include "mesh_tf/buffer_liveness.hpp"
 #include "topologies/support/name_table.hpp"
 
 namespace tpusim::mtf {
@@ -23,10 +23,7 @@ namespace tpusim::mtf {
 enum class RematerializationPolicy { none, xla };
 const NameTable<RematerializationPolicy>& rematerialization_policies();  // "none", "xla"
 
-struct Rematerialization {
-  int values = 0;          // values computed again
-  double recompute_s = 0;  // time added to the step's kernels
-};
+struct Program;  // program.hpp, internal to mesh_tf
 
 // Under `xla`, rematerializes values of `program` (Value::rematerialized_at, and the time added to the
 // readers' kernels) until its peak of live buffers is at most `memory_bytes`, or changes nothing if no set

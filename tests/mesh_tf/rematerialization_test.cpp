@@ -57,19 +57,19 @@ TEST_CASE("rematerialization: a value held across the peak is computed again for
   const RematRun held = remat_chain(8 * kMiB);  // fits: nothing changes
   CHECK(held.memory.peak_bytes == 4 * kMiB + kRow);
   CHECK(held.memory.peak_step == 3);
-  CHECK(held.memory.rematerialized_values == 0);
+  CHECK(held.memory.rematerialization.values == 0);
   // Under 3.5 MiB: a is dropped after step 1 and computed again (relu's time) in the kernel of step 5. The
   // peak moves to step 5: x, a, d, and the rows of s1 and s2.
   const RematRun fitted = remat_chain(3 * kMiB + kMiB / 2);
-  CHECK(fitted.memory.rematerialized_values == 1);
-  CHECK(fitted.memory.recompute_s == Approx(held.time_s.at("a")));
+  CHECK(fitted.memory.rematerialization.values == 1);
+  CHECK(fitted.memory.rematerialization.recompute_s == Approx(held.time_s.at("a")));
   CHECK(fitted.memory.peak_bytes == 4 * kMiB - kMiB + 2 * kRow);
   CHECK(fitted.memory.peak_step == 5);
   CHECK(fitted.time_s.at("d") == Approx(held.time_s.at("d") + held.time_s.at("a")));
   CHECK(fitted.time_s.at("a") == held.time_s.at("a"));
   // Under 2.5 MiB no choice fits (x, b and c are all needed at step 3): left as assigned.
   const RematRun unfit = remat_chain(2 * kMiB + kMiB / 2);
-  CHECK(unfit.memory.rematerialized_values == 0);
+  CHECK(unfit.memory.rematerialization.values == 0);
   CHECK(unfit.memory.peak_bytes == 4 * kMiB + kRow);
   CHECK(unfit.time_s.at("d") == held.time_s.at("d"));
 }
@@ -133,11 +133,11 @@ TEST_CASE(
     const std::uint64_t memory = floor + (held.peak_bytes - floor) * (30 + random() % 70) / 100;
     const auto [remat, remat_s] = run(memory, RematerializationPolicy::xla);
     INFO("trial " << trial << ": peak " << held.peak_bytes << " bytes held, memory " << memory);
-    if (remat.rematerialized_values > 0) {
+    if (remat.rematerialization.values > 0) {
       ++fitted;
       CHECK(remat.peak_bytes <= memory);
       CHECK(remat.peak_bytes < held.peak_bytes);
-      CHECK(remat_s == Approx(held_s + remat.recompute_s).epsilon(1e-12));
+      CHECK(remat_s == Approx(held_s + remat.rematerialization.recompute_s).epsilon(1e-12));
     } else {
       ++unchanged;
       CHECK(remat.peak_bytes == held.peak_bytes);

@@ -87,9 +87,9 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
   out << fmt::format("  activations (kept)    {:>12}\n", format_bytes(double(mem.activation_bytes)));
   out << fmt::format("  all of these          {:>12}  (held at once only in the worst case)\n",
                      format_bytes(double(mem.sum_bytes)));
-  if (mem.rematerialized_values > 0) {
+  if (mem.rematerialization.values > 0) {
     out << fmt::format("  rematerialized        {:>12}  values computed again to fit, {} of recomputation\n",
-                       mem.rematerialized_values, format_duration(mem.recompute_s));
+                       mem.rematerialization.values, format_duration(mem.rematerialization.recompute_s));
   }
   if (mem.fits()) {
     out << fmt::format("  total (peak live)     {:>12}  fits ({:.1f}% of HBM)\n\n",
