@@ -10,6 +10,7 @@
 #include <set>
 
 #include "mesh_tf/lowering.hpp"
+#include "mesh_tf/pod_allreduce.hpp"
 #include "mesh_tf/random.hpp"
 #include "mesh_tf/slice_data.hpp"
 #include "mesh_tf/step_schedule.hpp"
@@ -17,7 +18,6 @@
 #include "sim/algorithm_registry.hpp"
 #include "sim/reference.hpp"
 #include "sim/simulator.hpp"
-#include "topologies/group.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
@@ -130,24 +130,6 @@ struct Executor::Impl {
     return it->second;
   }
 
-  // An allreduce over every core of the pod, when options.pod_allreduce names an algorithm for those.
-  bool uses_pod_allreduce(const sim::CollectiveRequest& request) const {
-    return simulator && !options.pod_allreduce.empty() && request.kind == sim::CollectiveKind::allreduce &&
-           request.groups.size() == 1 && request.groups.front().size() == simulator->topology().num_cores();
-  }
-  // The whole pod as one group along the pod algorithm's default axes.
-  const std::vector<topo::Group>& pod_groups() {
-    if (pod_group_cache.empty()) {
-      const topo::Topology& topology = simulator->topology();
-      const sim::AlgorithmRow& row = sim::algorithm(sim::CollectiveKind::allreduce, options.pod_allreduce);
-      std::string axes = "all";
-      if (row.shape == sim::GroupShape::two_dimensional) axes = topo::default_group_axes(topology, 2);
-      if (row.shape == sim::GroupShape::per_axis) axes = topo::per_axis_group_axes(topology);
-      pod_group_cache = topo::groups_along(topology, topo::parse_group_axes(topology, axes));
-    }
-    return pod_group_cache;
-  }
-
   sim::CollectiveRequest request_for(const Step& step, const IssuedCollective& issued) {
     sim::CollectiveRequest request;
     request.kind = issued.kind;
@@ -167,8 +149,10 @@ struct Executor::Impl {
         name = sim::default_algorithm(request.kind);
       request.algorithms.push_back(name);
     }
-    if (uses_pod_allreduce(request)) {
-      request.groups = pod_groups();
+    if (simulator && !options.pod_allreduce.empty() && sums_over_pod(request, simulator->topology())) {
+      if (pod_group_cache.empty())
+        pod_group_cache = pod_groups(simulator->topology(), options.pod_allreduce);
+      request.groups = pod_group_cache;
       request.algorithms = {options.pod_allreduce};
     }
     if (step.collective == CollectiveOp::permute) request.permutation = permute_pairs(step, mapping);
@@ -404,8 +388,7 @@ const Counters& Executor::counters() const { return impl_->program.counters; }
 
 LiveMemory Executor::live_memory() const {
   LiveMemory memory = mtf::live_memory(impl_->program, impl_->program.kept_values);
-  memory.rematerialized_values = impl_->program.rematerialized_values;
-  memory.recompute_s = impl_->program.recompute_s;
+  memory.rematerialization = impl_->program.rematerialization;
   return memory;
 }
 

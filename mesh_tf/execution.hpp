@@ -39,10 +39,8 @@ struct ExecutionOptions {
   // them when the executor is built (CollectiveAlgorithmError).
   std::map<std::string, std::string> algorithms;
   std::string default_algorithm;
-  // An allreduce algorithm for sums over every core of the pod (a data-parallel gradient sum whose mesh
-  // axes cover the pod), run as one collective on the torus's own axes, as Ying et al. (2018) sum gradients
-  // with their 2-D torus all-reduce; the algorithm's default group axes (bucket2d: core+x,y). "": such a sum
-  // runs over the mesh's axes as any other, composed axis by axis.
+  // An allreduce algorithm for sums over every core of the pod, run as one collective on the torus's own
+  // axes (pod_allreduce.hpp); "": such a sum runs over the mesh's axes as any other, composed axis by axis.
   std::string pod_allreduce;
   // Where the mesh processors run on the simulator's topology (mapping_spec.hpp): rings by default, linear,
   // or an explicit assignment of physical axes. Without a simulator processor i is rank i whatever it says.

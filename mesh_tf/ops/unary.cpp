@@ -35,7 +35,9 @@ float identity_f(float x) { return x; }  // cast: numerics stay fp32, the dtype 
 Tensor neg_gradient(const Tensor& dy, const Tensor&, const Tensor&) { return neg(dy); }
 // From the output, as TensorFlow's ReluGrad takes it (tensorflow/python/ops/nn_grad.py passes op.outputs[0]):
 // y > 0 exactly where x > 0, and the backward pass then needs only the value the next layer reads anyway.
-Tensor relu_gradient(const Tensor& dy, const Tensor&, const Tensor& y) { return mul(dy, unary(UnaryOp::step, y)); }
+Tensor relu_gradient(const Tensor& dy, const Tensor&, const Tensor& y) {
+  return mul(dy, unary(UnaryOp::step, y));
+}
 Tensor gelu_gradient(const Tensor& dy, const Tensor& x, const Tensor&) {
   return mul(dy, unary(UnaryOp::gelu_grad, x));
 }

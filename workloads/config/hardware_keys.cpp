@@ -417,8 +417,8 @@ std::vector<ConfigKey> hardware_keys() {
                 "runs axis by axis over the mesh's groups, with hardware.collectives' algorithms.")
           .defaults_to("none")
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            std::vector<std::string> names{"none"};
-            for (const auto& name : sim::algorithm_names(sim::CollectiveKind::allreduce)) names.push_back(name);
+            std::vector<std::string> names = sim::algorithm_names(sim::CollectiveKind::allreduce);
+            names.insert(names.begin(), "none");
             const std::string name = value.one_of(names);
             r.config.hardware.pod_allreduce = name == "none" ? "" : name;
           })

@@ -1,0 +1,20 @@
+#include "mesh_tf/pod_allreduce.hpp"
+
+#include "sim/algorithm_registry.hpp"
+
+namespace tpusim::mtf {
+
+bool sums_over_pod(const sim::CollectiveRequest& request, const topo::Topology& topology) {
+  return request.kind == sim::CollectiveKind::allreduce && request.groups.size() == 1 &&
+         request.groups.front().size() == topology.num_cores();
+}
+
+std::vector<topo::Group> pod_groups(const topo::Topology& topology, const std::string& algorithm) {
+  const sim::AlgorithmRow& row = sim::algorithm(sim::CollectiveKind::allreduce, algorithm);
+  std::string axes = "all";
+  if (row.shape == sim::GroupShape::two_dimensional) axes = topo::default_group_axes(topology, 2);
+  if (row.shape == sim::GroupShape::per_axis) axes = topo::per_axis_group_axes(topology);
+  return topo::groups_along(topology, topo::parse_group_axes(topology, axes));
+}
+
+}  // namespace tpusim::mtf

@@ -1,0 +1,20 @@
+#pragma once
+// A sum over every core of the pod run as one collective on the torus's own axes (ExecutionOptions::
+// pod_allreduce), as Ying et al. (2018, arXiv 1811.06992) sum ResNet's gradients over a TPU v3 pod with
+// their 2-D torus all-reduce, rather than axis by axis over the mesh's groups.
+#include <string>
+#include <vector>
+
+#include "sim/collective.hpp"
+#include "topologies/group.hpp"
+
+namespace tpusim::mtf {
+
+// Whether `request` is an allreduce whose one group holds every core of `topology`.
+bool sums_over_pod(const sim::CollectiveRequest& request, const topo::Topology& topology);
+
+// The whole pod as one group along the default group axes of allreduce `algorithm` (bucket2d: core+x,y).
+// InputError when there is no such algorithm.
+std::vector<topo::Group> pod_groups(const topo::Topology& topology, const std::string& algorithm);
+
+}  // namespace tpusim::mtf
