@@ -124,6 +124,7 @@ struct Executor::Impl {
     }
   }
 
+  const topo::Topology* topology() const { return simulator ? &simulator->topology() : nullptr; }
   const std::vector<topo::Group>& groups(const std::vector<int>& dims) {
     auto it = group_cache.find(dims);
     if (it == group_cache.end()) it = group_cache.emplace(dims, mapping.groups(dims)).first;
@@ -149,7 +150,7 @@ struct Executor::Impl {
         name = sim::default_algorithm(request.kind);
       request.algorithms.push_back(name);
     }
-    if (simulator && !options.pod_allreduce.empty() && sums_over_pod(request, simulator->topology())) {
+    if (pod_allreduce_takes(options.pod_allreduce, topology(), request.kind, request.groups)) {
       if (pod_group_cache.empty())
         pod_group_cache = pod_groups(simulator->topology(), options.pod_allreduce);
       request.groups = pod_group_cache;
@@ -212,7 +213,9 @@ struct Executor::Impl {
           for (const int m : issued.mesh_dims) dims.push_back(mesh.dim_name(m));
           throw CollectiveAlgorithmError(fmt::format("{} over mesh dimension {} ({}): {}",
                                                      sim::to_string(issued.kind), join(dims, ","), step.label,
-                                                     error.what()));
+                                                     error.what()),
+                                         pod_allreduce_takes(options.pod_allreduce, topology(), issued.kind,
+                                                             groups(issued.mesh_dims)));
         }
       }
     }

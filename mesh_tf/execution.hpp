@@ -68,7 +68,13 @@ struct ExecutionOptions {
 // executor is built, so callers can point at the option rather than at the layout.
 class CollectiveAlgorithmError : public InputError {
  public:
-  using InputError::InputError;
+  // `pod_allreduce`: the algorithm at fault is ExecutionOptions::pod_allreduce, not a mesh axis's.
+  CollectiveAlgorithmError(const std::string& message, bool pod_allreduce)
+      : InputError(message), pod_allreduce_(pod_allreduce) {}
+  bool pod_allreduce() const { return pod_allreduce_; }
+
+ private:
+  bool pod_allreduce_;
 };
 
 struct CollectiveTiming {

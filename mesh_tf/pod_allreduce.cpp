@@ -4,9 +4,10 @@
 
 namespace tpusim::mtf {
 
-bool sums_over_pod(const sim::CollectiveRequest& request, const topo::Topology& topology) {
-  return request.kind == sim::CollectiveKind::allreduce && request.groups.size() == 1 &&
-         request.groups.front().size() == topology.num_cores();
+bool pod_allreduce_takes(const std::string& algorithm, const topo::Topology* topology,
+                         sim::CollectiveKind kind, const std::vector<topo::Group>& groups) {
+  return !algorithm.empty() && topology != nullptr && kind == sim::CollectiveKind::allreduce &&
+         groups.size() == 1 && groups.front().size() == topology->num_cores();
 }
 
 std::vector<topo::Group> pod_groups(const topo::Topology& topology, const std::string& algorithm) {

@@ -10,8 +10,10 @@
 
 namespace tpusim::mtf {
 
-// Whether `request` is an allreduce whose one group holds every core of `topology`.
-bool sums_over_pod(const sim::CollectiveRequest& request, const topo::Topology& topology);
+// Whether pod allreduce `algorithm` ("": none) takes a collective of `kind` over `groups`: an allreduce
+// whose one group holds every core of `topology` (none without a topology: nothing is simulated).
+bool pod_allreduce_takes(const std::string& algorithm, const topo::Topology* topology,
+                         sim::CollectiveKind kind, const std::vector<topo::Group>& groups);
 
 // The whole pod as one group along the default group axes of allreduce `algorithm` (bucket2d: core+x,y).
 // InputError when there is no such algorithm.

@@ -192,7 +192,8 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   try {
     executor = std::make_unique<mtf::Executor>(graph, config.mesh.shape, layout, &simulator, execution);
   } catch (const mtf::CollectiveAlgorithmError& error) {
-    throw InputError(fmt::format("{}: {}", config.where("hardware.collectives"), error.what()));
+    const char* key = error.pod_allreduce() ? "hardware.pod_allreduce" : "hardware.collectives";
+    throw InputError(fmt::format("{}: {}", config.where(key), error.what()));
   } catch (const InputError& error) {
     throw InputError(fmt::format("{}: the model cannot be laid out on mesh {}: {}",
                                  config.where("mesh.layout"), config.mesh.shape_text(), error.what()));

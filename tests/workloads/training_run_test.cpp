@@ -66,6 +66,19 @@ TEST_CASE("an algorithm that cannot run a collective the model needs is reported
           Catch::Contains("bucket2d needs a group with two dimensions"));
 }
 
+TEST_CASE("a pod allreduce algorithm that cannot run on the pod is reported at hardware.pod_allreduce") {
+  // Summing over every core of ring-8 takes it, and bucket2d needs two group dimensions, which a ring lacks.
+  const RunConfig config = parse_run_config(
+      "hardware: {topology: ring-8, pod_allreduce: bucket2d}\n"
+      "mesh: {shape: \"batch:8\"}\n"
+      "model: {kind: mlp, layers: 2, d_model: 16, d_ff: 32, batch: 16}\n",
+      "configs/bad-pod.yaml");
+  CHECK_THROWS_WITH(run_training(config),
+                    Catch::StartsWith("configs/bad-pod.yaml:1: hardware.pod_allreduce: allreduce over mesh "
+                                      "dimension batch (") &&
+                        Catch::Contains("bucket2d needs a group with two dimensions"));
+}
+
 // hardware.collective_backend: the TPU backend (the default) issues the softmax's max over the split vocab as
 // a masked allreduce of group-size copies; ideal as a max allreduce. The numbers are the same either way.
 // Each run is a child process (one simulation per process).
