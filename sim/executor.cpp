@@ -73,6 +73,7 @@ class Driver {
       fold_if_repeating();
       load_rounds();
       start_candidates();
+      report_rounds();
     }
     stats_.end_s = s4u::Engine::get_clock();
     return stats_;
@@ -100,6 +101,12 @@ class Driver {
     std::vector<float> payload;
     double start_s = 0;
   };
+
+  void report_rounds() {
+    if (input_.on_rounds == nullptr || next_round_ == reported_rounds_) return;
+    reported_rounds_ = next_round_;
+    (*input_.on_rounds)(next_round_, total_rounds_);
+  }
 
   Loaded& loaded(std::size_t round) { return window_[round - window_.front().round]; }
 
@@ -359,6 +366,7 @@ class Driver {
   std::deque<Loaded> window_;
   std::size_t window_transfers_ = 0;
   std::size_t next_round_ = 0;
+  std::size_t reported_rounds_ = 0;
   std::vector<Transfer> pending_;
   std::size_t pending_round_ = std::numeric_limits<std::size_t>::max();
   Loaded last_round_{0, {}, {}, 0};

@@ -3,6 +3,7 @@
 // dependency rule. Data, when present, is really moved: the payload is copied from the source at the start of
 // a transfer and copied or reduced into the destination at its end.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ struct ExecutionInput {
   TransferMechanism transfers = TransferMechanism::network_actions;
   int label = 0;
   std::vector<TraceEvent>* trace = nullptr;  // null: no trace
+  const std::function<void(std::size_t, std::size_t)>* on_rounds = nullptr;  // SimOptions::on_rounds
 };
 
 struct ExecutionStats {

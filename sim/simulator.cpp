@@ -152,6 +152,7 @@ struct Simulator::Impl {
     input.reads_input = reads_buffers_at_start(request.kind);
     input.fold_repeated_rounds = options.fold_repeated_rounds;
     input.transfers = options.transfers;
+    if (options.on_rounds) input.on_rounds = &options.on_rounds;
     return input;
   }
 };

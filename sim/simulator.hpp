@@ -1,6 +1,8 @@
 #pragma once
 // The simulation engine of one process. SimGrid keeps global state, so at most one Simulator exists per
 // process; collectives run one after another on its clock, each timed as a clock difference.
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +36,10 @@ struct SimOptions {
   // kind, reduction, algorithms, groups, permutation, sizes) gets that result again instead of a new child.
   // Exact, since the result is a function of the request alone.
   bool remember_isolated_results = true;
+  // Called while a collective runs, whenever more of its rounds have been taken up (rounds taken up so far,
+  // rounds in all): how far a collective of a billion transfers is, for a progress line. Called from inside
+  // the simulation, so it must be cheap and must not throw.
+  std::function<void(std::size_t rounds_taken, std::size_t rounds)> on_rounds;
 };
 
 struct LinkLoad {

@@ -1,7 +1,10 @@
 #include "workloads/model_formulas.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
+#include "topologies/support/units.hpp"
 #include "workloads/models/model_kinds.hpp"
 
 namespace tpusim::workloads {
@@ -172,6 +175,7 @@ NumericsCost full_numerics_cost(const ModelConfig& m, const TrainingConfig& trai
   const double state_copies = two_moments ? 4 : 3;
   NumericsCost cost;
   cost.flops_per_step = training_flops_per_step(m);
+  cost.steps = training.steps;
   const auto activation_elements = model_kind(m.kind).formulas.activation_elements;
   if (activation_elements) {
     // Each convolution's output, its batch norm, its relu and their gradients: about four copies.
@@ -185,6 +189,19 @@ NumericsCost full_numerics_cost(const ModelConfig& m, const TrainingConfig& trai
   cost.host_bytes = 4.0 * (state_copies * double(parameter_count(m)) + T * layers * per_token_per_layer +
                            4.0 * T * double(std::max<std::int64_t>(m.vocab, 1)));
   return cost;
+}
+
+std::string full_numerics_limits() {
+  return fmt::format("at most {:.3g} FLOPs over the run (steps x FLOPs per step) and {} of host memory",
+                     NumericsCost::kMaxFlopsPerRun, format_bytes(NumericsCost::kMaxHostBytes));
+}
+
+std::string NumericsCost::problem() const {
+  return fmt::format(
+      "full numerics of this run would need about {:.3g} FLOPs ({} step{} of {:.3g}) and {} of host memory; a "
+      "full run is limited to {} (use numerics: timing, fewer steps or a smaller model)",
+      flops_per_run(), steps, steps == 1 ? "" : "s", flops_per_step, format_bytes(host_bytes),
+      full_numerics_limits());
 }
 
 }  // namespace tpusim::workloads

@@ -79,14 +79,21 @@ std::int64_t paper_parameter_count(const ModelConfig& model);
 //   resnet, unet: the sum over convolutions of image_model_formulas.cpp
 double training_flops_per_step(const ModelConfig& model);
 
-// Limits of a full-numerics run: every virtual core computes for real on this machine.
+// Limits of a full-numerics run: every virtual core computes for real on this machine, every step, so the
+// limit is on the whole run (steps x the work of a step), not on one step.
 struct NumericsCost {
-  static constexpr double kMaxFlopsPerStep = 2e12;
+  static constexpr double kMaxFlopsPerRun = 2e12;
   static constexpr double kMaxHostBytes = 6.0 * (1ull << 30);
   double flops_per_step = 0;  // whole pod
-  double host_bytes = 0;      // all cores' parameters, gradients, optimizer state and activations
-  bool fits() const { return flops_per_step <= kMaxFlopsPerStep && host_bytes <= kMaxHostBytes; }
+  int steps = 1;
+  double host_bytes = 0;  // all cores' parameters, gradients, optimizer state and activations
+  double flops_per_run() const { return flops_per_step * steps; }
+  bool fits() const { return flops_per_run() <= kMaxFlopsPerRun && host_bytes <= kMaxHostBytes; }
+  // Why it does not fit, in a sentence: "full numerics of this run would need ...".
+  std::string problem() const;
 };
+// The limits, as a config key's range states them.
+std::string full_numerics_limits();
 NumericsCost full_numerics_cost(const ModelConfig& model, const TrainingConfig& training);
 
 }  // namespace tpusim::workloads

@@ -76,3 +76,34 @@ TEST_CASE("chunks of unequal size are not folded") {
   const auto folded = run_child("torus:3", "ring", "4000", true);
   CHECK(folded.folded == 0);
 }
+
+TEST_CASE("a collective reports its rounds as they are taken up, folded or not, ending at the last") {
+  // A ring allreduce over the 16 chips of torus-4x4 (one core each) has 2 x 15 rounds: 15 of reduce-scatter,
+  // 15 of allgather.
+  for (const bool fold : {true, false}) {
+    const auto child = run_in_child([&] {
+      const auto topology = topo::topology_from_spec("torus-4x4");
+      SimOptions options;
+      options.fold_repeated_rounds = fold;
+      std::vector<std::pair<std::size_t, std::size_t>> calls;
+      options.on_rounds = [&calls](std::size_t taken, std::size_t rounds) { calls.emplace_back(taken, rounds); };
+      Simulator simulator(topology, options);
+      simulator.run(testing::request_along(topology, "allreduce", "ring", "64MiB"));
+      std::ostringstream out;
+      for (const auto& [taken, rounds] : calls) out << taken << " " << rounds << "\n";
+      return out.str();
+    });
+    std::istringstream in(child.output);
+    std::size_t taken = 0, rounds = 0, previous = 0, count = 0;
+    while (in >> taken >> rounds) {
+      INFO("fold " << fold << " call " << count);
+      CHECK(rounds == 30);
+      CHECK(taken > previous);  // only when more rounds were taken up
+      CHECK(taken <= rounds);
+      previous = taken;
+      ++count;
+    }
+    CHECK(count > 0);
+    CHECK(previous == 30);
+  }
+}

@@ -217,7 +217,7 @@ TEST_CASE("full numerics of a model too large for this machine is refused") {
       replace(replace(kValid, "  d_ff: 256\n", "  d_ff: 262144\n"), "  d_model: 64\n", "  d_model: 1024\n"),
       "  steps: 3\n", "  steps: 3\n  numerics: full\n");
   const std::string error = error_of(big);
-  CHECK(error.rfind("configs/test.yaml:19: training.numerics: full numerics of this model would need about ",
+  CHECK(error.rfind("configs/test.yaml:19: training.numerics: full numerics of this run would need about ",
                     0) == 0);
   CHECK_NOTHROW(
       parse_run_config(replace(kValid, "  steps: 3\n", "  steps: 3\n  numerics: full\n"), "t.yaml"));

@@ -132,7 +132,7 @@ TEST_CASE("image models: a layout must split the smallest image and width evenly
 TEST_CASE("image models: full numerics of a large image model is refused") {
   CHECK(error_of(replace(replace(kUNet, "  numerics: timing\n", "  numerics: full\n"), "  image_size: 32\n",
                          "  image_size: 4096\n"))
-            .rfind("img.yaml:15: training.numerics: full numerics of this model would need about", 0) == 0);
+            .rfind("img.yaml:15: training.numerics: full numerics of this run would need about", 0) == 0);
 }
 
 TEST_CASE("synthetic images: a ResNet image's first channel is shifted by its class, and only that channel") {

@@ -17,6 +17,7 @@
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/collectives/measurement.hpp"
+#include "workloads/report/progress.hpp"
 #include "workloads/report/report_context.hpp"
 
 namespace tpusim::cli {
@@ -34,6 +35,7 @@ struct CollectiveOptions {
   bool json = false;
   bool list_algorithms = false;
   std::string faults;
+  std::string progress;
 };
 
 // The same collective on the pod without its faults, in a child process (one simulation per process).
@@ -243,6 +245,9 @@ void add_collective_command(CLI::App& app) {
   command->add_option("--trace", options.trace,
                       "Write a Chrome trace (JSON, loads in Perfetto) of every transfer");
   command->add_flag("--json", options.json, "Print one JSON object");
+  command->add_option("--progress", options.progress,
+                      "bar, plain or none: how far the simulation is, on stderr, once a collective has run "
+                      "for 2 s (default: bar on a terminal, plain otherwise, none with --json)");
   command->add_flag("--list-algorithms", options.list_algorithms,
                     "Print every algorithm of every collective (default, group shape, closed form) and exit");
   command->callback([] {
@@ -258,11 +263,32 @@ void add_collective_command(CLI::App& app) {
     sim_options.network = network;
     sim_options.record_trace = !options.trace.empty();
     sim_options.fold_repeated_rounds = !options.no_fold;
+    const auto progress_mode = options.json && options.progress.empty()
+                                   ? workloads::ProgressMode::none
+                                   : workloads::parse_progress_mode(options.progress);
+    // A collective on a large pod simulates up to billions of transfers: after 2 s, a line says how far it is
+    // (each collective simulated, the healthy pod's and every candidate of auto included, gets its own).
+    std::unique_ptr<workloads::Progress> progress;
+    std::size_t rounds_before = 0;
+    const std::string label = fmt::format("{} of {} on {}", options.spec.op, options.spec.bytes, options.topology);
+    if (progress_mode != workloads::ProgressMode::none) {
+      sim_options.on_rounds = [&, progress_mode](std::size_t taken, std::size_t rounds) {
+        if (!progress || taken < rounds_before) {
+          if (progress) progress->finish();
+          progress = std::make_unique<workloads::Progress>(
+              progress_mode, label, static_cast<std::int64_t>(rounds), 0,
+              workloads::ProgressStyle{"rounds", false, 2.0, 10.0});
+        }
+        rounds_before = taken;
+        progress->advance_to(static_cast<std::int64_t>(taken));
+      };
+    }
     // Before this process's simulation: the baseline runs in a child.
     const double healthy_s = topology.faults().empty() ? 0.0 : healthy_time_s(topology, options, sim_options);
     sim::Simulator simulator(topology, sim_options);
     built = workloads::resolve_auto(simulator, std::move(built));
     const auto m = workloads::measure(simulator, built, options.check_data);
+    if (progress) progress->finish();
     if (!options.trace.empty()) simulator.write_chrome_trace(options.trace);
     if (options.json) {
       std::cout << workloads::dump_report(to_json(options, topology, built, m, healthy_s)) << "\n";

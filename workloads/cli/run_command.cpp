@@ -16,8 +16,10 @@
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/config/schema_text.hpp"
+#include "workloads/model_formulas.hpp"
 #include "workloads/report/report_context.hpp"
 #include "workloads/report/result_files.hpp"
+#include "workloads/report/step_reporter.hpp"
 #include "workloads/report/step_explanation.hpp"
 #include "workloads/search/search_spec.hpp"
 #include "workloads/training_run.hpp"
@@ -38,6 +40,7 @@ struct RunArgs {
   int steps = 0;
   int trace_chips = -1;
   std::string faults;
+  std::string progress;
 };
 
 // Every chip's tracks repeat the same SPMD timeline; past this many events the trace keeps the first chips
@@ -88,7 +91,14 @@ void run(const RunArgs& args) {
           : workloads::load_search_input(read_input_file(args.config_path, "config file"), args.config_path,
                                          workloads::OpenMesh::refused)
                 .base;
-  if (args.steps > 0) config.training.steps = args.steps;
+  if (args.steps > 0) {
+    config.training.steps = args.steps;
+    // The config's own steps were checked against the full-numerics limit as it was read; these replace them.
+    if (config.training.numerics == workloads::NumericsMode::full) {
+      const auto cost = workloads::full_numerics_cost(config.model, config.training);
+      if (!cost.fits()) throw InputError("--steps: " + cost.problem());
+    }
+  }
   if (!args.faults.empty()) config.hardware.topology = config.hardware.topology.with_faults(args.faults);
   if (!args.output.empty()) config.training.output_dir = args.output;
   // Before simulating: a results folder that cannot be written is reported now, not after the work.
@@ -96,14 +106,12 @@ void run(const RunArgs& args) {
   if (!args.no_files) results = workloads::stage_result_folder(config.training.output_dir);
 
   workloads::RunOptions options;
-  if (config.training.numerics == workloads::NumericsMode::full) {
-    options.on_step = [&](const workloads::StepRecord& step) {
-      (args.json ? std::cerr : std::cout)
-          << fmt::format("step {:>4}  loss {:.6f}  step time {:.6g} s (simulated)\n", step.step, *step.loss,
-                         step.step_time_s)
-          << std::flush;
-    };
-  }
+  const auto progress_mode = args.json && args.progress.empty() ? workloads::ProgressMode::none
+                                                                : workloads::parse_progress_mode(args.progress);
+  workloads::StepReporter reporter(progress_mode, config.name, config.training.steps,
+                        config.training.numerics == workloads::NumericsMode::full,
+                        args.json ? std::cerr : std::cout);
+  options.on_step = [&](const workloads::StepRecord& step) { reporter.step_done(step); };
   // On a pod with faults, the healthy pod's step first, in a child: one simulation per process.
   double healthy_s = 0;
   if (!config.hardware.topology.faults().empty()) {
@@ -116,6 +124,7 @@ void run(const RunArgs& args) {
     healthy_s = std::stod(child.output);
   }
   workloads::RunReport report = workloads::run_training(config, options);
+  reporter.finish();
   report.healthy_step_time_s = healthy_s;
   if (args.json) {
     std::cout << workloads::dump_report(workloads::run_report_json(config, report, inputs)) << "\n";
@@ -193,6 +202,9 @@ void add_run_command(CLI::App& app) {
       "Faults of the pod (overrides hardware.faults): down:3.4+x, slow:3.4+x:0.5, "
       "straggler:3.4:1.5, random:4:7, ';'-separated; the healthy pod's step is reported beside");
   command->add_flag("--no-files", args.no_files, "Do not write result files");
+  command->add_option("--progress", args.progress,
+                      "bar, plain or none: how far the steps are, on stderr, once the run has taken 2 s "
+                      "(default: bar on a terminal, plain otherwise, none with --json)");
   command->add_flag(
       "--explain", args.explain,
       "Explain the step time: by bound (matrix unit, vector unit, FLOP rate, HBM bandwidth, per-op overhead, "

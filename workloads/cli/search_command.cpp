@@ -16,7 +16,7 @@
 #include "workloads/report/report_context.hpp"
 #include "workloads/search/search_report.hpp"
 #include "workloads/search/search_run.hpp"
-#include "workloads/sweep/sweep_progress.hpp"
+#include "workloads/report/progress.hpp"
 
 namespace tpusim::cli {
 namespace {
@@ -79,16 +79,16 @@ void search(const SearchArgs& args) {
   const workloads::ProgressMode mode = args.json && args.progress.empty()
                                            ? workloads::ProgressMode::none
                                            : workloads::parse_progress_mode(args.progress);
-  std::unique_ptr<workloads::SweepProgress> progress;
+  std::unique_ptr<workloads::Progress> progress;
   workloads::SearchOptions options;
   options.share_collective_times = !args.no_cache;
   // --no-files writes nothing, so runs of it are alike: none reads what an earlier one left.
   if (!args.no_cache && !args.no_files) options.collective_time_folder = args.cache_dir;
   options.on_candidate = [&](const workloads::CandidateOutcome& outcome, int, int planned) {
     if (!progress) {
-      progress = std::make_unique<workloads::SweepProgress>(mode, input.base.name + " search", planned, 0);
+      progress = std::make_unique<workloads::Progress>(mode, input.base.name + " search", planned, 0);
     }
-    progress->point_done(!outcome.legal());
+    progress->one_done(!outcome.legal());
   };
   const workloads::SearchResult result = workloads::run_search(input, options);
   if (progress) progress->finish();

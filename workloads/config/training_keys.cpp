@@ -32,21 +32,14 @@ std::vector<ConfigKey> training_keys() {
       ConfigKey("training.numerics", "one of " + join(numerics_modes().names()),
                 "timing simulates with shapes only; full also computes real fp32 values on every core, "
                 "so the loss is reported (small models only: this machine does the work of every core).")
-          .ranged(fmt::format("full: at most {:.3g} FLOPs and {} of host memory per step",
-                              NumericsCost::kMaxFlopsPerStep, format_bytes(NumericsCost::kMaxHostBytes)))
+          .ranged("full: " + full_numerics_limits())
           .defaults_to("timing")
-          .needs({"model.kind", "training.optimizer"})
+          .needs({"model.kind", "training.optimizer", "training.steps"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
             r.config.training.numerics = value.choice(numerics_modes());
             if (r.config.training.numerics != NumericsMode::full) return;
             const NumericsCost cost = full_numerics_cost(r.config.model, r.config.training);
-            if (!cost.fits()) {
-              value.fail(fmt::format(
-                  "full numerics of this model would need about {:.3g} FLOPs and {} of host memory per step; a "
-                  "full run is limited to {:.3g} FLOPs and {} (use numerics: timing, or a smaller model)",
-                  cost.flops_per_step, format_bytes(cost.host_bytes), NumericsCost::kMaxFlopsPerStep,
-                  format_bytes(NumericsCost::kMaxHostBytes)));
-            }
+            if (!cost.fits()) value.fail(cost.problem());
           })
           .reports([](const RunConfig& c) { return to_string(c.training.numerics); }),
       ConfigKey("training.weight_update_sharding", "true or false",

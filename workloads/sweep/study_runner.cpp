@@ -127,7 +127,7 @@ class Runner {
   }
 
   void execute(const std::vector<std::size_t>& todo) {
-    SweepProgress progress(options_.progress, study_.name(), static_cast<int>(totals_.selected),
+    Progress progress(options_.progress, study_.name(), static_cast<int>(totals_.selected),
                            static_cast<int>(totals_.done_before));
     std::map<std::size_t, std::string> rows;  // finished, waiting for the rows before them to print
     std::size_t next_row = 0;
@@ -135,7 +135,7 @@ class Runner {
       keep(make_record(study_, point, outcome, sweep_hash_));
       ++totals_.ran;
       if (options_.on_point) options_.on_point(point);
-      progress.point_done(outcome.status == "failed" || outcome.status == "input_error");
+      progress.one_done(outcome.status == "failed" || outcome.status == "input_error");
       if (!options_.table) return;
       rows[point] = study_.table_row(point, outcome);
       std::string text;

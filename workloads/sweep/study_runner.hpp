@@ -7,7 +7,7 @@
 // the summary holds every point that has a record.
 //
 // On the terminal (when `table`): the study's banner and table, one row per point run now, printed in point
-// order as the points finish, with the progress on stderr (sweep_progress.hpp).
+// order as the points finish, with the progress on stderr (report/progress.hpp).
 #include <cstddef>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@
 #include <string>
 
 #include "workloads/sweep/study.hpp"
-#include "workloads/sweep/sweep_progress.hpp"
+#include "workloads/report/progress.hpp"
 #include "workloads/sweep/sweep_record.hpp"
 #include "workloads/sweep/sweep_shard.hpp"
 

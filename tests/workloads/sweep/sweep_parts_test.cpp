@@ -6,7 +6,7 @@
 #include "topologies/support/input_error.hpp"
 #include "workloads/report/report_context.hpp"
 #include "workloads/sweep/content_hash.hpp"
-#include "workloads/sweep/sweep_progress.hpp"
+#include "workloads/report/progress.hpp"
 #include "workloads/sweep/sweep_record.hpp"
 #include "workloads/sweep/sweep_shard.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
@@ -49,17 +49,17 @@ TEST_CASE("shard: K/N with 1 <= K <= N, and the points it runs") {
 }
 
 TEST_CASE("progress: the figures, a bar that fits its width, and the modes") {
-  SweepProgress bar(ProgressMode::bar, "s", 10, 4, std::tmpfile());
-  bar.point_done(false);
-  bar.point_done(true);
+  Progress bar(ProgressMode::bar, "s", 10, 4, {}, std::tmpfile());
+  bar.one_done(false);
+  bar.one_done(true);
   // A wide terminal: the bar at its widest, 40 columns, 6/10 of them filled.
   const std::string line = bar.line(200);
   CHECK(line == "s [" + std::string(24, '#') + std::string(16, '-') +
                     "]   6/10 done  1 failed  0:00 elapsed  ETA 0:00");
   CHECK(bar.line(40).size() == 39);
-  SweepProgress plain(ProgressMode::plain, "s", 3, 0, std::tmpfile());
+  Progress plain(ProgressMode::plain, "s", 3, 0, {}, std::tmpfile());
   CHECK(plain.line(80) == "s: 0/3 done  0 failed  0:00 elapsed  ETA --");
-  SweepProgress wide(ProgressMode::plain, "s", 100, 7, std::tmpfile());
+  Progress wide(ProgressMode::plain, "s", 100, 7, {}, std::tmpfile());
   CHECK(wide.line(80) == "s:   7/100 done  0 failed  0:00 elapsed  ETA --");
   CHECK(format_clock(3725) == "1:02:05");
   CHECK(format_clock(61) == "1:01");
