@@ -73,8 +73,7 @@ TEST_CASE("external program: past its time limit it is killed with everything it
   const Folder folder;
   const std::string pids = (folder.path / "pids").string();
   // The shell and its `sleep` both hold the output pipe: both must go for the run to end.
-  const auto ending =
-      shell(folder, "echo $$ > " + pids + "; sleep 1000 & echo $! >> " + pids + "; wait", 0.3);
+  const auto ending = shell(folder, "echo $$ > " + pids + "; sleep 1000 & echo $! >> " + pids + "; wait", 1);
   CHECK(ending.timed_out);
   CHECK(ending.signal == SIGKILL);
   CHECK_FALSE(ending.ok());
