@@ -207,12 +207,14 @@ TEST_CASE("sweep plots: a disk that fills while gnuplot draws is an EnvironmentE
   draw_sweep_outputs(folder, warnings);
   const auto before = outputs_of(folder);
   REQUIRE(before.count("plots/step_time.png") == 1);
-  // In a child, whose file size limit (binding root too, unlike permissions) stands for the full disk: the
-  // scripts and data fit in 16 KiB a file, the images do not.
-  for (const bool for_a_sweep : {false, true}) {
-    INFO(for_a_sweep);
-    const auto draw = [&]() -> std::string {
-      const rlimit limit{16384, 16384};
+  // In a child, whose file size limit (binding root too, unlike permissions) stands for the full disk: in
+  // 16 KiB a file the scripts and data fit and the images do not (gnuplot finds out); in 1 KiB no script
+  // fits (tpusim finds out).
+  for (const auto& [file_bytes, for_a_sweep] :
+       std::vector<std::pair<rlim_t, bool>>{{16384, false}, {16384, true}, {1024, false}}) {
+    INFO(file_bytes << (for_a_sweep ? " for a sweep" : ""));
+    const auto draw = [&, file_bytes = file_bytes, for_a_sweep = for_a_sweep]() -> std::string {
+      const rlimit limit{file_bytes, file_bytes};
       ::setrlimit(RLIMIT_FSIZE, &limit);
       std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG rather than killing
       SweepPlotOptions options;
