@@ -204,8 +204,8 @@ std::vector<MalformedSweep> malformed_sweeps() {
            ": context.format: 'tpusim.search.v1' is not the format of a sweep's sweep.json: expected "
            "'tpusim.sweep.v1' or 'tpusim.collective_sweep.v1'");
   training("fidelity's", [](auto& j) { j["context"]["format"] = "tpusim.fidelity.v1"; },
-           ": context.format: this is tpusim fidelity's sweep.json, which tpusim plot does not draw; give the "
-           "output folder of a tpusim sweep");
+           ": context.format: this is tpusim fidelity's sweep.json, which tpusim plot does not draw; give "
+           "the output folder of a tpusim sweep");
   training("no context", [](auto& j) { j.erase("context"); }, ": context: missing");
   training("a version that is a number", [](auto& j) { j["context"]["tpusim_version"] = 5; },
            ": context.tpusim_version: expected a string, not 5");
