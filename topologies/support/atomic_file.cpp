@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -74,6 +75,25 @@ void require_writable_folder(const std::string& folder) {
   }
   ::close(fd);
   ::unlink(probe.c_str());
+}
+
+std::string write_problem(const std::string& folder, std::size_t bytes) {
+  const std::string probe = temporary_path((fs::path(folder) / ".tpusim-probe").string());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return std::strerror(errno);
+  static const std::string zeros(65536, '\0');
+  int error = 0;
+  for (std::size_t done = 0; done < bytes && error == 0;) {
+    const ssize_t n = ::write(fd, zeros.data(), std::min(zeros.size(), bytes - done));
+    if (n > 0) done += static_cast<std::size_t>(n);
+    if (n == 0) error = ENOSPC;  // a file that takes no more bytes without saying why
+    if (n < 0 && errno != EINTR) error = errno;
+  }
+  // A file system that allocates late may take the bytes and refuse them only here.
+  if (error == 0 && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  ::unlink(probe.c_str());
+  return error == 0 ? "" : std::strerror(error);
 }
 
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {

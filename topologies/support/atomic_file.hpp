@@ -22,6 +22,11 @@ void remove_stale_temporaries(const std::string& folder, const std::string& name
 // The name a process writing `path` gives its temporary: "<path>.tmp.<pid>".
 std::string temporary_path(const std::string& path);
 
+// Why a file of `bytes` bytes cannot be written in `folder` now (strerror's words: "No space left on
+// device", "Permission denied", "File too large"), or "" when it can; the file is written, synced and
+// removed. Tells a full disk from a program that failed by itself when the program's files came out short.
+std::string write_problem(const std::string& folder, std::size_t bytes);
+
 // Throws EnvironmentError unless this process may create `folder` (if missing) and files in it: a check made
 // before a long simulation whose only output goes there. Creates nothing.
 void require_writable_folder(const std::string& folder);

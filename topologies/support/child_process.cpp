@@ -2,10 +2,14 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +17,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "topologies/support/child_time_limit.hpp"
 #include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
 
@@ -85,6 +90,7 @@ ForkedChild fork_child(const std::function<std::string()>& work, const std::func
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
@@ -94,6 +100,10 @@ ForkedChild fork_child(const std::function<std::string()>& work, const std::func
   }
   if (pid == 0) {
     ::close(fds[0]);
+    // The child dies with its parent, which may have died between fork and prctl already: a child killed
+    // at its time limit takes the children it started with it, and nobody is left to read their results.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(1);
     if (in_child) in_child();
     finish_child(fds[1], work);
   }
@@ -102,25 +112,53 @@ ForkedChild fork_child(const std::function<std::string()>& work, const std::func
 }
 
 ChildResult run_in_child(const std::function<std::string()>& work) {
-  const auto started = std::chrono::steady_clock::now();
+  return run_in_child(work, child_time_limit_s());
+}
+
+ChildResult run_in_child(const std::function<std::string()>& work, double time_limit_s) {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  const auto deadline =
+      started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(time_limit_s));
   const ForkedChild child = fork_child(work);
   const pid_t pid = child.pid;
   std::string message;
   char buffer[65536];
+  bool timed_out = false;
+  std::string poll_error;
   while (true) {
+    const double left_s = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left_s <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd ready{child.read_fd, POLLIN, 0};
+    const int polled = ::poll(&ready, 1, static_cast<int>(std::min(left_s, 3600.0) * 1000) + 1);
+    if (polled < 0 && errno != EINTR) {
+      poll_error = std::strerror(errno);
+      break;
+    }
+    if (polled <= 0) continue;
     const ssize_t n = ::read(child.read_fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     message.append(buffer, static_cast<std::size_t>(n));
   }
+  // Its own children die with it (fork_child's PR_SET_PDEATHSIG).
+  if (timed_out || !poll_error.empty()) ::kill(pid, SIGKILL);
   ::close(child.read_fd);
   int status = 0;
   struct rusage usage {};
   while (::wait4(pid, &status, 0, &usage) < 0) {
     if (errno != EINTR) throw std::runtime_error(fmt::format("wait4: {}", std::strerror(errno)));
   }
+  if (!poll_error.empty()) throw std::runtime_error(fmt::format("poll: {}", poll_error));
+  if (timed_out) {
+    throw std::runtime_error(time_limit_message("a simulation in a child process", time_limit_s,
+                                                child_time_limit_hint()));
+  }
   ChildResult result;
-  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.wall_s = std::chrono::duration<double>(Clock::now() - started).count();
   result.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
   ChildEnding ending = decode_child(message, status);
   switch (ending.kind) {

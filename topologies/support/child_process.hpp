@@ -18,12 +18,16 @@ struct ChildResult {
   double peak_rss_mib = 0;  // the child's maximum resident set (getrusage via wait4)
 };
 
+// A child still running after `time_limit_s` (child_time_limit_s() when not given) is killed, with the
+// children it started, and reported as a std::runtime_error saying so and how to raise the limit.
 ChildResult run_in_child(const std::function<std::string()>& work);
+ChildResult run_in_child(const std::function<std::string()>& work, double time_limit_s);
 
 // Forks a child that runs `in_child` (if given) and then `work`, its result going to a pipe as finish_child
-// writes it; returns the child's pid and the pipe's read end (close-on-exec) to the parent. Output buffered
-// in the parent is flushed first, so that the child cannot write it again. Throws std::runtime_error when the
-// pipe or the fork fails.
+// writes it; returns the child's pid and the pipe's read end (close-on-exec) to the parent. The child dies
+// with the parent (PR_SET_PDEATHSIG), so that killing a child ends every child it started in turn. Output
+// buffered in the parent is flushed first, so that the child cannot write it again. Throws
+// std::runtime_error when the pipe or the fork fails.
 struct ForkedChild {
   pid_t pid;
   int read_fd;

@@ -3,6 +3,8 @@
 // InputError for bad input; main() prints it as one line and exits with status 2.
 #include <CLI/CLI.hpp>
 
+#include "workloads/report/sweep_plots.hpp"
+
 namespace tpusim::cli {
 
 void add_topo_command(CLI::App& app);        // topo_command.cpp
@@ -22,5 +24,11 @@ void add_bench_conv(CLI::App& bench);         // bench_conv.cpp
 void add_bench_step(CLI::App& bench);         // bench_step.cpp
 void add_bench_sweep(CLI::App& bench);        // bench_sweep.cpp
 void add_bench_search(CLI::App& bench);       // bench_search.cpp
+
+// tpusim plot's --plot-time-limit, which tpusim sweep takes too, and the options it gives draw_sweep_outputs
+// (plot_command.cpp). 0 seconds: the option was not given, and TPUSIM_GNUPLOT_TIME_LIMIT_S is read (an
+// InputError when it is not a time).
+CLI::Option* add_plot_time_limit_option(CLI::App* command, int& seconds);
+workloads::SweepPlotOptions sweep_plot_options(int plot_time_limit_s);
 
 }  // namespace tpusim::cli

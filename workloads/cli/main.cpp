@@ -62,7 +62,10 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit status: 0 done; 1 ran but failed, or the model does not fit its HBM; 2 bad input (a config, "
       "sweep or argument; one line naming file:line: key); 3 the environment failed (results folder not "
-      "writable, disk full, permission denied).");
+      "writable, disk full, permission denied).\n"
+      "Every child process has a time limit, past which it is killed and named in one line: a simulation "
+      "run in a child process TPUSIM_CHILD_TIME_LIMIT_S seconds (default 86400), gnuplot "
+      "TPUSIM_GNUPLOT_TIME_LIMIT_S (default 60; tpusim plot and sweep take --plot-time-limit).");
   app.set_version_flag("--version", "tpusim " TPUSIM_VERSION);
   tpusim::cli::add_topo_command(app);
   tpusim::cli::add_collective_command(app);

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "topologies/support/child_time_limit.hpp"
 #include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
@@ -37,10 +38,12 @@ struct SweepArgs {
   int jobs = 0;  // 0: not given, the number of cores
   std::string shard;
   std::string progress;
+  int plot_time_limit_s = 0;  // 0: not given, TPUSIM_GNUPLOT_TIME_LIMIT_S or a minute
 };
 
 struct MergeArgs {
   std::vector<std::string> folders;  // the output, then the shards
+  int plot_time_limit_s = 0;         // as SweepArgs
 };
 
 void list_sweeps() {
@@ -64,17 +67,22 @@ void raise_for(const std::string& name, const workloads::RecordCounts& counts) {
   }
 }
 
-// The sweep's results are written before its plots: gnuplot failing on them is one warning line, not a lost
-// or failed sweep (`tpusim plot DIR` draws them again); without gnuplot the report says so and one line too.
-void draw_plots(const std::string& folder) {
+// The sweep's results are written before its plots: gnuplot failing or passing its time limit is one warning
+// line, not a lost or failed sweep (report.md then lists the plots' scripts; `tpusim plot DIR` draws them
+// again); without gnuplot the report says so and one line too. A folder that cannot take the plots (a full
+// disk) is an environment failure, though the results are in.
+void draw_plots(const std::string& folder, workloads::SweepPlotOptions options) {
+  options.scripts_when_gnuplot_fails = true;
   try {
-    workloads::draw_sweep_outputs(folder, std::cerr);
-  } catch (const InputError&) {
-    throw;
-  } catch (const EnvironmentError&) {
-    throw;
-  } catch (const std::runtime_error& error) {
-    std::cerr << fmt::format("tpusim: warning: plots not drawn: {}\n", error.what());
+    const auto outputs = workloads::draw_sweep_outputs(folder, std::cerr, options);
+    if (!outputs.gnuplot_failure.empty()) {
+      std::cerr << fmt::format(
+          "tpusim: warning: plots not drawn: {} (the results stand; 'tpusim plot {}' draws them again)\n",
+          outputs.gnuplot_failure, folder);
+    }
+  } catch (const EnvironmentError& error) {
+    throw EnvironmentError(
+        fmt::format("{} (the results are written: {}/sweep.csv and sweep.json)", error.what(), folder));
   }
 }
 
@@ -94,6 +102,9 @@ void run(const SweepArgs& args) {
   options.progress = args.json && args.progress.empty() ? workloads::ProgressMode::none
                                                         : workloads::parse_progress_mode(args.progress);
   options.jobs = args.jobs > 0 ? args.jobs : workloads::online_cores();
+  // The time limits' settings are read before anything runs or is written: a bad one is bad input.
+  child_time_limit_s();
+  const workloads::SweepPlotOptions plot_options = sweep_plot_options(args.plot_time_limit_s);
   // Every point is resolved here, before anything runs: a bad point stops the sweep with its location.
   auto study = args.preset.empty() ? workloads::load_study_file(args.sweep_path)
                                    : workloads::load_study_preset(args.preset);
@@ -114,7 +125,7 @@ void run(const SweepArgs& args) {
                     {"preset", workloads::input_or_null(args.preset)}};
   if (args.json) options.json_out = &std::cout;
   const auto totals = workloads::run_study(*study, options);
-  if (options.files) draw_plots(study->output_dir());
+  if (options.files) draw_plots(study->output_dir(), plot_options);
   if (!args.json) {
     if (options.files)
       std::cout << fmt::format("results in {}/ (sweep.csv, sweep.json, report.md, plots/)\n",
@@ -131,9 +142,10 @@ void merge(const MergeArgs& args) {
         "sweep merge: give the output folder, then the shard folders to join (tpusim sweep merge "
         "OUT DIR1 DIR2 ...)");
   }
+  const workloads::SweepPlotOptions plot_options = sweep_plot_options(args.plot_time_limit_s);
   const std::vector<std::string> shards(args.folders.begin() + 1, args.folders.end());
   const auto totals = workloads::merge_sweep_folders(args.folders.front(), shards);
-  draw_plots(args.folders.front());
+  draw_plots(args.folders.front(), plot_options);
   std::cout << fmt::format(
       "merged {} folders of sweep {}: {} points ({} ok{}{}{}); results in {}/ (sweep.csv, sweep.json, "
       "report.md, plots/)\n",
@@ -185,7 +197,10 @@ void add_sweep_command(CLI::App& app) {
           "Exit status: 0 every point ran; 1 a point failed at run time; 2 a bad sweep file, point or "
           "argument, or a layout only the engine rejects (found when that point runs: the others still run "
           "and the files are written) (one line: file:line: vary.KEY[I]: problem); 3 the results cannot be "
-          "written (checked before any point runs).");
+          "written (checked before any point runs, or found while drawing the plots: disk full).\n"
+          "Time limits: each point runs in a child process killed after TPUSIM_CHILD_TIME_LIMIT_S seconds "
+          "(default a day; such a point fails saying so, and runs again when the sweep is run again), "
+          "gnuplot after --plot-time-limit (the plots are then missing, with a warning).");
   command->add_option("sweep", args.sweep_path, "Sweep file (YAML)");
   command->add_option("--preset", args.preset, "Run a shipped sweep (see --list)");
   command->add_flag("--list", args.list, "List the shipped sweeps and exit");
@@ -202,6 +217,7 @@ void add_sweep_command(CLI::App& app) {
   command->add_option("--shard", args.shard,
                       "Run only shard K of N: the points whose index % N is K-1 (K from 1, as Slurm's "
                       "SLURM_ARRAY_TASK_ID); join the shards' folders with 'tpusim sweep merge'");
+  add_plot_time_limit_option(command, args.plot_time_limit_s);
   command->add_option("--progress", args.progress,
                       "bar (one line redrawn in place on stderr), plain (lines, for logs) or none; default: "
                       "bar on a terminal, else plain (none with --json)");
@@ -212,7 +228,10 @@ void add_sweep_command(CLI::App& app) {
       "of one), two folders with different results for a point, or a point in none of them are errors "
       "(exit status 2) and nothing is written.");
   merge_command->add_option("folders", merge_args.folders, "OUT DIR1 DIR2 ...")->required();
-  merge_command->callback([] { merge(merge_args); });
+  merge_command->callback([] {
+    merge_args.plot_time_limit_s = args.plot_time_limit_s;
+    merge(merge_args);
+  });
   command->callback([merge_command] {
     if (merge_command->parsed()) return;
     run(args);

@@ -3,19 +3,22 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <set>
 
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 #include "topologies/support/text_file.hpp"
+#include "workloads/report/checked_json.hpp"
+#include "workloads/report/report_context.hpp"
+#include "workloads/report/sweep_row_layout.hpp"
 
 namespace tpusim::workloads {
 namespace fs = std::filesystem;
 namespace {
-
-// Where the rows may be, in the order they are looked for.
-constexpr const char* kRowArrays[] = {"runs", "records", "rows", "results", "points"};
 
 std::string as_text(const nlohmann::json& value) {
   if (value.is_string()) return value.get<std::string>();
@@ -23,57 +26,80 @@ std::string as_text(const nlohmann::json& value) {
   return value.dump();
 }
 
-void collect_leaves(const nlohmann::json& object, std::map<std::string, nlohmann::json>& fields) {
-  // Outer fields first, so that a name at the top of the row wins over the same name deeper in.
-  for (const auto& [key, value] : object.items()) {
-    if (!value.is_object() && fields.count(key) == 0) fields[key] = value;
+const SweepLayout& layout_of(const CheckedJson& context) {
+  const CheckedJson format = context.at("format");
+  const std::string name = format.text();
+  std::vector<std::string> known;
+  for (const auto& layout : sweep_layouts()) {
+    if (layout.format == name) return layout;
+    known.push_back("'" + layout.format + "'");
   }
-  for (const auto& [key, value] : object.items()) {
-    if (value.is_object()) collect_leaves(value, fields);
-  }
+  if (name == format::kFidelity)
+    format.fail(
+        "this is tpusim fidelity's sweep.json, which tpusim plot does not draw; give the output "
+        "folder of a tpusim sweep");
+  format.fail(
+      fmt::format("'{}' is not the format of a sweep's sweep.json: expected {}", name, join(known, " or ")));
 }
 
-std::vector<std::pair<std::string, std::vector<std::string>>> read_vary(const nlohmann::json& vary) {
+// sweep.vary: [{key, values: [...]}], the keys distinct.
+std::vector<std::pair<std::string, std::vector<std::string>>> read_vary(const CheckedJson& vary) {
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
-  auto add = [&](const std::string& key, const nlohmann::json& values) {
+  std::set<std::string> keys;
+  for (std::size_t a = 0; a < vary.size(); ++a) {
+    const CheckedJson axis = vary.at(a);
+    const CheckedJson key = axis.at("key");
+    const std::string name = key.text();
+    if (name.empty()) key.fail("a varied key cannot be empty");
+    if (!keys.insert(name).second) key.fail(fmt::format("'{}' is varied twice", name));
+    const CheckedJson values = axis.at("values");
     std::vector<std::string> texts;
-    if (values.is_array()) {
-      for (const auto& value : values) texts.push_back(as_text(value));
-    }
-    axes.emplace_back(key, texts);
-  };
-  if (vary.is_array()) {
-    for (const auto& axis : vary) {
-      if (axis.is_object() && axis.contains("key") && axis["key"].is_string())
-        add(axis["key"].get<std::string>(), axis.value("values", nlohmann::json::array()));
-    }
-  } else if (vary.is_object()) {
-    for (const auto& [key, values] : vary.items()) add(key, values);
+    for (std::size_t v = 0; v < values.size(); ++v) texts.push_back(values.at(v).text());
+    axes.emplace_back(name, std::move(texts));
   }
   return axes;
 }
 
-SweepRow read_row(const nlohmann::json& run, std::size_t index, const SweepDocument& document) {
+// A run's values: one per varied key, in sweep.vary's order, each among that key's values.
+std::vector<std::pair<std::string, std::string>> read_values(const CheckedJson& run,
+                                                             const SweepDocument& document) {
+  const CheckedJson values = run.at("values");
+  if (values.size() != document.vary.size())
+    values.fail(
+        fmt::format("has {} values, but sweep.vary has {} keys", values.size(), document.vary.size()));
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (std::size_t a = 0; a < values.size(); ++a) {
+    const auto& [axis, axis_values] = document.vary[a];
+    const CheckedJson entry = values.at(a);
+    const CheckedJson key = entry.at("key");
+    if (key.text() != axis)
+      key.fail(fmt::format("'{}' is not sweep.vary[{}]'s key '{}'", key.text(), a, axis));
+    const CheckedJson value = entry.at("value");
+    const std::string text = value.text();
+    if (std::find(axis_values.begin(), axis_values.end(), text) == axis_values.end())
+      value.fail(fmt::format("'{}' is not among the values sweep.vary gives {}", text, axis));
+    pairs.emplace_back(axis, text);
+  }
+  return pairs;
+}
+
+SweepRow read_row(const CheckedJson& run, const SweepLayout& layout, const SweepDocument& document,
+                  std::uint64_t point) {
   SweepRow row;
-  collect_leaves(run, row.fields);
-  if (run.contains("values") && run["values"].is_array()) {
-    for (const auto& value : run["values"]) {
-      if (value.is_object() && value.contains("key"))
-        row.values.emplace_back(as_text(value["key"]), as_text(value.value("value", nlohmann::json())));
-    }
-  } else {
-    for (const auto& key : document.varied_keys()) {
-      if (run.contains(key)) row.values.emplace_back(key, as_text(run[key]));
-    }
+  row.values = read_values(run, document);
+  const bool ran = layout.ran(run);
+  for (const auto& field : layout.fields) {
+    if (auto value = read_row_field(run, field, ran)) row.fields[field.name] = std::move(*value);
   }
   // A point that did not run says why in "error", or (a skipped point of a study) in "status" and "reason".
   if (row.has("error")) {
     row.error = row.text("error");
-  } else if (row.has("status") && row.text("status") != "ok") {
+  } else if (!ran) {
     row.error = row.text("status") + (row.has("reason") ? ": " + row.text("reason") : "");
   }
-  const double point = row.number({"point", "index"});
-  row.label = "#" + (std::isfinite(point) ? fmt::format("{}", point) : std::to_string(index));
+  // Even a point that did not run for no stated reason is not shown as one that ran.
+  if (!ran && row.error.empty()) row.error = "did not run";
+  row.label = fmt::format("#{}", point);
   for (const auto& [key, value] : row.values) row.label += " " + value;
   return row;
 }
@@ -128,42 +154,64 @@ std::vector<std::string> SweepDocument::varied_keys() const {
 
 SweepDocument sweep_document_from_json(const nlohmann::json& json, const std::string& folder) {
   const std::string path = folder + "/sweep.json";
-  if (!json.is_object()) throw InputError(fmt::format("{}: not a sweep's JSON (not an object)", path));
-  const nlohmann::json rows = [&] {
-    for (const char* name : kRowArrays) {
-      if (json.contains(name) && json[name].is_array()) return json[name];
-    }
-    throw InputError(fmt::format("{}: not a sweep's JSON (no \"runs\" array of points)", path));
-  }();
-  const nlohmann::json sweep = json.value("sweep", nlohmann::json::object());
-  const nlohmann::json context = json.value("context", nlohmann::json::object());
+  const CheckedJson root(json, path);
+  const CheckedJson context = root.at("context");
+  const SweepLayout& layout = layout_of(context);
+  const CheckedJson sweep = root.at("sweep");
   SweepDocument document;
   document.folder = folder;
-  if (sweep.is_object()) {
-    document.name = as_text(sweep.value("name", nlohmann::json()));
-    document.description = as_text(sweep.value("description", nlohmann::json()));
-    document.base = as_text(sweep.value("base", nlohmann::json()));
-    document.kind = as_text(sweep.value("kind", json.value("kind", nlohmann::json())));
-    document.vary = read_vary(sweep.value("vary", nlohmann::json()));
+  document.tpusim_version = context.at("tpusim_version").text();
+  document.name = sweep.at("name").text();
+  document.description = sweep.at("description").text();
+  const CheckedJson kind = sweep.at("kind");
+  document.kind = kind.text();
+  if (document.kind != layout.kind)
+    kind.fail(fmt::format("'{}' is not the kind of a {} document: expected '{}'", document.kind,
+                          layout.format, layout.kind));
+  if (layout.has_base) document.base = sweep.at("base").text();
+  document.vary = read_vary(sweep.at("vary"));
+  const CheckedJson points = sweep.at("points");
+  const std::uint64_t point_count = points.whole();
+  const CheckedJson runs = root.at("runs");
+  // A shard's folder holds some of the points; never more than the sweep has, each once, in order.
+  if (runs.size() > point_count)
+    runs.fail(fmt::format("has {} runs, but sweep.points says the sweep has {}", runs.size(), point_count));
+  std::optional<std::uint64_t> previous;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const CheckedJson run = runs.at(i);
+    const CheckedJson point = run.at("point");
+    const std::uint64_t index = point.whole();
+    if (index >= point_count)
+      point.fail(fmt::format("point {} is beyond the sweep's {} points (sweep.points)", index, point_count));
+    if (previous && index <= *previous)
+      point.fail(
+          fmt::format("point {} comes after point {}: runs are in point order, each once", index, *previous));
+    previous = index;
+    document.rows.push_back(read_row(run, layout, document, index));
   }
   if (document.name.empty()) document.name = fs::path(folder).lexically_normal().filename().string();
-  if (context.is_object()) {
-    document.tpusim_version = as_text(context.value("tpusim_version", nlohmann::json()));
-    for (const char* date : {"date", "time", "written"}) {
-      if (document.written.empty()) document.written = as_text(context.value(date, nlohmann::json()));
-    }
-  }
-  if (document.written.empty()) document.written = modification_time(path);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].is_object()) document.rows.push_back(read_row(rows[i], i, document));
-  }
-  if (document.kind.empty()) {
-    // Collective studies name their rows by busbw; training rows by step time.
-    bool collective_rows = false;
-    for (const auto& row : document.rows) collective_rows |= row.has("busbw_Bps") && !row.has("step_time_s");
-    document.kind = collective_rows ? "collectives" : "training";
-  }
+  document.written = modification_time(path);
   return document;
+}
+
+SweepDocument sweep_document_from_text(const std::string& text, const std::string& folder) {
+  const std::string path = folder + "/sweep.json";
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& parse_error) {
+    // The byte it stopped at as line:column, as every other message of tpusim's names a place in a file.
+    const std::size_t at =
+        std::min<std::size_t>(parse_error.byte > 0 ? parse_error.byte - 1 : 0, text.size());
+    const std::size_t line = 1 + std::count(text.begin(), text.begin() + at, '\n');
+    const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
+    const std::size_t column = line_start == std::string::npos || at == 0 ? at + 1 : at - line_start;
+    throw InputError(
+        fmt::format("{}:{}:{}: not valid JSON: {}", path, line, column, json_exception_reason(parse_error)));
+  } catch (const nlohmann::json::exception& other) {
+    throw InputError(fmt::format("{}: not valid JSON: {}", path, json_exception_reason(other)));
+  }
+  return sweep_document_from_json(json, folder);
 }
 
 SweepDocument read_sweep_document(const std::string& folder) {
@@ -174,14 +222,7 @@ SweepDocument read_sweep_document(const std::string& folder) {
   const std::string path = folder + "/sweep.json";
   if (!fs::exists(path, error))
     throw InputError(fmt::format("'{}' holds no sweep.json: give the output folder of a sweep", folder));
-  const std::string text = read_input_file(path, "sweep JSON file");
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& parse_error) {
-    throw InputError(fmt::format("{}: not valid JSON: {}", path, parse_error.what()));
-  }
-  return sweep_document_from_json(json, folder);
+  return sweep_document_from_text(read_input_file(path, "sweep JSON file"), folder);
 }
 
 }  // namespace tpusim::workloads

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <stdexcept>
 
 #include "topologies/support/atomic_file.hpp"
 #include "topologies/support/atomic_folder.hpp"
+#include "topologies/support/environment_error.hpp"
 #include "workloads/report/gnuplot.hpp"
 #include "workloads/report/sweep_charts.hpp"
 #include "workloads/report/sweep_document.hpp"
@@ -39,16 +39,29 @@ std::vector<std::string> plot_file_names(const std::string& plots, const std::ve
   return names;
 }
 
-void require_drawn(const std::string& folder, const std::string& name) {
-  std::error_code error;
-  const auto size = fs::file_size(fs::path(folder) / name, error);
-  if (error || size == 0) throw std::runtime_error(fmt::format("gnuplot drew no {} in {}", name, folder));
+// A staged file that cannot be written is blamed on the folder the user knows rather than on the staging
+// folder, which is gone by the time they look.
+void write_staged(const StagedFolder& staged, const std::string& name, const std::string& text) {
+  try {
+    write_file_atomically(staged.staged_path(name), text);
+  } catch (const EnvironmentError& error) {
+    const std::string message = error.what();
+    const auto reason = message.rfind("': ");
+    throw EnvironmentError(fmt::format("cannot write the plots in '{}': {}", staged.folder(),
+                                       reason == std::string::npos ? message : message.substr(reason + 3)));
+  }
 }
 
 }  // namespace
 
-SweepOutputs draw_sweep_outputs(const std::string& folder, std::ostream& warnings) {
-  const SweepDocument document = read_sweep_document(folder);
+SweepOutputs draw_sweep_outputs(const std::string& folder, std::ostream& warnings,
+                                const SweepPlotOptions& options) {
+  return draw_sweep_outputs(read_sweep_document(folder), warnings, options);
+}
+
+SweepOutputs draw_sweep_outputs(const SweepDocument& document, std::ostream& warnings,
+                                const SweepPlotOptions& options) {
+  const std::string& folder = document.folder;
   SweepCharts charts = sweep_charts(document);
   const bool gnuplot = gnuplot_available();
   if (!gnuplot) {
@@ -65,18 +78,28 @@ SweepOutputs draw_sweep_outputs(const std::string& folder, std::ostream& warning
     // gnuplot runs in the staging folder, where the script finds its data by the names it would by hand.
     const std::string staging = fs::path(staged.staged_path("x")).parent_path().string();
     for (const auto& chart : charts.charts) {
-      write_file_atomically(staged.staged_path(chart.name + ".gp"), chart_script(chart));
-      write_file_atomically(staged.staged_path(chart.name + ".dat"), chart_data(chart));
-      if (!gnuplot) continue;
-      run_gnuplot(staging, chart.name + ".gp");
-      for (const char* image : {".png", ".svg"}) require_drawn(staging, chart.name + image);
-      outputs.drawn.push_back(chart.name);
+      write_staged(staged, chart.name + ".gp", chart_script(chart));
+      write_staged(staged, chart.name + ".dat", chart_data(chart));
+      if (!gnuplot || !outputs.gnuplot_failure.empty()) continue;
+      const std::vector<std::string> images = {chart.name + ".png", chart.name + ".svg"};
+      try {
+        run_gnuplot({staging, chart.name + ".gp", images, plots, options.gnuplot_time_limit_s,
+                     options.how_to_raise});
+        outputs.drawn.push_back(chart.name);
+      } catch (const GnuplotFailure& failure) {
+        if (!options.scripts_when_gnuplot_fails) throw;
+        // No half-drawn image stays, and no other chart waits on a gnuplot that just failed.
+        for (const auto& image : images) fs::remove(fs::path(staging) / image, error);
+        outputs.gnuplot_failure = failure.what();
+        charts.notes.push_back("No images: " + outputs.gnuplot_failure + ".");
+      }
     }
     staged.commit();
   }
   outputs.report = (fs::path(folder) / "report.md").string();
   write_file_atomically(outputs.report,
-                        sweep_report_markdown(document, charts.charts, gnuplot, charts.notes));
+                        sweep_report_markdown(document, charts.charts,
+                                              gnuplot && outputs.gnuplot_failure.empty(), charts.notes));
   return outputs;
 }
 

@@ -298,8 +298,21 @@ SearchFiles write_search_files(const std::string& folder, const SearchInput& inp
   } else if (!gnuplot_available()) {
     warnings << "tpusim: warning: " << kGnuplotMissing << "\n";
   } else {
-    run_gnuplot(std::filesystem::path(staged.staged_path("x")).parent_path().string(), "pareto.gp");
-    files.drawn = true;
+    // The search's results stand when only gnuplot failed: they are kept, with one line saying why the
+    // plot is missing; a folder that cannot be written (EnvironmentError) loses the folder, as it would.
+    GnuplotRun pareto;
+    pareto.folder = std::filesystem::path(staged.staged_path("x")).parent_path().string();
+    pareto.script = "pareto.gp";
+    pareto.images = {"pareto.png", "pareto.svg"};
+    pareto.shown_folder = folder;
+    try {
+      run_gnuplot(pareto);
+      files.drawn = true;
+    } catch (const GnuplotFailure& failure) {
+      std::error_code ignored;
+      for (const auto& image : pareto.images) std::filesystem::remove(staged.staged_path(image), ignored);
+      warnings << "tpusim: warning: pareto plot not drawn: " << failure.what() << "\n";
+    }
   }
   staged.commit();
   return files;

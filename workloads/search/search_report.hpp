@@ -27,10 +27,10 @@ void print_search_report(std::ostream& out, const SearchInput& input, const Sear
 
 struct SearchFiles {
   std::string folder;
-  bool drawn = false;  // pareto.png and .svg (gnuplot was found)
+  bool drawn = false;  // pareto.png and .svg (gnuplot was found, and drew them)
 };
 // Writes the folder (staged beside it, then renamed into place); `warnings` gets one line when gnuplot is
-// missing (the script and data are still written).
+// missing, fails or passes its time limit (gnuplot.hpp; the script, data and results are still written).
 SearchFiles write_search_files(const std::string& folder, const SearchInput& input,
                                const SearchResult& result, const nlohmann::json& inputs,
                                std::ostream& warnings);

@@ -4,11 +4,11 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "topologies/support/child_process.hpp"
+#include "topologies/support/child_time_limit.hpp"
 
 namespace tpusim::workloads {
 namespace {
@@ -34,7 +35,10 @@ int online_cores() {
   return online > 0 ? static_cast<int>(online) : 1;
 }
 
-ChildPool::ChildPool(int jobs) : jobs_(jobs < 1 ? 1 : jobs) {}
+ChildPool::ChildPool(int jobs) : ChildPool(jobs, child_time_limit_s()) {}
+
+ChildPool::ChildPool(int jobs, double time_limit_s)
+    : jobs_(jobs < 1 ? 1 : jobs), time_limit_s_(time_limit_s) {}
 
 ChildPool::~ChildPool() {
   for (auto& [fd, child] : children_) {
@@ -47,17 +51,13 @@ ChildPool::~ChildPool() {
 }
 
 void ChildPool::start(std::size_t tag, const std::function<std::string()>& work) {
-  const pid_t parent = ::getpid();
   const double started = now_s();
   const ForkedChild child = fork_child(work, [&] {
     // The read ends of the other children's pipes are inherited too: close them, so that this child holds
-    // nothing of theirs. And it dies with the parent, which may have died between fork and prctl already;
-    // then nobody reads the result.
+    // nothing of theirs.
     for (const auto& [fd, other] : children_) ::close(fd);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);
   });
-  children_[child.read_fd] = Child{child.pid, tag, {}, started};
+  children_[child.read_fd] = Child{child.pid, tag, {}, started, started + time_limit_s_};
 }
 
 std::optional<ChildOutcome> ChildPool::wait(double timeout_s) {
@@ -66,8 +66,13 @@ std::optional<ChildOutcome> ChildPool::wait(double timeout_s) {
   std::vector<pollfd> fds;
   while (true) {
     fds.clear();
-    for (const auto& [fd, child] : children_) fds.push_back(pollfd{fd, POLLIN, 0});
-    const double left = deadline - now_s();
+    double wake = deadline;  // the caller's deadline, or the first child's time limit before it
+    for (const auto& [fd, child] : children_) {
+      fds.push_back(pollfd{fd, POLLIN, 0});
+      wake = std::min(wake, child.deadline_s);
+    }
+    if (auto late = overdue(); late) return late;
+    const double left = wake - now_s();
     const int ready = ::poll(fds.data(), fds.size(), left <= 0 ? 0 : static_cast<int>(left * 1000) + 1);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) throw std::runtime_error(fmt::format("poll: {}", std::strerror(errno)));
@@ -88,6 +93,24 @@ std::optional<ChildOutcome> ChildPool::wait(double timeout_s) {
     }
     if (ready == 0 && now_s() >= deadline) return std::nullopt;
   }
+}
+
+std::optional<ChildOutcome> ChildPool::overdue() {
+  const double now = now_s();
+  for (auto it = children_.begin(); it != children_.end(); ++it) {
+    if (it->second.deadline_s > now) continue;
+    // Its own children die with it (fork_child's PR_SET_PDEATHSIG).
+    ::kill(it->second.pid, SIGKILL);
+    const int fd = it->first;
+    Child child = std::move(it->second);
+    children_.erase(it);
+    ChildOutcome outcome = reap(fd, std::move(child));
+    outcome.output.clear();
+    outcome.input_error = false;
+    outcome.error = time_limit_message("the point", time_limit_s_, child_time_limit_hint());
+    return outcome;
+  }
+  return std::nullopt;
 }
 
 ChildOutcome ChildPool::reap(int fd, Child child) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "../report/image_checks.hpp"
+#include "../report/sweep_fixtures.hpp"
 #include "cli_runner.hpp"
 
 namespace fs = std::filesystem;
@@ -92,10 +93,7 @@ TEST_CASE("cli: plot: a folder that is not a sweep's is one line and exit status
 TEST_CASE("cli: plot: without gnuplot, or in a folder it cannot write, exit status 3 and one line") {
   const Scratch scratch;
   fs::create_directories(scratch.work() / "results/s");
-  std::ofstream(scratch.work() / "results/s/sweep.json")
-      << R"({"sweep": {"name": "s", "vary": []}, "runs": [{"point": 0, "values": [], "config": {"cores": 8},)"
-      << R"( "step_time": {"step_time_s": 0.1, "compute_s": 0.08, "exposed_communication_s": 0.01, "idle_s": 0.01},)"
-      << R"( "mfu": 0.5}]})";
+  std::ofstream(scratch.work() / "results/s/sweep.json") << tpusim::test::same_cores_sweep_fixture().dump(2);
   const auto no_gnuplot =
       scratch.run_program({"/usr/bin/env", "PATH=/nonexistent", TPUSIM_BINARY, "plot", "results/s"});
   INFO(no_gnuplot.describe());

@@ -1,9 +1,12 @@
 #pragma once
-// sweep.json documents to draw from, written by the tests in the layout tpusim sweep writes (a training
-// sweep) and in the row layout of collective studies, and a temporary folder to hold them.
+// sweep.json documents to draw from, written by the tests in the layouts tpusim sweep writes (a training
+// sweep, tpusim.sweep.v1, and a collective study, tpusim.collective_sweep.v1), and a temporary folder to
+// hold them.
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace tpusim::test {
 
@@ -12,9 +15,22 @@ namespace tpusim::test {
 nlohmann::json training_sweep_fixture();
 // The same sweep's shape on one core count: mesh.shape x mesh.mapping on 32 cores, all fitting.
 nlohmann::json same_cores_sweep_fixture();
-// A collective study: allreduce and allgather, algorithms ring and bidir_ring, on ring-8 and torus-8x8,
-// sizes 1 KiB to 1 MiB by 4: ring is best up to 64 KiB, bidir_ring from 256 KiB.
+// A collective study varying collective.op (allreduce, allgather), hardware.topology (ring-8, torus-8x8),
+// collective.algorithm (ring, bidir_ring) and collective.bytes (1 KiB to 1 MiB by 4): ring is best up to
+// 64 KiB, bidir_ring from 256 KiB.
 nlohmann::json collective_sweep_fixture();
+
+// A sweep.json that tpusim plot must refuse, what is wrong with it, and the message it must give after
+// "<folder>/sweep.json" (the whole message, or its start where the JSON parser's words follow).
+struct MalformedSweep {
+  std::string what;
+  std::string text;     // the file's content
+  std::string message;  // e.g. ": runs[0].mfu: expected a number of at least 0, not -0.5"
+  bool message_is_prefix = false;
+};
+// One of each kind of fault: not JSON, another format, a missing key, a wrong type, a value out of range,
+// runs that do not match the sweep's header, counts that contradict each other.
+std::vector<MalformedSweep> malformed_sweeps();
 
 // A fresh folder under the temporary directory, removed with everything in it when destroyed.
 class TempFolder {
@@ -32,5 +48,9 @@ class TempFolder {
 };
 
 std::string read_text(const std::filesystem::path& path);
+
+// Every file under a sweep's `folder` but its sweep.json (what drawing writes: report.md, plots/...), by
+// path relative to it, with its bytes: what must stay byte for byte when a drawing is refused.
+std::map<std::string, std::string> files_beside_sweep_json(const std::filesystem::path& folder);
 
 }  // namespace tpusim::test

@@ -130,14 +130,15 @@ TEST_CASE("sweep plots: a collective study draws busbw and the ratio to the boun
   CHECK_THAT(report, Catch::Contains("| allreduce | ring-8 | x | 64 KiB | ring |"));
   CHECK_THAT(report, Catch::Contains("| allreduce | ring-8 | x | 256 KiB | bidir\\_ring |"));
   CHECK_THAT(report,
-             Catch::Contains("| op | algorithm | topology | group\\_axes | size | time | algbw | busbw |"));
+             Catch::Contains("| op | algorithms | topology | group\\_axes | size | time | algbw | busbw |"));
   CHECK_THAT(report, Catch::Contains("![Bus bandwidth of allreduce against message size: "
                                      "fixture-collectives](plots/busbw_allreduce.png)"));
 }
 
 TEST_CASE("sweep plots: collective rows without busbw or a ratio are reported, not plotted") {
   auto json = tpusim::test::collective_sweep_fixture();
-  for (auto& row : json["runs"]) row.erase("busbw_Bps"), row.erase("ratio_to_lower_bound");
+  // null: what tpusim writes for a figure it could not compute (NaN).
+  for (auto& row : json["runs"]) row["busbw_Bps"] = nullptr, row["ratio_to_lower_bound"] = nullptr;
   const TempFolder temp;
   const std::string folder = temp.sweep_folder("bare", json);
   std::ostringstream warnings;
