@@ -2,6 +2,7 @@
 // replacing an earlier result wholesale; killed runs' leftovers are cleaned; other people's files are safe.
 #include "topologies/support/atomic_folder.hpp"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,11 +99,21 @@ TEST_CASE("a commit replaces an earlier result wholesale, never mixing two runs"
 
 TEST_CASE("the staging folders of killed runs are removed, those of running ones kept") {
   const fs::path root = fresh_folder("stale");
+  // A writer still at work: a process of this program.
+  const pid_t sibling = ::fork();
+  if (sibling == 0) {
+    ::pause();
+    ::_exit(0);
+  }
   const std::string killed = "run.tmp." + std::to_string(ended_pid());
-  const std::string running = "run.tmp." + std::to_string(::getppid());
+  const std::string running = "run.tmp." + std::to_string(sibling);
+  // A pid that a process of another program has now (the parent: ctest or a shell) was reused: a leftover.
+  const std::string reused = "run.tmp." + std::to_string(::getppid());
   const std::string someone_elses = "other.tmp." + std::to_string(ended_pid());
-  for (const auto& name : {killed, running, someone_elses}) fs::create_directories(root / name);
+  for (const auto& name : {killed, running, reused, someone_elses}) fs::create_directories(root / name);
   StagedFolder((root / "run").string(), kNames).commit();
+  ::kill(sibling, SIGKILL);
+  ::waitpid(sibling, nullptr, 0);
   std::vector<std::string> kept = {someone_elses, "run", running};
   std::sort(kept.begin(), kept.end());
   CHECK(entries(root) == kept);
