@@ -3,8 +3,73 @@
 #include <fmt/format.h>
 
 #include "topologies/support/input_error.hpp"
+#include "workloads/sweep/json_checksum.hpp"
 
 namespace tpusim::workloads {
+namespace {
+
+enum class Kind { text, whole_number, number, array, object, any };
+
+struct Field {
+  const char* key;
+  Kind kind;
+};
+
+// Every field make_record writes but the format, which is checked first.
+constexpr Field kFields[] = {
+    {"tpusim_version", Kind::text}, {"sweep", Kind::text},          {"sweep_hash", Kind::text},
+    {"point", Kind::whole_number},  {"hash", Kind::text},           {"values", Kind::array},
+    {"status", Kind::text},         {"result", Kind::any},          {"error", Kind::text},
+    {"wall_s", Kind::number},       {"peak_rss_mib", Kind::number}, {"csv", Kind::array},
+    {"run", Kind::object},          {"checksum", Kind::text}};
+
+bool is_kind(const nlohmann::json& value, Kind kind) {
+  switch (kind) {
+    case Kind::text:
+      return value.is_string();
+    case Kind::whole_number:
+      return value.is_number_unsigned();
+    case Kind::number:
+      return value.is_number();
+    case Kind::array:
+      return value.is_array();
+    case Kind::object:
+      return value.is_object();
+    case Kind::any:
+      return true;
+  }
+  return false;
+}
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::text:
+      return "a string";
+    case Kind::whole_number:
+      return "a whole number";
+    case Kind::number:
+      return "a number";
+    case Kind::array:
+      return "an array";
+    case Kind::object:
+      return "an object";
+    case Kind::any:
+      break;
+  }
+  return "a value";
+}
+
+const char* value_name(const nlohmann::json& value) {
+  if (value.is_string()) return "a string";
+  if (value.is_number_unsigned()) return "a whole number";
+  if (value.is_number()) return "a number";
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  if (value.is_boolean()) return "true/false";
+  return "null";
+}
+
+}  // namespace
 
 nlohmann::json make_record(const Study& study, std::size_t point, const PointOutcome& outcome,
                            const std::string& sweep_hash) {
@@ -36,6 +101,49 @@ PointOutcome outcome_of_record(const nlohmann::json& record) {
   } catch (const nlohmann::json::exception& error) {
     throw InputError(fmt::format("not a sweep record: {}", error.what()));
   }
+}
+
+std::string record_problem(const nlohmann::json& record, std::size_t point, const std::string& hash) {
+  if (!record.is_object()) return "is not a JSON object";
+  const auto format = record.find("format");
+  if (format == record.end() || !format->is_string()) return "is not a sweep record (it has no format)";
+  if (*format != kRecordFormat) {
+    if (*format == "tpusim.sweep_record.v1")
+      return "is of format tpusim.sweep_record.v1, written by an earlier tpusim without checksums";
+    return fmt::format("is not a sweep record of this tpusim (format '{}', expected {})",
+                       format->get<std::string>(), kRecordFormat);
+  }
+  for (const auto& field : kFields) {
+    const auto value = record.find(field.key);
+    if (value == record.end()) return fmt::format("lacks its '{}' field", field.key);
+    if (!is_kind(*value, field.kind)) {
+      return fmt::format("has {} as its '{}' where {} belongs", value_name(*value), field.key,
+                         kind_name(field.kind));
+    }
+  }
+  const std::string status = record.at("status").get<std::string>();
+  if (status != "ok" && status != "failed" && status != "input_error" && status != "skipped")
+    return fmt::format("has status '{}', which is none of ok, failed, input_error and skipped", status);
+  for (const auto& cell : record.at("csv")) {
+    if (cell.is_array() || cell.is_object())
+      return fmt::format("has {} as a cell of its 'csv' row, where a string, number or null belongs",
+                         value_name(cell));
+  }
+  if (record.at("point") != point || record.at("hash") != hash) {
+    return fmt::format("holds point {} (hash {}), not point {} (hash {}) as its name says",
+                       record.at("point").get<std::size_t>(), record.at("hash").get<std::string>(), point,
+                       hash);
+  }
+  if (!checksum_matches(record)) return "fails its checksum: it was changed after tpusim wrote it";
+  return "";
+}
+
+RecordRead parse_record(const std::string& text, std::size_t point, const std::string& hash) {
+  RecordRead read;
+  FolderJson parsed = parse_folder_json(text);
+  read.problem = parsed.problem.empty() ? record_problem(parsed.document, point, hash) : parsed.problem;
+  if (read.problem.empty()) read.record = std::move(parsed.document);
+  return read;
 }
 
 bool same_result(const nlohmann::json& a, const nlohmann::json& b) {

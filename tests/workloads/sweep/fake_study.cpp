@@ -34,7 +34,8 @@ std::string FakeStudy::run_point(std::size_t point) const {
     std::signal(SIGABRT, SIG_DFL);  // not the test framework's handler, inherited from the parent
     std::abort();
   }
-  return nlohmann::json{{"square", result_scale * static_cast<long>(point * point)}}.dump();
+  const long n = result_by_config ? std::stol(configs[point].substr(1)) : static_cast<long>(point);
+  return nlohmann::json{{"square", result_scale * n * n}}.dump();
 }
 
 nlohmann::json FakeStudy::csv_cells(std::size_t point, const PointOutcome& outcome) const {
@@ -91,6 +92,13 @@ std::vector<std::string> csv_without_wall(const std::string& path) {
     }
     lines.push_back(kept);
   }
+  return lines;
+}
+
+std::vector<std::string> StderrCapture::lines() const {
+  std::istringstream in(captured_.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
 }
 
