@@ -263,7 +263,9 @@ class Runner {
         if (in_shard && !first_missing) first_missing = i;
         continue;
       }
-      if (record->value("sweep_hash", "") != sweep_hash_ || record->value("point", nlohmann::json()) != i) {
+      // A row of another length than the header's is of no version of this study: made anew too.
+      if (record->value("sweep_hash", "") != sweep_hash_ || record->value("point", nlohmann::json()) != i ||
+          record->at("csv").size() != header.csv_header.size()) {
         record = make_record(study_, i, outcome_of_record(*record), sweep_hash_);
         keep(*record);
       }

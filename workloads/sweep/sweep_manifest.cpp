@@ -104,6 +104,7 @@ nlohmann::json parse_manifest(const std::string& text, const std::string& path) 
     if (!is_kind(*value, key.kind))
       throw InputError(fmt::format("{}: {}: not {}", path, key.name, kind_name(key.kind)));
   }
+  if (manifest.at("csv_header").empty()) throw InputError(fmt::format("{}: csv_header: empty", path));
   const std::size_t points = manifest.at("points").get<std::size_t>();
   if (manifest.at("point_hashes").size() != points) {
     throw InputError(fmt::format("{}: point_hashes: {} hashes for {} points", path,

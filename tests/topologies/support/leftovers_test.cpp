@@ -138,8 +138,7 @@ TEST_CASE("leftovers: those of gone writers are removed and named on one line wi
   fs::remove_all(folder);
 }
 
-TEST_CASE(
-    "leftovers: a note names five and counts the rest; one of a name is cleaned as its file is written") {
+TEST_CASE("leftovers: a note names five and counts the rest, and those of a file go as it is written") {
   const fs::path folder = fresh_folder("many");
   const std::string dead = std::to_string(ended_pid());
   for (int i = 0; i < 8; ++i) write_bytes(folder / (std::to_string(i) + ".json.tmp." + dead), 128);

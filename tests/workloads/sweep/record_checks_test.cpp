@@ -142,6 +142,21 @@ TEST_CASE("records: one edited by hand, cut short or of format v1 is named on st
                 "' is not JSON (cut short or damaged); running point 4 again"});
 }
 
+TEST_CASE("records: one that passes its checks but whose row has another length gets its row made anew") {
+  const TempFolder temp;
+  FakeStudy study("fake", 3, temp.path("out"));
+  run(study);
+  const auto before = csv_without_wall(temp.path("out/sweep.csv"));
+  // Only a writer that makes its checksum anew gets there: a row of no version of this study.
+  auto record = nlohmann::json::parse(read_text(record_path(study, 1)));
+  record["csv"].erase(record["csv"].begin());
+  write_text(record_path(study, 1), with_checksum(record).dump() + "\n");
+  const auto again = run(study);
+  CHECK(again.ran == 0);
+  CHECK(csv_without_wall(temp.path("out/sweep.csv")) == before);
+  CHECK(nlohmann::json::parse(read_text(record_path(study, 1)))["csv"].size() == 5);
+}
+
 TEST_CASE("records: a merge refuses a record edited by hand or damaged, naming it") {
   const TempFolder temp;
   FakeStudy study("fake", 4, temp.path("out"));
@@ -160,10 +175,20 @@ TEST_CASE("records: a merge refuses a record edited by hand or damaged, naming i
       "sweep merge: record '" + record_path(study, 2) +
           "' is not JSON (cut short or damaged); nothing merged: remove it and run the whole sweep again to "
           "make it anew");
-  // Removed, it is a point in none of the folders, as before.
+  // Checked, but with a row of another length than the sweep's header (only a writer that made its checksum
+  // anew gets there): refused too, as the merge has no sweep file to make the row anew from.
+  record = nlohmann::json::parse(read_text(record_path(study, 3)));
+  record["csv"].push_back("extra");
+  write_text(record_path(study, 3), with_checksum(record).dump() + "\n");
   fs::remove(record_path(study, 2));
+  CHECK(merge_error(temp.path("merged"), {temp.path("out")}) ==
+        "sweep merge: record '" + record_path(study, 3) +
+            "' has 6 cells in its row where the sweep's header has 5; nothing merged: remove it and run the "
+            "whole sweep again to make it anew");
+  fs::remove(record_path(study, 3));
+  // Removed, they are points in none of the folders, as before.
   CHECK_THAT(merge_error(temp.path("merged"), {temp.path("out")}),
-             Catch::StartsWith("sweep merge: 1 of the 4 points of sweep fake are in none of the folders"));
+             Catch::StartsWith("sweep merge: 2 of the 4 points of sweep fake are in none of the folders"));
   CHECK_FALSE(fs::exists(temp.path("merged")));
 }
 
@@ -195,6 +220,12 @@ TEST_CASE("manifests: a key missing, of another type or changed is one line nami
          return m.dump();
        }(),
        path + ": point_hashes: not an array of strings"},
+      {[&] {
+         auto m = manifest;
+         m["csv_header"] = nlohmann::json::array();
+         return resealed(m);
+       }(),
+       path + ": csv_header: empty"},
       {[&] {
          auto m = manifest;
          m["point_hashes"].erase(m["point_hashes"].begin());
