@@ -7,7 +7,7 @@
 
 #include "fuzz_input.hpp"
 #include "workloads/report/csv_writer.hpp"
-#include "workloads/sweep/json_checksum.hpp"
+#include "workloads/sweep/folder_json.hpp"
 #include "workloads/sweep/sweep_manifest.hpp"
 #include "workloads/sweep/sweep_record.hpp"
 #include "workloads/sweep/sweep_shard.hpp"

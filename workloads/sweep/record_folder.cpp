@@ -17,7 +17,7 @@
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/leftovers.hpp"
 #include "workloads/report/sweep_plots.hpp"
-#include "workloads/sweep/json_checksum.hpp"
+#include "workloads/sweep/folder_json.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
 
 namespace tpusim::workloads {

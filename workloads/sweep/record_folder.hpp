@@ -6,7 +6,7 @@
 //                                         sweep merge` reads
 //   <output>/sweep.csv, sweep.json        the summary, assembled from the records at the end of every run
 //   <output>/plots/, report.md             drawn from sweep.json (report/sweep_plots.hpp)
-// Records and manifest carry a checksum (json_checksum.hpp) and are checked as they are read. Running the
+// Records and manifest carry a checksum (folder_json.hpp) and are checked as they are read. Running the
 // sweep again runs only the points without a valid record. A run holds the folder's lock (folder_lock.hpp)
 // while it writes, and removes the temporaries of killed writers (leftovers.hpp) when it opens the folder.
 #include <cstddef>

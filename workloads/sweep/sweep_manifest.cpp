@@ -3,68 +3,23 @@
 #include <fmt/format.h>
 
 #include "topologies/support/input_error.hpp"
-#include "workloads/sweep/json_checksum.hpp"
+#include "workloads/sweep/folder_json.hpp"
 
 namespace tpusim::workloads {
 namespace {
 
-enum class Kind { text, whole_number, texts, object, object_or_null, text_or_null };
-
-struct Key {
-  const char* name;
-  Kind kind;
-};
-
 // Every key study_manifest writes but the format, which is checked first, and the checksum, last.
-constexpr Key kKeys[] = {
-    {"tpusim_version", Kind::text},  {"kind", Kind::text},           {"sweep", Kind::text},
-    {"sweep_hash", Kind::text},      {"points", Kind::whole_number}, {"point_hashes", Kind::texts},
-    {"shard", Kind::text_or_null},   {"csv_header", Kind::texts},    {"description", Kind::object_or_null},
-    {"document_format", Kind::text}, {"inputs", Kind::object}};
-
-bool all_strings(const nlohmann::json& value) {
-  if (!value.is_array()) return false;
-  for (const auto& item : value) {
-    if (!item.is_string()) return false;
-  }
-  return true;
-}
-
-bool is_kind(const nlohmann::json& value, Kind kind) {
-  switch (kind) {
-    case Kind::text:
-      return value.is_string();
-    case Kind::whole_number:
-      return value.is_number_unsigned();
-    case Kind::texts:
-      return all_strings(value);
-    case Kind::object:
-      return value.is_object();
-    case Kind::object_or_null:
-      return value.is_object() || value.is_null();
-    case Kind::text_or_null:
-      return value.is_string() || value.is_null();
-  }
-  return false;
-}
-
-const char* kind_name(Kind kind) {
-  switch (kind) {
-    case Kind::text:
-      return "a string";
-    case Kind::whole_number:
-      return "a whole number";
-    case Kind::texts:
-      return "an array of strings";
-    case Kind::object:
-      return "an object";
-    case Kind::object_or_null:
-      return "an object or null";
-    case Kind::text_or_null:
-      return "a string or null";
-  }
-  return "a value";
-}
+const std::vector<FieldSpec> kKeys = {{"tpusim_version", FieldKind::text},
+                                      {"kind", FieldKind::text},
+                                      {"sweep", FieldKind::text},
+                                      {"sweep_hash", FieldKind::text},
+                                      {"points", FieldKind::whole_number},
+                                      {"point_hashes", FieldKind::texts},
+                                      {"shard", FieldKind::text_or_null},
+                                      {"csv_header", FieldKind::texts},
+                                      {"description", FieldKind::object_or_null},
+                                      {"document_format", FieldKind::text},
+                                      {"inputs", FieldKind::object}};
 
 }  // namespace
 
@@ -98,11 +53,9 @@ nlohmann::json parse_manifest(const std::string& text, const std::string& path) 
         "{}: format: not a sweep manifest of this tpusim (format {}); run the sweep again with this tpusim",
         path, kManifestFormat));
   }
-  for (const auto& key : kKeys) {
-    const auto value = manifest.find(key.name);
-    if (value == manifest.end()) throw InputError(fmt::format("{}: {}: missing", path, key.name));
-    if (!is_kind(*value, key.kind))
-      throw InputError(fmt::format("{}: {}: not {}", path, key.name, kind_name(key.kind)));
+  if (const auto mismatch = field_mismatch(manifest, kKeys)) {
+    if (mismatch->missing()) throw InputError(fmt::format("{}: {}: missing", path, mismatch->key));
+    throw InputError(fmt::format("{}: {}: not {}", path, mismatch->key, mismatch->expected));
   }
   if (manifest.at("csv_header").empty()) throw InputError(fmt::format("{}: csv_header: empty", path));
   const std::size_t points = manifest.at("points").get<std::size_t>();

@@ -5,7 +5,7 @@
 //   {"format": "tpusim.sweep_manifest.v2", "tpusim_version", "kind", "sweep": name, "sweep_hash",
 //    "points": count, "point_hashes": [one per point], "shard": "K/N" or null, "csv_header": [names],
 //    "description": sweep.json's "sweep" block, "document_format", "inputs": sweep.json's context inputs,
-//    "checksum": of all the rest (json_checksum.hpp)}
+//    "checksum": of all the rest (folder_json.hpp)}
 // Format v1 had no checksum; a run writes the manifest anew, so only a merge meets an old one, and refuses
 // it.
 #include <nlohmann/json.hpp>

@@ -3,71 +3,18 @@
 #include <fmt/format.h>
 
 #include "topologies/support/input_error.hpp"
-#include "workloads/sweep/json_checksum.hpp"
+#include "workloads/sweep/folder_json.hpp"
 
 namespace tpusim::workloads {
 namespace {
 
-enum class Kind { text, whole_number, number, array, object, any };
-
-struct Field {
-  const char* key;
-  Kind kind;
-};
-
 // Every field make_record writes but the format, which is checked first.
-constexpr Field kFields[] = {
-    {"tpusim_version", Kind::text}, {"sweep", Kind::text},          {"sweep_hash", Kind::text},
-    {"point", Kind::whole_number},  {"hash", Kind::text},           {"values", Kind::array},
-    {"status", Kind::text},         {"result", Kind::any},          {"error", Kind::text},
-    {"wall_s", Kind::number},       {"peak_rss_mib", Kind::number}, {"csv", Kind::array},
-    {"run", Kind::object},          {"checksum", Kind::text}};
-
-bool is_kind(const nlohmann::json& value, Kind kind) {
-  switch (kind) {
-    case Kind::text:
-      return value.is_string();
-    case Kind::whole_number:
-      return value.is_number_unsigned();
-    case Kind::number:
-      return value.is_number();
-    case Kind::array:
-      return value.is_array();
-    case Kind::object:
-      return value.is_object();
-    case Kind::any:
-      return true;
-  }
-  return false;
-}
-
-const char* kind_name(Kind kind) {
-  switch (kind) {
-    case Kind::text:
-      return "a string";
-    case Kind::whole_number:
-      return "a whole number";
-    case Kind::number:
-      return "a number";
-    case Kind::array:
-      return "an array";
-    case Kind::object:
-      return "an object";
-    case Kind::any:
-      break;
-  }
-  return "a value";
-}
-
-const char* value_name(const nlohmann::json& value) {
-  if (value.is_string()) return "a string";
-  if (value.is_number_unsigned()) return "a whole number";
-  if (value.is_number()) return "a number";
-  if (value.is_array()) return "an array";
-  if (value.is_object()) return "an object";
-  if (value.is_boolean()) return "true/false";
-  return "null";
-}
+const std::vector<FieldSpec> kFields = {
+    {"tpusim_version", FieldKind::text}, {"sweep", FieldKind::text},          {"sweep_hash", FieldKind::text},
+    {"point", FieldKind::whole_number},  {"hash", FieldKind::text},           {"values", FieldKind::array},
+    {"status", FieldKind::text},         {"result", FieldKind::any},          {"error", FieldKind::text},
+    {"wall_s", FieldKind::number},       {"peak_rss_mib", FieldKind::number}, {"csv", FieldKind::array},
+    {"run", FieldKind::object},          {"checksum", FieldKind::text}};
 
 }  // namespace
 
@@ -113,13 +60,10 @@ std::string record_problem(const nlohmann::json& record, std::size_t point, cons
     return fmt::format("is not a sweep record of this tpusim (format '{}', expected {})",
                        format->get<std::string>(), kRecordFormat);
   }
-  for (const auto& field : kFields) {
-    const auto value = record.find(field.key);
-    if (value == record.end()) return fmt::format("lacks its '{}' field", field.key);
-    if (!is_kind(*value, field.kind)) {
-      return fmt::format("has {} as its '{}' where {} belongs", value_name(*value), field.key,
-                         kind_name(field.kind));
-    }
+  if (const auto mismatch = field_mismatch(record, kFields)) {
+    if (mismatch->missing()) return fmt::format("lacks its '{}' field", mismatch->key);
+    return fmt::format("has {} as its '{}' where {} belongs", mismatch->found, mismatch->key,
+                       mismatch->expected);
   }
   const std::string status = record.at("status").get<std::string>();
   if (status != "ok" && status != "failed" && status != "input_error" && status != "skipped")
@@ -127,7 +71,7 @@ std::string record_problem(const nlohmann::json& record, std::size_t point, cons
   for (const auto& cell : record.at("csv")) {
     if (cell.is_array() || cell.is_object())
       return fmt::format("has {} as a cell of its 'csv' row, where a string, number or null belongs",
-                         value_name(cell));
+                         kind_of(cell));
   }
   if (record.at("point") != point || record.at("hash") != hash) {
     return fmt::format("holds point {} (hash {}), not point {} (hash {}) as its name says",

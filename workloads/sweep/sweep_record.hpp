@@ -5,7 +5,7 @@
 //    "point": index, "hash": point_hash, "values": [as written], "status": ok|failed|input_error|skipped,
 //    "result": the child's figures or null, "error", "wall_s", "peak_rss_mib",
 //    "csv": the point's sweep.csv row as cells, "run": its sweep.json run,
-//    "checksum": of all the rest (json_checksum.hpp), added as the file is written}
+//    "checksum": of all the rest (folder_json.hpp), added as the file is written}
 // The hash (of the point's resolved config and the tpusim version) says which point it is valid for; the row
 // (csv, run) is kept so that `tpusim sweep merge` can assemble a summary without the sweep file, and is made
 // again from the result whenever the sweep around the point changed (sweep_hash differs).

@@ -12,28 +12,15 @@
 #include <fstream>
 #include <sstream>
 
+#include "folder_fixtures.hpp"
 #include "topologies/support/atomic_folder.hpp"
 #include "topologies/support/environment_error.hpp"
 
 using namespace tpusim;
+using namespace tpusim::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path fresh_folder(const std::string& name) {
-  const fs::path folder =
-      fs::temp_directory_path() / ("tpusim-test-lock-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  return folder;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string in_use(const fs::path& folder, pid_t pid) {
   return "results folder '" + folder.string() + "' is in use by another tpusim (pid " + std::to_string(pid) +
@@ -89,7 +76,7 @@ class Holder {
 }  // namespace
 
 TEST_CASE("folder lock: a second writer refuses at once, naming the holder's pid, until the holder ends") {
-  const fs::path root = fresh_folder("second");
+  const fs::path root = fresh_folder("lock-second");
   const fs::path folder = root / "results" / "run";
   {
     Holder holder(folder);
@@ -121,7 +108,7 @@ TEST_CASE("folder lock: a second writer refuses at once, naming the holder's pid
 }
 
 TEST_CASE("folder lock: a killed holder's lock ends with it, and its file is taken over") {
-  const fs::path root = fresh_folder("killed");
+  const fs::path root = fresh_folder("lock-killed");
   const fs::path folder = root / "run";
   {
     Holder holder(folder);
@@ -137,7 +124,7 @@ TEST_CASE("folder lock: a killed holder's lock ends with it, and its file is tak
 }
 
 TEST_CASE("folder lock: a process shares the lock it holds, which still excludes every other open file") {
-  const fs::path root = fresh_folder("shared");
+  const fs::path root = fresh_folder("lock-shared");
   const fs::path folder = root / "run";
   {
     const FolderLock outer(folder.string());
@@ -165,7 +152,7 @@ TEST_CASE("folder lock: a process shares the lock it holds, which still excludes
 TEST_CASE(
     "folder lock: a folder's lock left by a killed writer inside a results folder keeps it a results "
     "folder") {
-  const fs::path root = fresh_folder("inside");
+  const fs::path root = fresh_folder("lock-inside");
   const fs::path folder = root / "run";
   fs::create_directories(folder);
   std::ofstream(folder / "summary.json") << "{}\n";

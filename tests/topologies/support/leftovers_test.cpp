@@ -13,70 +13,16 @@
 #include <random>
 #include <sstream>
 
+#include "folder_fixtures.hpp"
 #include "topologies/support/atomic_file.hpp"
 
 using namespace tpusim;
+using namespace tpusim::test;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fresh_folder(const std::string& name) {
-  const fs::path folder =
-      fs::temp_directory_path() / ("tpusim-test-leftovers-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  return folder;
-}
-
-std::vector<std::string> entries(const fs::path& folder) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// The pid of a process that has ended, as a killed writer's was.
-long ended_pid() {
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(0);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return pid;
-}
-
 void write_bytes(const fs::path& path, std::size_t bytes) { std::ofstream(path) << std::string(bytes, 'x'); }
-
-// A process running this same program, until destroyed: a writer still at work.
-class Sibling {
- public:
-  Sibling() {
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::pause();
-      ::_exit(0);
-    }
-  }
-  ~Sibling() {
-    ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-  }
-  long pid() const { return pid_; }
-
- private:
-  pid_t pid_;
-};
-
-class StderrCapture {
- public:
-  StderrCapture() : saved_(std::cerr.rdbuf(captured_.rdbuf())) {}
-  ~StderrCapture() { std::cerr.rdbuf(saved_); }
-  std::string text() const { return captured_.str(); }
-
- private:
-  std::ostringstream captured_;
-  std::streambuf* saved_;
-};
 
 }  // namespace
 
@@ -112,7 +58,7 @@ TEST_CASE("leftovers: a writer is gone when no process has its pid, or one of an
 }
 
 TEST_CASE("leftovers: those of gone writers are removed and named on one line with their size") {
-  const fs::path folder = fresh_folder("note");
+  const fs::path folder = fresh_folder("leftovers-note");
   const std::string dead = std::to_string(ended_pid());
   const Sibling sibling;
   const std::string running = std::to_string(sibling.pid());
@@ -139,7 +85,7 @@ TEST_CASE("leftovers: those of gone writers are removed and named on one line wi
 }
 
 TEST_CASE("leftovers: a note names five and counts the rest, and those of a file go as it is written") {
-  const fs::path folder = fresh_folder("many");
+  const fs::path folder = fresh_folder("leftovers-many");
   const std::string dead = std::to_string(ended_pid());
   for (int i = 0; i < 8; ++i) write_bytes(folder / (std::to_string(i) + ".json.tmp." + dead), 128);
   const Leftovers removed = remove_leftovers(folder.string(), "");
@@ -166,7 +112,7 @@ TEST_CASE("leftovers: random names of temporaries and other files, only temporar
   const std::string mine = std::to_string(::getpid());
   const std::vector<std::string> stems = {"sweep.csv", "plots", "report.md", "3-00112233aabbccdd.json"};
   for (int round = 0; round < 20; ++round) {
-    const fs::path folder = fresh_folder("random");
+    const fs::path folder = fresh_folder("leftovers-random");
     std::vector<std::string> expected_removed, expected_kept;
     for (int i = 0; i < 12; ++i) {
       const std::string stem = stems[random() % stems.size()] + std::to_string(i);

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 namespace tpusim::cli_test {
 
@@ -78,6 +80,13 @@ std::vector<std::string> records_in(const std::filesystem::path& folder) {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+bool wait_for_records(const std::filesystem::path& folder, std::size_t count) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (records_in(folder).size() < count && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return records_in(folder).size() >= count;
 }
 
 pid_t start_tpusim(const std::filesystem::path& work, const std::vector<std::string>& args) {

@@ -17,6 +17,9 @@ std::vector<std::string> lines_of(const std::filesystem::path& path);
 std::vector<std::string> csv_without_wall(const std::filesystem::path& path);
 // The record files of an output folder (not the manifest, not temporaries), sorted.
 std::vector<std::string> records_in(const std::filesystem::path& folder);
+// Waits, up to two minutes, until `folder` holds `count` records (a sweep started by start_tpusim has run
+// that many points); whether it does.
+bool wait_for_records(const std::filesystem::path& folder, std::size_t count);
 // tpusim started in `work` without waiting for it, its output thrown away.
 pid_t start_tpusim(const std::filesystem::path& work, const std::vector<std::string>& args);
 // The pid of a process that has ended, as a killed run's was.

@@ -9,12 +9,10 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
 #include "cli_files.hpp"
 #include "cli_runner.hpp"
@@ -108,10 +106,7 @@ TEST_CASE(
   const auto folder = scratch.work() / "results/twelve";
   const pid_t first = start_tpusim(scratch.work(), {"sweep", "twelve.yaml", "-j", "1"});
   REQUIRE(first > 0);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (records_in(folder).empty() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  REQUIRE_FALSE(records_in(folder).empty());
+  REQUIRE(wait_for_records(folder, 1));
   const auto second = scratch.run({"sweep", "twelve.yaml", "-j", "1"});
   const bool first_still_ran = ::waitpid(first, nullptr, WNOHANG) == 0;
   ::kill(first, SIGKILL);

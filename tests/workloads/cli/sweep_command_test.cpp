@@ -6,13 +6,11 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "../report/image_checks.hpp"
 #include "cli_files.hpp"
@@ -137,9 +135,7 @@ TEST_CASE("cli: sweep: killed with kill -9 mid-run, the next run finishes it wit
   const pid_t pid = start_tpusim(scratch.work(), {"sweep", "twelve.yaml", "-j", "1"});
   REQUIRE(pid > 0);
   // Killed once two points have their records, while the others run.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (records_in(folder).size() < 2 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  wait_for_records(folder, 2);
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);

@@ -10,7 +10,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "topologies/support/input_error.hpp"
 #include "workloads/sweep/content_hash.hpp"
+#include "workloads/sweep/sweep_merge.hpp"
 
 namespace tpusim::workloads::test {
 namespace fs = std::filesystem;
@@ -109,6 +111,15 @@ std::vector<std::string> record_names(const std::string& folder) {
     names.push_back(it->path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::string merge_error(const std::string& output, const std::vector<std::string>& folders) {
+  try {
+    merge_sweep_folders(output, folders);
+  } catch (const tpusim::InputError& error) {
+    return error.what();
+  }
+  return "(merged)";
 }
 
 }  // namespace tpusim::workloads::test

@@ -83,5 +83,7 @@ std::string read_text(const std::string& path);
 std::vector<std::string> csv_without_wall(const std::string& path);
 // The record files in <folder>/points, sorted, and every other entry there.
 std::vector<std::string> record_names(const std::string& folder);
+// The InputError of merging `folders` into `output` (sweep_merge.hpp), or "(merged)".
+std::string merge_error(const std::string& output, const std::vector<std::string>& folders);
 
 }  // namespace tpusim::workloads::test

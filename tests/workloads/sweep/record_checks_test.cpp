@@ -13,7 +13,7 @@
 
 #include "fake_study.hpp"
 #include "topologies/support/input_error.hpp"
-#include "workloads/sweep/json_checksum.hpp"
+#include "workloads/sweep/folder_json.hpp"
 #include "workloads/sweep/study_runner.hpp"
 #include "workloads/sweep/sweep_merge.hpp"
 #include "workloads/sweep/sweep_record.hpp"
@@ -40,15 +40,6 @@ std::string fnv1a_hex(const std::string& text) {
   std::uint64_t state = 14695981039346656037ull;
   for (const char c : text + '\xff') state = (state ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   return fmt::format("{:016x}", state);
-}
-
-std::string merge_error(const std::string& output, const std::vector<std::string>& folders) {
-  try {
-    merge_sweep_folders(output, folders);
-  } catch (const tpusim::InputError& error) {
-    return error.what();
-  }
-  return "(merged)";
 }
 
 // One random edit of `text`: a byte replaced, inserted or removed, two swapped, the text cut, or a digit

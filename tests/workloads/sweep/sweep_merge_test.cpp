@@ -9,7 +9,7 @@
 
 #include "fake_study.hpp"
 #include "topologies/support/input_error.hpp"
-#include "workloads/sweep/json_checksum.hpp"
+#include "workloads/sweep/folder_json.hpp"
 #include "workloads/sweep/study_runner.hpp"
 #include "workloads/sweep/sweep_shard.hpp"
 
@@ -25,15 +25,6 @@ void run_shard(FakeStudy& study, const std::string& folder, const std::string& s
   options.shard = parse_shard(shard);
   options.jobs = 2;
   run_study(study, options);
-}
-
-std::string merge_error(const std::string& output, const std::vector<std::string>& folders) {
-  try {
-    merge_sweep_folders(output, folders);
-  } catch (const tpusim::InputError& error) {
-    return error.what();
-  }
-  return "(merged)";
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "workloads/sweep/json_checksum.hpp"
+#include "workloads/sweep/folder_json.hpp"
 
 #include <fmt/format.h>
 
@@ -74,6 +74,86 @@ FolderJson parse_folder_json(const std::string& text) {
   }
   if (!parsed.problem.empty()) parsed.document = nullptr;
   return parsed;
+}
+
+namespace {
+
+bool all_strings(const nlohmann::json& value) {
+  if (!value.is_array()) return false;
+  for (const auto& item : value) {
+    if (!item.is_string()) return false;
+  }
+  return true;
+}
+
+bool holds(const nlohmann::json& value, FieldKind kind) {
+  switch (kind) {
+    case FieldKind::text:
+      return value.is_string();
+    case FieldKind::texts:
+      return all_strings(value);
+    case FieldKind::whole_number:
+      return value.is_number_unsigned();
+    case FieldKind::number:
+      return value.is_number();
+    case FieldKind::array:
+      return value.is_array();
+    case FieldKind::object:
+      return value.is_object();
+    case FieldKind::object_or_null:
+      return value.is_object() || value.is_null();
+    case FieldKind::text_or_null:
+      return value.is_string() || value.is_null();
+    case FieldKind::any:
+      return true;
+  }
+  return false;
+}
+
+const char* kind_name(FieldKind kind) {
+  switch (kind) {
+    case FieldKind::text:
+      return "a string";
+    case FieldKind::texts:
+      return "an array of strings";
+    case FieldKind::whole_number:
+      return "a whole number";
+    case FieldKind::number:
+      return "a number";
+    case FieldKind::array:
+      return "an array";
+    case FieldKind::object:
+      return "an object";
+    case FieldKind::object_or_null:
+      return "an object or null";
+    case FieldKind::text_or_null:
+      return "a string or null";
+    case FieldKind::any:
+      break;
+  }
+  return "a value";
+}
+
+}  // namespace
+
+const char* kind_of(const nlohmann::json& value) {
+  if (value.is_string()) return "a string";
+  if (value.is_number_unsigned()) return "a whole number";
+  if (value.is_number()) return "a number";
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  if (value.is_boolean()) return "true/false";
+  return "null";
+}
+
+std::optional<FieldMismatch> field_mismatch(const nlohmann::json& document,
+                                            const std::vector<FieldSpec>& fields) {
+  for (const auto& field : fields) {
+    const auto value = document.find(field.key);
+    if (value == document.end()) return FieldMismatch{field.key, "", kind_name(field.kind)};
+    if (!holds(*value, field.kind)) return FieldMismatch{field.key, kind_of(*value), kind_name(field.kind)};
+  }
+  return std::nullopt;
 }
 
 }  // namespace tpusim::workloads
