@@ -16,6 +16,9 @@ const std::vector<FieldSpec> kFields = {
     {"wall_s", FieldKind::number},       {"peak_rss_mib", FieldKind::number}, {"csv", FieldKind::array},
     {"run", FieldKind::object},          {"checksum", FieldKind::text}};
 
+// A string of the file as a message shows it: in quotes, escaped, so that it stays on the message's line.
+std::string quoted(const nlohmann::json& text) { return canonical_text(text); }
+
 }  // namespace
 
 nlohmann::json make_record(const Study& study, std::size_t point, const PointOutcome& outcome,
@@ -57,17 +60,19 @@ std::string record_problem(const nlohmann::json& record, std::size_t point, cons
   if (*format != kRecordFormat) {
     if (*format == "tpusim.sweep_record.v1")
       return "is of format tpusim.sweep_record.v1, written by an earlier tpusim without checksums";
-    return fmt::format("is not a sweep record of this tpusim (format '{}', expected {})",
-                       format->get<std::string>(), kRecordFormat);
+    return fmt::format("is not a sweep record of this tpusim (format {}, expected {})", quoted(*format),
+                       kRecordFormat);
   }
   if (const auto mismatch = field_mismatch(record, kFields)) {
     if (mismatch->missing()) return fmt::format("lacks its '{}' field", mismatch->key);
     return fmt::format("has {} as its '{}' where {} belongs", mismatch->found, mismatch->key,
                        mismatch->expected);
   }
-  const std::string status = record.at("status").get<std::string>();
+  // Before the values are looked at: an edit by hand is told as such, whatever it changed.
+  if (!checksum_matches(record)) return "fails its checksum: it was changed after tpusim wrote it";
+  const auto& status = record.at("status");
   if (status != "ok" && status != "failed" && status != "input_error" && status != "skipped")
-    return fmt::format("has status '{}', which is none of ok, failed, input_error and skipped", status);
+    return fmt::format("has status {}, which is none of ok, failed, input_error and skipped", quoted(status));
   for (const auto& cell : record.at("csv")) {
     if (cell.is_array() || cell.is_object())
       return fmt::format("has {} as a cell of its 'csv' row, where a string, number or null belongs",
@@ -75,10 +80,8 @@ std::string record_problem(const nlohmann::json& record, std::size_t point, cons
   }
   if (record.at("point") != point || record.at("hash") != hash) {
     return fmt::format("holds point {} (hash {}), not point {} (hash {}) as its name says",
-                       record.at("point").get<std::size_t>(), record.at("hash").get<std::string>(), point,
-                       hash);
+                       record.at("point").get<std::size_t>(), quoted(record.at("hash")), point, hash);
   }
-  if (!checksum_matches(record)) return "fails its checksum: it was changed after tpusim wrote it";
   return "";
 }
 

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <random>
+#include <tuple>
 
 #include "fake_study.hpp"
 #include "topologies/support/input_error.hpp"
@@ -96,6 +98,50 @@ TEST_CASE("records: each carries the checksum of its content, the tpusim version
   // The file is one line: the record's text as dumped, then its checksum's place in key order.
   CHECK(text.back() == '\n');
   CHECK(text.find('\n') == text.size() - 1);
+}
+
+TEST_CASE("records: each check names its problem, in words that follow the record's path") {
+  const TempFolder temp;
+  FakeStudy study("fake", 2, temp.path("out"));
+  run(study);
+  const std::string hash = study.point_hash(1);
+  const auto record = nlohmann::json::parse(read_text(record_path(study, 1)));
+  // Each case changes the record, then makes its checksum anew (unless it is about the checksum): only the
+  // check at hand fails.
+  const std::vector<std::tuple<std::string, std::function<void(nlohmann::json&)>, bool, std::string>> cases =
+      {
+          {"fine", [](nlohmann::json&) {}, true, ""},
+          {"no format", [](nlohmann::json& r) { r.erase("format"); }, true,
+           "is not a sweep record (it has no format)"},
+          {"another format", [](nlohmann::json& r) { r["format"] = "x\ny"; }, true,
+           "is not a sweep record of this tpusim (format \"x\\ny\", expected tpusim.sweep_record.v2)"},
+          {"a field missing", [](nlohmann::json& r) { r.erase("wall_s"); }, true, "lacks its 'wall_s' field"},
+          {"a field of another type", [](nlohmann::json& r) { r["point"] = -1; }, true,
+           "has a number as its 'point' where a whole number belongs"},
+          {"no checksum", [](nlohmann::json& r) { r.erase("checksum"); }, false,
+           "lacks its 'checksum' field"},
+          {"a changed figure", [](nlohmann::json& r) { r["result"]["square"] = 1000; }, false,
+           "fails its checksum: it was changed after tpusim wrote it"},
+          {"an unknown status", [](nlohmann::json& r) { r["status"] = "fine"; }, true,
+           "has status \"fine\", which is none of ok, failed, input_error and skipped"},
+          {"a cell that is a list", [](nlohmann::json& r) { r["csv"][1] = nlohmann::json::array(); }, true,
+           "has an array as a cell of its 'csv' row, where a string, number or null belongs"},
+          {"another point", [](nlohmann::json& r) { r["point"] = 0; }, true,
+           "holds point 0 (hash \"" + hash + "\"), not point 1 (hash " + hash + ") as its name says"},
+      };
+  for (const auto& [what, change, reseal, problem] : cases) {
+    INFO(what);
+    nlohmann::json changed = record;
+    change(changed);
+    if (reseal && changed.contains("checksum")) changed = with_checksum(changed);
+    const RecordRead read = parse_record(changed.dump(), 1, hash);
+    CHECK(read.problem == problem);
+    CHECK(read.record.has_value() == problem.empty());
+  }
+  CHECK(parse_record("[]", 1, hash).problem == "is not a JSON object");
+  CHECK(parse_record("{\"format\": ", 1, hash).problem == "is not JSON (cut short or damaged)");
+  CHECK(parse_record(std::string(65, '[') + std::string(65, ']'), 1, hash).problem ==
+        "nests deeper than 64 levels");
 }
 
 TEST_CASE("records: one edited by hand, cut short or of format v1 is named on stderr and runs again") {
