@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,26 +12,11 @@
 #include <fstream>
 
 #include "topologies/support/environment_error.hpp"
+#include "topologies/support/leftovers.hpp"
 
 namespace tpusim {
 namespace fs = std::filesystem;
 namespace {
-
-bool process_is_running(long pid) {
-  if (pid <= 0 || pid != static_cast<pid_t>(pid)) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-}
-
-// The pid of a temporary of `name` ("<name>.tmp.<pid>" or "<name>.tmp.<pid>.<suffix>"), or 0.
-long temporary_pid(const std::string& entry, const std::string& name) {
-  const std::string prefix = name + ".tmp.";
-  if (entry.size() <= prefix.size() || entry.compare(0, prefix.size(), prefix) != 0) return 0;
-  long pid = 0;
-  std::size_t i = prefix.size();
-  for (; i < entry.size() && entry[i] >= '0' && entry[i] <= '9' && pid < 1000000000; ++i)
-    pid = pid * 10 + (entry[i] - '0');
-  return i > prefix.size() && (i == entry.size() || entry[i] == '.') ? pid : 0;
-}
 
 void create_folder(const fs::path& folder) {
   std::error_code error;
@@ -44,17 +28,6 @@ void create_folder(const fs::path& folder) {
 }  // namespace
 
 std::string temporary_path(const std::string& path) { return fmt::format("{}.tmp.{}", path, ::getpid()); }
-
-void remove_stale_temporaries(const std::string& folder, const std::string& name) {
-  std::error_code error;
-  for (fs::directory_iterator it(folder.empty() ? "." : folder, error), end; !error && it != end;
-       it.increment(error)) {
-    const long pid = temporary_pid(it->path().filename().string(), name);
-    // Best effort: a temporary that cannot be removed stays, and is tried again next time.
-    std::error_code ignored;
-    if (pid != 0 && !process_is_running(pid)) fs::remove_all(it->path(), ignored);
-  }
-}
 
 void require_writable_folder(const std::string& folder) {
   // The nearest folder that exists is where the first missing one would be created; nothing is created
@@ -99,7 +72,7 @@ std::string write_problem(const std::string& folder, std::size_t bytes) {
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const fs::path target(path);
   create_folder(target.parent_path());
-  remove_stale_temporaries(target.parent_path().string(), target.filename().string());
+  clean_leftovers(target.parent_path().string(), target.filename().string());
   // The pid keeps two processes writing the same result (a sweep's children) from sharing a temporary file.
   const std::string temporary = temporary_path(path);
   auto fail = [&](const std::string& reason) {

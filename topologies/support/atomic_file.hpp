@@ -2,7 +2,7 @@
 // Result files are written whole or not at all: the content goes to a temporary file beside the target
 // ("<path>.tmp.<pid>"), which is renamed over the target only once everything was written. A failed or
 // interrupted run never leaves a partial CSV, JSON or trace behind, and the temporaries of a killed run
-// (whose pid no longer runs) are removed the next time the same file is written.
+// (whose writer is gone, leftovers.hpp) are removed the next time the same file is written, with a note.
 #include <functional>
 #include <ostream>
 #include <string>
@@ -14,10 +14,6 @@ namespace tpusim {
 // temporary file and propagates.
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 void write_file_atomically(const std::string& path, const std::string& content);
-
-// Removes the entries of `folder` named "<name>.tmp.<pid>" (optionally followed by ".<anything>") whose pid
-// is no longer a running process: what a killed writer of `name` left behind.
-void remove_stale_temporaries(const std::string& folder, const std::string& name);
 
 // The name a process writing `path` gives its temporary: "<path>.tmp.<pid>".
 std::string temporary_path(const std::string& path);

@@ -12,16 +12,19 @@
 
 #include "topologies/support/atomic_file.hpp"
 #include "topologies/support/environment_error.hpp"
+#include "topologies/support/folder_lock.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/leftovers.hpp"
 
 namespace tpusim {
 namespace fs = std::filesystem;
 namespace {
 
-// An earlier result may also hold per-file temporaries of a killed writer ("summary.json.tmp.123").
+// An earlier result may also hold per-file temporaries of a killed writer ("summary.json.tmp.123"), and the
+// lock of a folder in it that a killed writer left (".plots.lock").
 bool is_result_entry(const std::string& entry, const std::vector<std::string>& names) {
   for (const auto& name : names) {
-    if (entry == name || entry.rfind(name + ".tmp.", 0) == 0) return true;
+    if (entry == name || entry.rfind(name + ".tmp.", 0) == 0 || entry == lock_file_name(name)) return true;
   }
   return false;
 }
@@ -81,7 +84,8 @@ StagedFolder::StagedFolder(const std::string& folder, std::vector<std::string> r
     if (error) {
       throw EnvironmentError(fmt::format("cannot create folder '{}': {}", parent.string(), error.message()));
     }
-    remove_stale_temporaries(parent.string(), path.filename().string());
+    lock_ = std::make_unique<FolderLock>(folder_);
+    clean_leftovers(parent.string(), path.filename().string());
     const std::string staging = temporary_path(folder_);
     if (!fs::create_directory(staging, error) || error) {
       throw EnvironmentError(fmt::format("cannot write results folder '{}': {}", folder_,
@@ -101,6 +105,7 @@ StagedFolder::~StagedFolder() {
 void StagedFolder::discard() {
   std::error_code ignored;
   if (!staging_.empty()) fs::remove_all(staging_, ignored);
+  lock_.reset();  // its file is in the parent, which may be one of those below
   // Folders made only to hold this one go too; fs::remove leaves a folder that is not empty.
   for (const auto& folder : created_parents_) fs::remove(folder, ignored);
 }
@@ -115,6 +120,7 @@ void StagedFolder::commit() {
   };
   if (std::rename(staging_.c_str(), folder_.c_str()) == 0) {
     committed_ = true;
+    lock_.reset();
     return;
   }
   if (errno != ENOTEMPTY && errno != EEXIST) fail(std::strerror(errno));
@@ -135,6 +141,7 @@ void StagedFolder::commit() {
   committed_ = true;
   std::error_code ignored;
   fs::remove_all(staging_, ignored);
+  lock_.reset();
 }
 
 }  // namespace tpusim

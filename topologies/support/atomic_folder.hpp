@@ -3,12 +3,17 @@
 // "<folder>.tmp.<pid>", which replaces <folder> wholesale on commit(): a reader never sees half a run, or the
 // files of two runs mixed, even when a run is killed while writing. Creating the staging folder is also the
 // check that the results can be written at all, made before a long simulation rather than after it.
-// Staging folders of killed runs (whose pid no longer runs) are removed the next time the folder is written.
+// The folder is locked from the staging to the commit (folder_lock.hpp): a second writer of it refuses at
+// once. Staging folders of killed runs (leftovers.hpp) are removed, with a note, the next time
+// the folder is written.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace tpusim {
+
+class FolderLock;
 
 // `folder` as a results folder of its own ("results/x/" is "results/x"): InputError "'<folder>' cannot be a
 // results folder: <why>" for "", ".", ".." or a path ending in them, whose replacement would take its parent.
@@ -18,8 +23,8 @@ class StagedFolder {
  public:
   // `result_names` are the files a complete folder holds. An existing <folder> is replaced only if it holds
   // nothing else, i.e. it is an earlier result: a folder with other entries is an InputError, so that a
-  // mistyped --output never deletes anyone's files. A folder that cannot be created or replaced is an
-  // EnvironmentError.
+  // mistyped --output never deletes anyone's files. A folder that cannot be created or replaced, or that
+  // another process is writing, is an EnvironmentError.
   StagedFolder(const std::string& folder, std::vector<std::string> result_names);
   ~StagedFolder();  // unless committed, removes the staging folder and the parents it created
   StagedFolder(const StagedFolder&) = delete;
@@ -38,6 +43,7 @@ class StagedFolder {
   std::string staging_;
   std::vector<std::string> result_names_;
   std::vector<std::string> created_parents_;  // missing parents created for it, innermost first
+  std::unique_ptr<FolderLock> lock_;
   bool committed_ = false;
 };
 

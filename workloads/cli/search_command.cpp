@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
 #include "topologies/support/atomic_folder.hpp"
+#include "topologies/support/folder_lock.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text_file.hpp"
 #include "topologies/support/units.hpp"
@@ -73,8 +75,13 @@ void search(const SearchArgs& args) {
       {"mappings", workloads::input_or_null(args.mappings)},
       {"no_cache", args.no_cache}};
   const std::string folder = args.output.empty() ? "results/" + input.base.name + "-search" : args.output;
-  // Before searching: a folder that cannot be written is reported now, not after the work.
-  if (!args.no_files) StagedFolder probe(folder, workloads::kSearchResultFiles);
+  // Before searching: a folder that cannot be written, or that another tpusim is writing, is reported now, not
+  // after the work; the lock is held until the results are in place.
+  std::optional<FolderLock> lock;
+  if (!args.no_files) {
+    lock.emplace(folder);
+    StagedFolder probe(folder, workloads::kSearchResultFiles);
+  }
 
   const workloads::ProgressMode mode = args.json && args.progress.empty()
                                            ? workloads::ProgressMode::none

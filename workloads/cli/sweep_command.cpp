@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "topologies/support/child_time_limit.hpp"
 #include "topologies/support/environment_error.hpp"
+#include "topologies/support/folder_lock.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 #include "workloads/cli/command.hpp"
@@ -124,6 +126,9 @@ void run(const SweepArgs& args) {
   options.inputs = {{"sweep", workloads::input_or_null(args.sweep_path)},
                     {"preset", workloads::input_or_null(args.preset)}};
   if (args.json) options.json_out = &std::cout;
+  // From the first record to the last plot: another tpusim writing the folder meanwhile refuses at once.
+  std::optional<FolderLock> lock;
+  if (options.files) lock.emplace(study->output_dir());
   const auto totals = workloads::run_study(*study, options);
   if (options.files) draw_plots(study->output_dir(), plot_options);
   if (!args.json) {
@@ -145,6 +150,8 @@ void merge(const MergeArgs& args) {
   const workloads::SweepPlotOptions plot_options = sweep_plot_options(args.plot_time_limit_s);
   const std::vector<std::string> shards(args.folders.begin() + 1, args.folders.end());
   const auto totals = workloads::merge_sweep_folders(args.folders.front(), shards);
+  // The merge held it while writing; the plots are drawn under it too.
+  const FolderLock lock(args.folders.front());
   draw_plots(args.folders.front(), plot_options);
   std::cout << fmt::format(
       "merged {} folders of sweep {}: {} points ({} ok{}{}{}); results in {}/ (sweep.csv, sweep.json, "
@@ -190,14 +197,17 @@ void add_sweep_command(CLI::App& app) {
       "exposed_communication_s, exposed_communication_fraction, idle_s, model_flops_per_step, mfu, "
       "memory_per_core_bytes, hbm_per_core_bytes, fits, collective_calls, wall_s, error) and sweep.json, "
       "assembled from the records. Running a sweep again runs only the points without a valid record "
-      "(or whose record is a failure), so an interrupted sweep resumes.\n"
+      "(or whose record is a failure), so an interrupted sweep resumes; points whose configs coincide share a "
+      "result and each keeps its row. Records carry a checksum: one edited or damaged is named on stderr and "
+      "its point runs again. While a sweep writes its folder, another tpusim writing it refuses at once.\n"
       "Shipped sweeps (described by --list, run with --preset NAME): " +
           join(workloads::sweep_preset_names()) +
           ".\n"
-          "Exit status: 0 every point ran; 1 a point failed at run time; 2 a bad sweep file, point or "
-          "argument, or a layout only the engine rejects (found when that point runs: the others still run "
-          "and the files are written) (one line: file:line: vary.KEY[I]: problem); 3 the results cannot be "
-          "written (checked before any point runs, or found while drawing the plots: disk full).\n"
+          "Exit status: 0 every point ran; 1 a point failed at run time, or the summary lacks a point counted "
+          "done; 2 a bad sweep file, point or argument, or a layout only the engine rejects (found when that "
+          "point runs: the others still run and the files are written) (one line: file:line: vary.KEY[I]: "
+          "problem); 3 the results cannot be written, or another tpusim is writing them (checked before any "
+          "point runs, or found while drawing the plots: disk full).\n"
           "Time limits: each point runs in a child process killed after TPUSIM_CHILD_TIME_LIMIT_S seconds "
           "(default a day; such a point fails saying so, and runs again when the sweep is run again), "
           "gnuplot after --plot-time-limit (the plots are then missing, with a warning).");
@@ -225,8 +235,8 @@ void add_sweep_command(CLI::App& app) {
       "merge",
       "Join the output folders of a sweep's shards (tpusim sweep --shard K/N) into OUT: every record, then "
       "sweep.csv and sweep.json assembled from them, as one unit. Folders of different sweeps (or versions "
-      "of one), two folders with different results for a point, or a point in none of them are errors "
-      "(exit status 2) and nothing is written.");
+      "of one), two folders with different results for a point, a record or manifest that fails its checks, "
+      "or a point in none of them are errors (exit status 2) and nothing is written.");
   merge_command->add_option("folders", merge_args.folders, "OUT DIR1 DIR2 ...")->required();
   merge_command->callback([] {
     merge_args.plot_time_limit_s = args.plot_time_limit_s;

@@ -2,22 +2,22 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "topologies/support/atomic_file.hpp"
 #include "topologies/support/atomic_folder.hpp"
 #include "topologies/support/environment_error.hpp"
+#include "topologies/support/folder_lock.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/leftovers.hpp"
 #include "workloads/report/sweep_plots.hpp"
-#include "workloads/sweep/sweep_record.hpp"
+#include "workloads/sweep/folder_json.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
 
 namespace tpusim::workloads {
@@ -32,36 +32,12 @@ namespace {
 
 constexpr const char* kManifestName = "manifest.json";
 
-// The pid of a temporary "<name>.tmp.<pid>", or 0 for any other name.
-long temporary_pid(const std::string& entry) {
-  const auto at = entry.rfind(".tmp.");
-  if (at == std::string::npos || at + 5 >= entry.size()) return 0;
-  long pid = 0;
-  for (std::size_t i = at + 5; i < entry.size(); ++i) {
-    if (entry[i] < '0' || entry[i] > '9' || pid > 100000000) return 0;
-    pid = pid * 10 + (entry[i] - '0');
-  }
-  return pid;
-}
-
-bool process_is_running(long pid) {
-  if (pid <= 0 || pid != static_cast<pid_t>(pid)) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-}
-
-void remove_stale_temporaries_in(const fs::path& folder) {
-  std::error_code error;
-  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
-    const long pid = temporary_pid(it->path().filename().string());
-    std::error_code ignored;  // best effort: one that cannot be removed is tried again next time
-    if (pid != 0 && !process_is_running(pid)) fs::remove_all(it->path(), ignored);
-  }
-}
-
+// Besides the outputs: their temporaries, the lock of plots/ (a sweep killed while drawing leaves it), and
+// the probe of a writer killed while trying the folder.
 bool is_output_entry(const std::string& entry) {
-  if (entry == "points") return true;
+  if (entry == "points" || entry.rfind(".tpusim-probe.tmp.", 0) == 0) return true;
   for (const auto& name : sweep_output_entries()) {
-    if (entry == name || entry.rfind(name + ".tmp.", 0) == 0) return true;
+    if (entry == name || entry.rfind(name + ".tmp.", 0) == 0 || entry == lock_file_name(name)) return true;
   }
   return false;
 }
@@ -87,12 +63,38 @@ void check_output_folder(const fs::path& folder) {
   }
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// The text of `path`: 0, or the errno of the failure (ENOENT: no such file); EFBIG for a file larger than any
+// record or manifest, which is not read.
+int read_small_file(const std::string& path, std::string& text) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  struct stat status {};
+  int error = 0;
+  if (::fstat(fd, &status) != 0) {
+    error = errno;
+  } else if (!S_ISREG(status.st_mode)) {
+    error = EISDIR;
+  } else if (static_cast<std::uintmax_t>(status.st_size) > kMaxFolderJsonBytes) {
+    error = EFBIG;
+  } else {
+    text.resize(static_cast<std::size_t>(status.st_size));
+    std::size_t done = 0;
+    while (done < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) error = errno;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    text.resize(done);
+  }
+  ::close(fd);
+  return error;
+}
+
+std::string unreadable(int error) {
+  return error == EFBIG ? fmt::format("is larger than {} MiB", kMaxFolderJsonBytes >> 20)
+                        : fmt::format("cannot be read: {}", std::strerror(error));
 }
 
 }  // namespace
@@ -125,12 +127,22 @@ void write_whole_file(const std::string& path, const std::string& text) {
   }
 }
 
-RecordFolder::RecordFolder(std::string folder, Unchecked) : folder_(std::move(folder)) {}
+RecordFolder::RecordFolder(std::string folder) : RecordFolder(std::move(folder), Use::write) {}
 
-RecordFolder::RecordFolder(std::string folder) {
+RecordFolder RecordFolder::staged(const std::string& folder) {
+  return RecordFolder(folder, Use::write_staged);
+}
+
+RecordFolder::RecordFolder(std::string folder, Use use) {
+  if (use == Use::read) {
+    folder_ = std::move(folder);
+    return;
+  }
   const fs::path path = own_results_folder(
       folder, "a sweep's records and summary need a folder of their own, such as results/my-sweep");
   folder_ = path.string();
+  // Locked before anything in it is looked at: what another writer is doing there is not a leftover.
+  if (use == Use::write) lock_ = std::make_shared<FolderLock>(folder_);
   check_output_folder(path);
   std::error_code error;
   fs::create_directories(path / "points", error);
@@ -146,12 +158,14 @@ RecordFolder::RecordFolder(std::string folder) {
     ::close(fd);
     ::unlink(probe.c_str());
   }
-  remove_stale_temporaries_in(path);
-  remove_stale_temporaries_in(path / "points");
+  if (use == Use::write) {
+    clean_leftovers(folder_, "");
+    clean_leftovers(points_folder(), "");
+  }
 }
 
 RecordFolder RecordFolder::existing(const std::string& folder) {
-  RecordFolder opened(fs::path(folder).lexically_normal().string(), Unchecked{});
+  RecordFolder opened(fs::path(folder).lexically_normal().string(), Use::read);
   std::error_code error;
   if (!fs::is_directory(folder, error))
     throw InputError(fmt::format("'{}' is not a folder (expected a sweep's output folder)", folder));
@@ -180,19 +194,18 @@ RecordFile RecordFolder::record_file(std::size_t point, const std::string& hash)
   return RecordFile{point, hash, points_folder() + "/" + record_file_name(point, hash)};
 }
 
-std::optional<nlohmann::json> RecordFolder::read(const RecordFile& file) const {
-  const std::string text = read_text(file.path);
-  auto record = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!record.is_object() || record.value("format", "") != kRecordFormat) return std::nullopt;
-  if (record.value("point", nlohmann::json()) != file.point || record.value("hash", "") != file.hash)
-    return std::nullopt;
-  return record;
+RecordRead RecordFolder::read(const RecordFile& file) const {
+  std::string text;
+  const int error = read_small_file(file.path, text);
+  if (error == ENOENT) return {};
+  if (error != 0) return RecordRead{std::nullopt, unreadable(error)};
+  return parse_record(text, file.point, file.hash);
 }
 
 std::string RecordFolder::write(const nlohmann::json& record) const {
   const std::string path =
       record_file(record.at("point").get<std::size_t>(), record.at("hash").get<std::string>()).path;
-  write_whole_file(path, record.dump() + "\n");
+  write_whole_file(path, canonical_text(with_checksum(record)) + "\n");
   return path;
 }
 
@@ -202,17 +215,15 @@ void RecordFolder::remove(const RecordFile& file) const {
 }
 
 void RecordFolder::write_manifest(const nlohmann::json& manifest) const {
-  write_whole_file(points_folder() + "/" + kManifestName, manifest.dump() + "\n");
+  write_whole_file(points_folder() + "/" + kManifestName, canonical_text(with_checksum(manifest)) + "\n");
 }
 
 nlohmann::json RecordFolder::read_manifest() const {
   const std::string path = points_folder() + "/" + kManifestName;
-  auto manifest = nlohmann::json::parse(read_text(path), nullptr, /*allow_exceptions=*/false);
-  if (!manifest.is_object() || manifest.value("format", "") != kManifestFormat) {
-    throw InputError(
-        fmt::format("{}: not a sweep manifest of this tpusim (format {})", path, kManifestFormat));
-  }
-  return manifest;
+  std::string text;
+  const int error = read_small_file(path, text);
+  if (error != 0) throw InputError(fmt::format("{}: the sweep manifest {}", path, unreadable(error)));
+  return parse_manifest(text, path);
 }
 
 }  // namespace tpusim::workloads

@@ -7,7 +7,9 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "workloads/sweep/child_pool.hpp"
@@ -43,6 +45,9 @@ PointOutcome outcome_of_child(const ChildOutcome& child) {
   return outcome;
 }
 
+// Notes about records that fail their checks: one line per record up to this many, then one for the rest.
+constexpr std::size_t kRecordNotes = 10;
+
 std::string discard_note(std::size_t discarded) {
   return fmt::format(
       "{} record{} of an earlier version of this sweep {} discarded: the base config, the vary block or the "
@@ -75,7 +80,11 @@ class Runner {
   std::vector<std::size_t> plan() {
     std::unordered_map<std::string, std::vector<std::size_t>> points_of_hash;
     for (std::size_t i = 0; i < study_.size(); ++i) points_of_hash[study_.point_hash(i)].push_back(i);
+    for (const auto& [hash, points] : points_of_hash) {
+      if (points.size() > 1) shared_hashes_.insert(hash);
+    }
     std::vector<std::string> status(study_.size());
+    std::vector<std::pair<RecordFile, std::string>> invalid;
     if (folder_) {
       folder_->scan([&](const RecordFile& file) {
         const auto points = points_of_hash.find(file.hash);
@@ -84,9 +93,12 @@ class Runner {
           ++totals_.discarded;
           return;
         }
-        const auto record = folder_->read(file);
-        if (!record) return;  // not a record after all: treated as missing, replaced when its point runs
-        const std::string record_status = record->value("status", "");
+        auto read = folder_->read(file);
+        if (!read.record) {  // replaced when its point runs
+          if (!read.problem.empty()) invalid.emplace_back(file, std::move(read.problem));
+          return;
+        }
+        const std::string record_status = read.record->value("status", "");
         // A record is valid for every point with its hash; the one at the point's own index is preferred.
         for (const std::size_t p : points->second) {
           if (status[p].empty() || p == file.point) status[p] = record_status;
@@ -103,7 +115,26 @@ class Runner {
         ++totals_.done_before;
       }
     }
+    note_invalid(invalid, todo);
     return todo;
+  }
+
+  // A line on stderr per record that fails its checks, saying whether its point runs again.
+  void note_invalid(const std::vector<std::pair<RecordFile, std::string>>& invalid,
+                    const std::vector<std::size_t>& todo) const {
+    const std::unordered_set<std::size_t> runs(todo.begin(), todo.end());
+    std::string text;
+    for (std::size_t n = 0; n < invalid.size() && n < kRecordNotes; ++n) {
+      const auto& [file, problem] = invalid[n];
+      const bool again = runs.count(file.point) > 0 && study_.point_hash(file.point) == file.hash;
+      text += fmt::format("tpusim: note: record '{}' {}; {}\n", file.path, problem,
+                          again ? fmt::format("running point {} again", file.point) : "it is not used");
+    }
+    if (invalid.size() > kRecordNotes) {
+      text += fmt::format("tpusim: note: {} more records fail their checks; their points run again\n",
+                          invalid.size() - kRecordNotes);
+    }
+    std::cerr << text << std::flush;
   }
 
   void announce(const std::vector<std::size_t>& todo) {
@@ -180,9 +211,27 @@ class Runner {
     }
   }
 
-  // The summary, from every record that matches a point, in point order. A record found under another
-  // point's index (the sweep's points moved) or made for an earlier version of the study is made again
-  // from its result and written under the point's own name.
+  // The record of point i, checked: its own, else one of another point with the same config (shared or
+  // moved, from `others`), preferring one that did not fail.
+  std::optional<nlohmann::json> find_record(std::size_t i, const std::string& hash,
+                                            const std::unordered_multimap<std::string, RecordFile>& others) {
+    if (!folder_) return memory_[i];
+    auto own = folder_->read(folder_->record_file(i, hash)).record;
+    if (own) return own;
+    std::optional<nlohmann::json> found;
+    for (auto [at, end] = others.equal_range(hash); at != end; ++at) {
+      auto record = folder_->read(at->second).record;
+      if (!record) continue;
+      if (record->value("status", "") != "failed") return record;
+      if (!found) found = std::move(record);
+    }
+    return found;
+  }
+
+  // The summary, from every record that matches a point, in point order. A point without a record of its own
+  // whose config has one under another index (the sweep's points moved, or several points share the config)
+  // gets one made from its result, under its own name; so does a record made for an earlier version of the
+  // study.
   void assemble() {
     std::unique_ptr<SummaryFiles> files;
     std::unique_ptr<SweepJsonWriter> printed;
@@ -194,32 +243,33 @@ class Runner {
       printed = std::make_unique<SweepJsonWriter>(
           *options_.json_out, nlohmann::json{{"sweep", header.description}}, header.format, header.inputs);
     }
-    // Records under an index whose point has another hash (the points moved): normally none, so that
-    // assembling keeps nothing per point.
+    // Records under an index whose point has another hash (the points moved), removed once assembled, and
+    // those of configs several points share: normally none, so that assembling keeps nothing per point.
     std::vector<RecordFile> misplaced;
-    std::unordered_map<std::string, std::size_t> moved;  // hash -> into misplaced
+    std::unordered_multimap<std::string, RecordFile> others;
     if (folder_) {
       folder_->scan([&](RecordFile file) {
-        if (file.point < study_.size() && study_.point_hash(file.point) == file.hash) return;
-        moved.emplace(file.hash, misplaced.size());
-        misplaced.push_back(std::move(file));
+        const bool placed = file.point < study_.size() && study_.point_hash(file.point) == file.hash;
+        if (!placed) misplaced.push_back(file);
+        if (!placed || shared_hashes_.count(file.hash) > 0) others.emplace(file.hash, std::move(file));
       });
     }
+    std::size_t shard_rows = 0;
+    std::optional<std::size_t> first_missing;
     for (std::size_t i = 0; i < study_.size(); ++i) {
-      const std::string hash = study_.point_hash(i);
-      std::optional<nlohmann::json> record;
-      if (folder_) {
-        record = folder_->read(folder_->record_file(i, hash));
-        if (const auto at = moved.find(hash); !record && at != moved.end())
-          record = folder_->read(misplaced[at->second]);
-      } else {
-        record = memory_[i];
+      const bool in_shard = options_.shard.has(static_cast<int>(i));
+      auto record = find_record(i, study_.point_hash(i), others);
+      if (!record) {
+        if (in_shard && !first_missing) first_missing = i;
+        continue;
       }
-      if (!record) continue;
-      if (record->value("sweep_hash", "") != sweep_hash_ || record->value("point", nlohmann::json()) != i) {
+      // A row of another length than the header's is of no version of this study: made anew too.
+      if (record->value("sweep_hash", "") != sweep_hash_ || record->value("point", nlohmann::json()) != i ||
+          record->at("csv").size() != header.csv_header.size()) {
         record = make_record(study_, i, outcome_of_record(*record), sweep_hash_);
         keep(*record);
       }
+      if (in_shard) ++shard_rows;
       totals_.count(*record);
       if (options_.on_row) options_.on_row(i, outcome_of_record(*record));
       if (files) files->add(record->at("csv"), record->at("run"));
@@ -229,12 +279,24 @@ class Runner {
     for (const auto& file : misplaced) folder_->remove(file);
     totals_.wall_s = seconds_since(started_);
     if (printed) printed->finish(totals_.wall_s);
-    if (!files) return;
-    files->commit(totals_.wall_s);
-    if (options_.json_out != nullptr) {
-      std::ifstream json(files->json_path(), std::ios::binary);
-      *options_.json_out << json.rdbuf();
+    if (files) {
+      files->commit(totals_.wall_s);
+      if (options_.json_out != nullptr) {
+        std::ifstream json(files->json_path(), std::ios::binary);
+        *options_.json_out << json.rdbuf();
+      }
     }
+    check_every_point_has_its_row(shard_rows, first_missing);
+  }
+
+  // Every point counted done has its row: a run must never report points done that its summary lacks.
+  void check_every_point_has_its_row(std::size_t shard_rows, std::optional<std::size_t> first_missing) const {
+    const std::size_t done = totals_.done_before + totals_.ran;
+    if (shard_rows == done) return;
+    throw std::runtime_error(fmt::format(
+        "sweep {}: {} points are done but the summary holds {} of them (the first missing: point {}, whose "
+        "record is gone or fails its checks); run the sweep again to run the missing points",
+        study_.name(), done, shard_rows, first_missing ? fmt::format("{}", *first_missing) : "?"));
   }
 
   const Study& study_;
@@ -243,29 +305,11 @@ class Runner {
   const Clock::time_point started_;
   std::optional<RecordFolder> folder_;
   std::vector<std::optional<nlohmann::json>> memory_;
+  std::unordered_set<std::string> shared_hashes_;  // of configs more than one point has
   StudyRunTotals totals_;
 };
 
 }  // namespace
-
-nlohmann::json study_manifest(const Study& study, const std::string& sweep_hash, const SweepShard& shard,
-                              const nlohmann::json& inputs) {
-  std::vector<std::string> hashes;
-  hashes.reserve(study.size());
-  for (std::size_t i = 0; i < study.size(); ++i) hashes.push_back(study.point_hash(i));
-  return {{"format", kManifestFormat},
-          {"tpusim_version", TPUSIM_VERSION},
-          {"kind", study.kind()},
-          {"sweep", study.name()},
-          {"sweep_hash", sweep_hash},
-          {"points", study.size()},
-          {"point_hashes", hashes},
-          {"shard", shard.whole() ? nlohmann::json(nullptr) : nlohmann::json(shard.text())},
-          {"csv_header", study.csv_header()},
-          {"description", study.description()},
-          {"document_format", study.document_format()},
-          {"inputs", inputs}};
-}
 
 StudyRunTotals run_study(const Study& study, const StudyRunOptions& options) {
   return Runner(study, options).run();

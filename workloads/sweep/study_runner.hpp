@@ -2,9 +2,15 @@
 // Runs a study's points N at a time (child_pool.hpp), each result kept as a record in the output folder as
 // soon as it arrives (record_folder.hpp), and assembles sweep.csv and sweep.json from all the records at the
 // end. Running it again runs only the points without a valid record: a point whose record is missing, was
-// made for another config or tpusim version (its hash differs), or failed at run time. Records that no
-// point of the study matches any more are removed, and counted. With a shard, only that shard's points run;
-// the summary holds every point that has a record.
+// made for another config or tpusim version (its hash differs), failed at run time, or does not pass its
+// checks (a note on stderr names each such file). Points whose resolved configs coincide share a result: a
+// record of one is valid for all, and each gets a record of its own from it. Records that no point of the
+// study matches any more are removed, and counted. With a shard, only that shard's points run; the summary
+// holds every point that has a record.
+//
+// Nothing is lost without a word: before returning, the summary must hold a row for every point of the shard
+// counted done (done earlier and run now); if it does not, run_study throws std::runtime_error (exit status
+// 1) naming the first point missing, after writing the summary it has.
 //
 // On the terminal (when `table`): the study's banner and table, one row per point run now, printed in point
 // order as the points finish, with the progress on stderr (report/progress.hpp).
@@ -16,6 +22,7 @@
 
 #include "workloads/sweep/study.hpp"
 #include "workloads/report/progress.hpp"
+#include "workloads/sweep/sweep_manifest.hpp"
 #include "workloads/sweep/sweep_record.hpp"
 #include "workloads/sweep/sweep_shard.hpp"
 
@@ -43,12 +50,8 @@ struct StudyRunTotals : RecordCounts {  // the summary's rows, by status
   double wall_s = 0;
 };
 
-// EnvironmentError (before any point runs) if the output folder cannot be written; InputError if it holds
-// files that are not a sweep's.
+// EnvironmentError (before any point runs) if the output folder cannot be written or another process is
+// writing it; InputError if it holds files that are not a sweep's.
 StudyRunTotals run_study(const Study& study, const StudyRunOptions& options);
-
-// The summary's header for a study (sweep_summary.hpp), and the manifest of its output folder.
-nlohmann::json study_manifest(const Study& study, const std::string& sweep_hash, const SweepShard& shard,
-                              const nlohmann::json& inputs);
 
 }  // namespace tpusim::workloads

@@ -61,9 +61,25 @@ std::vector<Source> open_sources(const std::string& output, const std::vector<st
   return sources;
 }
 
+// The record, which must pass its checks: a record edited or damaged is never merged, nor passed over as if
+// it were not there.
 std::optional<nlohmann::json> read_checked(const Source& source, const RecordFile& file) {
-  auto record = source.records.read(file);
-  if (record && record->value("sweep_hash", "") != source.manifest.at("sweep_hash")) {
+  auto read = source.records.read(file);
+  if (!read.problem.empty()) {
+    throw InputError(
+        fmt::format("sweep merge: record '{}' {}; nothing merged: remove it and run {} again to make it anew",
+                    file.path, read.problem, describe_shard(source.manifest)));
+  }
+  auto& record = read.record;
+  if (!record) return record;
+  if (record->at("csv").size() != source.manifest.at("csv_header").size()) {
+    throw InputError(fmt::format(
+        "sweep merge: record '{}' has {} cells in its row where the sweep's header has {}; nothing merged: "
+        "remove it and run {} again to make it anew",
+        file.path, record->at("csv").size(), source.manifest.at("csv_header").size(),
+        describe_shard(source.manifest)));
+  }
+  if (record->value("sweep_hash", "") != source.manifest.at("sweep_hash")) {
     throw InputError(fmt::format(
         "sweep merge: point {} in '{}' is a record of an earlier version of the sweep; run {} again so that "
         "its records are brought up to date",
@@ -130,7 +146,7 @@ MergeTotals merge_sweep_folders(const std::string& output, const std::vector<std
   std::vector<std::string> names = sweep_output_entries();
   names.push_back("points");
   StagedFolder staged(output, names);
-  RecordFolder merged(staged.staged_path(""));
+  const RecordFolder merged = RecordFolder::staged(staged.staged_path(""));
   nlohmann::json manifest = sources.front().manifest;
   manifest["shard"] = nullptr;
   merged.write_manifest(manifest);
@@ -141,7 +157,7 @@ MergeTotals merge_sweep_folders(const std::string& output, const std::vector<std
   MergeTotals totals;
   totals.sweep = manifest.value("sweep", "");
   for (const auto& point : found) {
-    const auto record = sources[point->source].records.read(point->file);
+    const auto record = read_checked(sources[point->source], point->file);
     if (!record)
       throw InputError(fmt::format("sweep merge: '{}' disappeared while merging", point->file.path));
     merged.write(*record);

@@ -3,8 +3,9 @@
 // OUT, as if the sweep had run in one piece: every record, the manifest, and sweep.csv and sweep.json
 // assembled from the records. Everything is checked before anything is written, and OUT appears as one unit
 // (topologies/support/atomic_folder.hpp). An InputError, and nothing written, when the folders are of
-// different sweeps (or versions of one: their sweep hashes differ), when two folders hold different results
-// for one point, or when a point is in none of them.
+// different sweeps (or versions of one: their sweep hashes differ), when a record or manifest fails its checks
+// (named by its path: edited, damaged, of an older format; record_folder.hpp), when two folders hold different
+// results for one point, or when a point is in none of them.
 #include <cstddef>
 #include <string>
 #include <vector>

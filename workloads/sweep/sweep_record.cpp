@@ -3,8 +3,23 @@
 #include <fmt/format.h>
 
 #include "topologies/support/input_error.hpp"
+#include "workloads/sweep/folder_json.hpp"
 
 namespace tpusim::workloads {
+namespace {
+
+// Every field make_record writes but the format, which is checked first.
+const std::vector<FieldSpec> kFields = {
+    {"tpusim_version", FieldKind::text}, {"sweep", FieldKind::text},          {"sweep_hash", FieldKind::text},
+    {"point", FieldKind::whole_number},  {"hash", FieldKind::text},           {"values", FieldKind::array},
+    {"status", FieldKind::text},         {"result", FieldKind::any},          {"error", FieldKind::text},
+    {"wall_s", FieldKind::number},       {"peak_rss_mib", FieldKind::number}, {"csv", FieldKind::array},
+    {"run", FieldKind::object},          {"checksum", FieldKind::text}};
+
+// A string of the file as a message shows it: in quotes, escaped, so that it stays on the message's line.
+std::string quoted(const nlohmann::json& text) { return canonical_text(text); }
+
+}  // namespace
 
 nlohmann::json make_record(const Study& study, std::size_t point, const PointOutcome& outcome,
                            const std::string& sweep_hash) {
@@ -36,6 +51,46 @@ PointOutcome outcome_of_record(const nlohmann::json& record) {
   } catch (const nlohmann::json::exception& error) {
     throw InputError(fmt::format("not a sweep record: {}", error.what()));
   }
+}
+
+std::string record_problem(const nlohmann::json& record, std::size_t point, const std::string& hash) {
+  if (!record.is_object()) return "is not a JSON object";
+  const auto format = record.find("format");
+  if (format == record.end() || !format->is_string()) return "is not a sweep record (it has no format)";
+  if (*format != kRecordFormat) {
+    if (*format == "tpusim.sweep_record.v1")
+      return "is of format tpusim.sweep_record.v1, written by an earlier tpusim without checksums";
+    return fmt::format("is not a sweep record of this tpusim (format {}, expected {})", quoted(*format),
+                       kRecordFormat);
+  }
+  if (const auto mismatch = field_mismatch(record, kFields)) {
+    if (mismatch->missing()) return fmt::format("lacks its '{}' field", mismatch->key);
+    return fmt::format("has {} as its '{}' where {} belongs", mismatch->found, mismatch->key,
+                       mismatch->expected);
+  }
+  // Before the values are looked at: an edit by hand is told as such, whatever it changed.
+  if (!checksum_matches(record)) return "fails its checksum: it was changed after tpusim wrote it";
+  const auto& status = record.at("status");
+  if (status != "ok" && status != "failed" && status != "input_error" && status != "skipped")
+    return fmt::format("has status {}, which is none of ok, failed, input_error and skipped", quoted(status));
+  for (const auto& cell : record.at("csv")) {
+    if (cell.is_array() || cell.is_object())
+      return fmt::format("has {} as a cell of its 'csv' row, where a string, number or null belongs",
+                         kind_of(cell));
+  }
+  if (record.at("point") != point || record.at("hash") != hash) {
+    return fmt::format("holds point {} (hash {}), not point {} (hash {}) as its name says",
+                       record.at("point").get<std::size_t>(), quoted(record.at("hash")), point, hash);
+  }
+  return "";
+}
+
+RecordRead parse_record(const std::string& text, std::size_t point, const std::string& hash) {
+  RecordRead read;
+  FolderJson parsed = parse_folder_json(text);
+  read.problem = parsed.problem.empty() ? record_problem(parsed.document, point, hash) : parsed.problem;
+  if (read.problem.empty()) read.record = std::move(parsed.document);
+  return read;
 }
 
 bool same_result(const nlohmann::json& a, const nlohmann::json& b) {

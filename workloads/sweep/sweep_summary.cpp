@@ -9,6 +9,7 @@
 #include "topologies/support/atomic_file.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/environment_error.hpp"
+#include "topologies/support/leftovers.hpp"
 #include "workloads/report/report_context.hpp"
 
 namespace tpusim::workloads {
@@ -79,7 +80,7 @@ void SweepJsonWriter::finish(double wall_s) {
 }
 
 SummaryFiles::SummaryFiles(const std::string& folder, const SummaryHeader& header) : folder_(folder) {
-  for (const auto& name : kSweepSummaryFiles) remove_stale_temporaries(folder_, name);
+  for (const auto& name : kSweepSummaryFiles) clean_leftovers(folder_, name);
   csv_temporary_ = temporary_path(csv_path());
   json_temporary_ = temporary_path(json_path());
   csv_file_.open(csv_temporary_, std::ios::binary | std::ios::trunc);

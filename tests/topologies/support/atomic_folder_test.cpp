@@ -2,56 +2,25 @@
 // replacing an earlier result wholesale; killed runs' leftovers are cleaned; other people's files are safe.
 #include "topologies/support/atomic_folder.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
+#include "folder_fixtures.hpp"
 #include "topologies/support/atomic_file.hpp"
 #include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
 
 using namespace tpusim;
+using namespace tpusim::test;
 namespace fs = std::filesystem;
 
 namespace {
 
 const std::vector<std::string> kNames = {"summary.json", "trace.json"};
-
-fs::path fresh_folder(const std::string& name) {
-  const fs::path folder =
-      fs::temp_directory_path() / ("tpusim-test-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  return folder;
-}
-
-std::vector<std::string> entries(const fs::path& folder) {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(folder)) names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The pid of a process that has ended: what a killed run's temporaries are named after.
-pid_t ended_pid() {
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(0);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return pid;
-}
 
 }  // namespace
 
@@ -98,10 +67,13 @@ TEST_CASE("a commit replaces an earlier result wholesale, never mixing two runs"
 
 TEST_CASE("the staging folders of killed runs are removed, those of running ones kept") {
   const fs::path root = fresh_folder("stale");
+  const Sibling sibling;  // a writer still at work
   const std::string killed = "run.tmp." + std::to_string(ended_pid());
-  const std::string running = "run.tmp." + std::to_string(::getppid());
+  const std::string running = "run.tmp." + std::to_string(sibling.pid());
+  // A pid that a process of another program has now (the parent: ctest or a shell) was reused: a leftover.
+  const std::string reused = "run.tmp." + std::to_string(::getppid());
   const std::string someone_elses = "other.tmp." + std::to_string(ended_pid());
-  for (const auto& name : {killed, running, someone_elses}) fs::create_directories(root / name);
+  for (const auto& name : {killed, running, reused, someone_elses}) fs::create_directories(root / name);
   StagedFolder((root / "run").string(), kNames).commit();
   std::vector<std::string> kept = {someone_elses, "run", running};
   std::sort(kept.begin(), kept.end());

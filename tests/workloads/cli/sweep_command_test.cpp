@@ -1,115 +1,31 @@
 // tpusim sweep end to end: a bad sweep is one line and exit status 2 with nothing written; a tiny sweep
 // prints a row per point and writes its records, sweep.csv and sweep.json; a sweep killed with kill -9 loses
 // nothing and resumes; bad -j, --shard and merge arguments are one line each.
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "../report/image_checks.hpp"
+#include "cli_files.hpp"
 #include "cli_runner.hpp"
 
-using tpusim::cli_test::Scratch;
-
-namespace {
-
-void write(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-}
-
-std::vector<std::string> lines_of(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-// A sweep.csv without its wall_s column (measured, not simulated). The tiny sweeps here quote no field.
-std::vector<std::string> without_wall(const std::filesystem::path& path) {
-  std::vector<std::string> rows;
-  std::size_t wall = 0;
-  for (const auto& line : lines_of(path)) {
-    std::vector<std::string> cells(1);
-    for (const char c : line) {
-      if (c == ',') {
-        cells.emplace_back();
-      } else {
-        cells.back() += c;
-      }
-    }
-    if (rows.empty()) wall = std::find(cells.begin(), cells.end(), "wall_s") - cells.begin();
-    std::string kept;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      if (c != wall) kept += (c == 0 ? "" : ",") + cells[c];
-    }
-    rows.push_back(kept);
-  }
-  return rows;
-}
-
-// The record files of an output folder (not the manifest, not temporaries).
-std::vector<std::string> records_in(const std::filesystem::path& folder) {
-  std::vector<std::string> names;
-  std::error_code error;
-  for (std::filesystem::directory_iterator it(folder / "points", error), end; !error && it != end;
-       it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (name != "manifest.json" && name.find(".tmp.") == std::string::npos) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// tpusim started in `work` without waiting for it, its output thrown away.
-pid_t start_tpusim(const std::filesystem::path& work, const std::vector<std::string>& args) {
-  std::vector<std::string> words = {TPUSIM_BINARY};
-  words.insert(words.end(), args.begin(), args.end());
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::chdir(work.c_str()) != 0) ::_exit(127);
-    const int null = ::open("/dev/null", O_RDWR);
-    ::dup2(null, 0);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    std::vector<char*> argv;
-    for (auto& word : words) argv.push_back(word.data());
-    argv.push_back(nullptr);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-// Twelve points of the tiny language model, a few tenths of a second each.
-const std::string kTwelvePoints =
-    "name: twelve\n"
-    "base: tiny-lm\n"
-    "vary:\n"
-    "  training.numerics: [timing]\n"
-    "  training.seed: [1, 2, 3, 4, 5, 6]\n"
-    "  mesh.shape: [batch:2;model:4, batch:4;model:2]\n";
-
-}  // namespace
+using namespace tpusim::cli_test;
 
 TEST_CASE("cli: sweep: an invalid point is one line naming the sweep file, exit status 2, no files") {
   const Scratch scratch;
-  write(scratch.work() / "bad.yaml",
-        "base: tiny-mlp\n"
-        "vary:\n"
-        "  mesh.shape:\n"
-        "    - batch:4;model:2\n"
-        "    - batch:4;model:4\n");
+  write_file(scratch.work() / "bad.yaml",
+             "base: tiny-mlp\n"
+             "vary:\n"
+             "  mesh.shape:\n"
+             "    - batch:4;model:2\n"
+             "    - batch:4;model:4\n");
   const auto run = scratch.run({"sweep", "bad.yaml"});
   INFO(run.describe());
   CHECK(run.exit_status == 2);
@@ -123,12 +39,12 @@ TEST_CASE("cli: sweep: an invalid point is one line naming the sweep file, exit 
 
 TEST_CASE("cli: sweep: a tiny sweep prints a row per point and writes the CSV and JSON") {
   const Scratch scratch;
-  write(scratch.work() / "tiny.yaml",
-        "name: tiny\n"
-        "base: tiny-mlp\n"
-        "vary:\n"
-        "  mesh.shape: [batch:4;model:2, batch:8;model:1]\n"
-        "  training.numerics: [timing]\n");
+  write_file(scratch.work() / "tiny.yaml",
+             "name: tiny\n"
+             "base: tiny-mlp\n"
+             "vary:\n"
+             "  mesh.shape: [batch:4;model:2, batch:8;model:1]\n"
+             "  training.numerics: [timing]\n");
   const auto run = scratch.run({"sweep", "tiny.yaml", "-j", "2"});
   INFO(run.describe());
   REQUIRE(run.exit_status == 0);
@@ -192,12 +108,12 @@ TEST_CASE("cli: sweep: a tiny sweep prints a row per point and writes the CSV an
   CHECK(lines_of(scratch.work() / "results/tiny/sweep.csv") == csv);
 
   // A changed vary value: that point's record is discarded, and that point alone runs.
-  write(scratch.work() / "tiny.yaml",
-        "name: tiny\n"
-        "base: tiny-mlp\n"
-        "vary:\n"
-        "  mesh.shape: [batch:4;model:2, batch:2;model:4]\n"
-        "  training.numerics: [timing]\n");
+  write_file(scratch.work() / "tiny.yaml",
+             "name: tiny\n"
+             "base: tiny-mlp\n"
+             "vary:\n"
+             "  mesh.shape: [batch:4;model:2, batch:2;model:4]\n"
+             "  training.numerics: [timing]\n");
   const auto changed = scratch.run({"sweep", "tiny.yaml", "--progress", "none"});
   INFO(changed.describe());
   CHECK(changed.exit_status == 0);
@@ -214,14 +130,12 @@ TEST_CASE("cli: sweep: a tiny sweep prints a row per point and writes the CSV an
 
 TEST_CASE("cli: sweep: killed with kill -9 mid-run, the next run finishes it with every point once") {
   const Scratch scratch;
-  write(scratch.work() / "twelve.yaml", kTwelvePoints);
+  write_file(scratch.work() / "twelve.yaml", kTwelvePointSweep);
   const auto folder = scratch.work() / "results/twelve";
   const pid_t pid = start_tpusim(scratch.work(), {"sweep", "twelve.yaml", "-j", "1"});
   REQUIRE(pid > 0);
   // Killed once two points have their records, while the others run.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (records_in(folder).size() < 2 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  wait_for_records(folder, 2);
   ::kill(pid, SIGKILL);
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -252,19 +166,19 @@ TEST_CASE("cli: sweep: killed with kill -9 mid-run, the next run finishes it wit
     CHECK(it->path().filename().string().find(".tmp.") == std::string::npos);
   const auto fresh = scratch.run({"sweep", "twelve.yaml", "-j", "2", "--output", "results/fresh"});
   REQUIRE(fresh.exit_status == 0);
-  const auto rows = without_wall(folder / "sweep.csv");
+  const auto rows = csv_without_wall(folder / "sweep.csv");
   CHECK(rows.size() == 13);
-  CHECK(rows == without_wall(scratch.work() / "results/fresh/sweep.csv"));
+  CHECK(rows == csv_without_wall(scratch.work() / "results/fresh/sweep.csv"));
 }
 
 TEST_CASE("cli: sweep: shards run their points into their own folders and merge into the whole sweep") {
   const Scratch scratch;
-  write(scratch.work() / "tiny.yaml",
-        "name: tiny\n"
-        "base: tiny-mlp\n"
-        "vary:\n"
-        "  mesh.shape: [batch:4;model:2, batch:8;model:1, batch:2;model:4]\n"
-        "  training.numerics: [timing]\n");
+  write_file(scratch.work() / "tiny.yaml",
+             "name: tiny\n"
+             "base: tiny-mlp\n"
+             "vary:\n"
+             "  mesh.shape: [batch:4;model:2, batch:8;model:1, batch:2;model:4]\n"
+             "  training.numerics: [timing]\n");
   const auto one = scratch.run({"sweep", "tiny.yaml", "--shard", "1/2"});
   INFO(one.describe());
   REQUIRE(one.exit_status == 0);
@@ -279,8 +193,8 @@ TEST_CASE("cli: sweep: shards run their points into their own folders and merge 
         "merged 2 folders of sweep tiny: 3 points (3 ok); results in merged/ "
         "(sweep.csv, sweep.json, report.md, plots/)\n");
   CHECK(std::filesystem::is_regular_file(scratch.work() / "merged/report.md"));
-  CHECK(without_wall(scratch.work() / "merged/sweep.csv") ==
-        without_wall(scratch.work() / "results/tiny/sweep.csv"));
+  CHECK(csv_without_wall(scratch.work() / "merged/sweep.csv") ==
+        csv_without_wall(scratch.work() / "results/tiny/sweep.csv"));
 
   const auto missing = scratch.run({"sweep", "merge", "out", "two"});
   CHECK(missing.exit_status == 2);
@@ -294,7 +208,7 @@ TEST_CASE("cli: sweep: shards run their points into their own folders and merge 
 
 TEST_CASE("cli: sweep: bad -j, --shard, --progress and merge arguments are one line, exit status 2") {
   const Scratch scratch;
-  write(scratch.work() / "tiny.yaml", "base: tiny-mlp\nvary:\n  training.numerics: [timing]\n");
+  write_file(scratch.work() / "tiny.yaml", "base: tiny-mlp\nvary:\n  training.numerics: [timing]\n");
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"sweep", "tiny.yaml", "--shard", "3/2"},
        "tpusim: error: --shard 3/2: K must be 1 to 2 (shards are numbered from 1, as Slurm's "
@@ -330,13 +244,13 @@ TEST_CASE("cli: sweep: bad -j, --shard, --progress and merge arguments are one l
 
 TEST_CASE("cli: sweep: a collective study runs, and a misspelled combination is an error at its line") {
   const Scratch scratch;
-  write(scratch.work() / "c.yaml",
-        "kind: collectives\n"
-        "vary:\n"
-        "  collective.algorithm: [ring, bucket2d]\n"
-        "  collective.bytes: [4KiB, 1MiB]\n"
-        "  hardware.topology: [torus:4x4]\n"
-        "  collective.group_axes: [all]\n");
+  write_file(scratch.work() / "c.yaml",
+             "kind: collectives\n"
+             "vary:\n"
+             "  collective.algorithm: [ring, bucket2d]\n"
+             "  collective.bytes: [4KiB, 1MiB]\n"
+             "  hardware.topology: [torus:4x4]\n"
+             "  collective.group_axes: [all]\n");
   const auto run = scratch.run({"sweep", "c.yaml", "--progress", "none"});
   INFO(run.describe());
   REQUIRE(run.exit_status == 0);
@@ -349,11 +263,11 @@ TEST_CASE("cli: sweep: a collective study runs, and a misspelled combination is 
   CHECK(csv[1].rfind("0,ring,4KiB,torus:4x4,all,", 0) == 0);
   CHECK_THAT(csv[3], Catch::Contains(",skipped,"));
 
-  write(scratch.work() / "bad.yaml",
-        "kind: collectives\n"
-        "vary:\n"
-        "  collective.op: [broadcast]\n"
-        "  collective.algorithm: [binomial, ring]\n");
+  write_file(scratch.work() / "bad.yaml",
+             "kind: collectives\n"
+             "vary:\n"
+             "  collective.op: [broadcast]\n"
+             "  collective.algorithm: [binomial, ring]\n");
   const auto bad = scratch.run({"sweep", "bad.yaml"});
   CHECK(bad.exit_status == 2);
   REQUIRE(bad.err_lines().size() == 1);

@@ -10,7 +10,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "topologies/support/input_error.hpp"
 #include "workloads/sweep/content_hash.hpp"
+#include "workloads/sweep/sweep_merge.hpp"
 
 namespace tpusim::workloads::test {
 namespace fs = std::filesystem;
@@ -34,7 +36,8 @@ std::string FakeStudy::run_point(std::size_t point) const {
     std::signal(SIGABRT, SIG_DFL);  // not the test framework's handler, inherited from the parent
     std::abort();
   }
-  return nlohmann::json{{"square", result_scale * static_cast<long>(point * point)}}.dump();
+  const long n = result_by_config ? std::stol(configs[point].substr(1)) : static_cast<long>(point);
+  return nlohmann::json{{"square", result_scale * n * n}}.dump();
 }
 
 nlohmann::json FakeStudy::csv_cells(std::size_t point, const PointOutcome& outcome) const {
@@ -94,6 +97,13 @@ std::vector<std::string> csv_without_wall(const std::string& path) {
   return lines;
 }
 
+std::vector<std::string> StderrCapture::lines() const {
+  std::istringstream in(captured_.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 std::vector<std::string> record_names(const std::string& folder) {
   std::vector<std::string> names;
   std::error_code error;
@@ -101,6 +111,15 @@ std::vector<std::string> record_names(const std::string& folder) {
     names.push_back(it->path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::string merge_error(const std::string& output, const std::vector<std::string>& folders) {
+  try {
+    merge_sweep_folders(output, folders);
+  } catch (const tpusim::InputError& error) {
+    return error.what();
+  }
+  return "(merged)";
 }
 
 }  // namespace tpusim::workloads::test

@@ -3,7 +3,9 @@
 // so the runner's records, shards, merging and failures are tested in milliseconds. A point listed in
 // `failing` throws in its child; one in `crashing` aborts (a child killed by a signal).
 #include <filesystem>
+#include <iostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,9 @@ class FakeStudy : public Study {
   std::vector<std::string> configs;  // per point, "c<i>" unless changed
   std::set<std::size_t> failing, crashing, skipped;
   int result_scale = 1;  // result = scale * i * i (a different tpusim "version" of the same configs)
+  // The result from the config instead, as a real study's: "c<n>" gives scale * n * n, so that points whose
+  // configs coincide (and so their hashes) have the same result.
+  bool result_by_config = false;
 
   const std::string& name() const override { return name_; }
   std::string kind() const override { return "fake"; }
@@ -58,10 +63,27 @@ class TempFolder {
   std::filesystem::path root_;
 };
 
+// What the code under test writes on std::cerr while the object lives.
+class StderrCapture {
+ public:
+  StderrCapture() : saved_(std::cerr.rdbuf(captured_.rdbuf())) {}
+  ~StderrCapture() { std::cerr.rdbuf(saved_); }
+  StderrCapture(const StderrCapture&) = delete;
+  StderrCapture& operator=(const StderrCapture&) = delete;
+  std::string text() const { return captured_.str(); }
+  std::vector<std::string> lines() const;
+
+ private:
+  std::ostringstream captured_;
+  std::streambuf* saved_;
+};
+
 // Text of a file ("" if missing); the lines of a CSV with its wall_s column dropped.
 std::string read_text(const std::string& path);
 std::vector<std::string> csv_without_wall(const std::string& path);
 // The record files in <folder>/points, sorted, and every other entry there.
 std::vector<std::string> record_names(const std::string& folder);
+// The InputError of merging `folders` into `output` (sweep_merge.hpp), or "(merged)".
+std::string merge_error(const std::string& output, const std::vector<std::string>& folders);
 
 }  // namespace tpusim::workloads::test

@@ -9,6 +9,7 @@
 
 #include "fake_study.hpp"
 #include "topologies/support/input_error.hpp"
+#include "workloads/sweep/folder_json.hpp"
 #include "workloads/sweep/study_runner.hpp"
 #include "workloads/sweep/sweep_shard.hpp"
 
@@ -24,15 +25,6 @@ void run_shard(FakeStudy& study, const std::string& folder, const std::string& s
   options.shard = parse_shard(shard);
   options.jobs = 2;
   run_study(study, options);
-}
-
-std::string merge_error(const std::string& output, const std::vector<std::string>& folders) {
-  try {
-    merge_sweep_folders(output, folders);
-  } catch (const tpusim::InputError& error) {
-    return error.what();
-  }
-  return "(merged)";
 }
 
 }  // namespace
@@ -79,11 +71,12 @@ TEST_CASE("merge: a missing point, different sweeps or disagreeing records are o
   CHECK_THAT(different,
              Catch::Contains("the folders are of different sweeps, or of different versions of one"));
 
-  // The same point, another result: a record of shard b copied into a with its result changed.
+  // The same point, another result: a record of shard b copied into a with its result changed (and its
+  // checksum made anew, as a run of another machine would have it; record_checks_test has those that fail).
   const std::string name = "1-" + study.point_hash(1) + ".json";
   auto record = nlohmann::json::parse(read_text(temp.path("b/points/" + name)));
   record["result"]["square"] = 2;
-  std::ofstream(temp.path("a/points/" + name)) << record.dump() << "\n";
+  std::ofstream(temp.path("a/points/" + name)) << with_checksum(record).dump() << "\n";
   CHECK(merge_error(temp.path("out"), {temp.path("a"), temp.path("b")}) ==
         "sweep merge: point 1 differs between '" + temp.path("a") + "' (ok) and '" + temp.path("b") +
             "' (ok); the records of one point must agree: remove the wrong folder's record, or run its shard "
