@@ -59,6 +59,7 @@ std::unique_ptr<FidelityRun> run_measurements(const FidelityArgs& args, bool tab
   options.progress = !table && args.progress.empty() ? workloads::ProgressMode::none
                                                      : workloads::parse_progress_mode(args.progress);
   options.table = table;
+  options.table_rows_done_before = true;
   options.files = !args.no_files;
   options.inputs = {{"measurements", workloads::input_or_null(args.path)}};
   run->inputs = options.inputs;

@@ -101,7 +101,9 @@ class Runner {
         const std::string record_status = read.record->value("status", "");
         // A record is valid for every point with its hash; the one at the point's own index is preferred.
         for (const std::size_t p : points->second) {
-          if (status[p].empty() || p == file.point) status[p] = record_status;
+          if (!status[p].empty() && p != file.point) continue;
+          status[p] = record_status;
+          if (options_.table && options_.table_rows_done_before) earlier_[p] = outcome_of_record(*read.record);
         }
       });
     }
@@ -154,7 +156,15 @@ class Runner {
       text += fmt::format("{} of {} points done earlier (records in {}/points/); running the other {}\n",
                           totals_.done_before, totals_.selected, folder_->folder(), todo.size());
     }
-    std::cout << text << study_.table_header() << std::flush;
+    text += study_.table_header();
+    // Rows of points done by an earlier run, when the table is the report (tpusim fidelity): the points that
+    // run now follow.
+    for (const auto& [point, outcome] : earlier_) {
+      if (options_.shard.has(static_cast<int>(point)) && outcome.status != "failed")
+        text += study_.table_row(point, outcome);
+    }
+    earlier_.clear();
+    std::cout << text << std::flush;
   }
 
   void execute(const std::vector<std::size_t>& todo) {
@@ -306,6 +316,7 @@ class Runner {
   std::optional<RecordFolder> folder_;
   std::vector<std::optional<nlohmann::json>> memory_;
   std::unordered_set<std::string> shared_hashes_;  // of configs more than one point has
+  std::map<std::size_t, PointOutcome> earlier_;     // done by an earlier run, for the table (in point order)
   StudyRunTotals totals_;
 };
 

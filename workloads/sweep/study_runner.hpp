@@ -33,6 +33,9 @@ struct StudyRunOptions {
   SweepShard shard;
   ProgressMode progress = ProgressMode::none;
   bool table = false;  // the banner, table and notes on stdout
+  // With the table: the rows of points done by an earlier run too, before those run now (the table is the
+  // report: tpusim fidelity), rather than only the rows run now (a sweep, whose summary files hold them all).
+  bool table_rows_done_before = false;
   bool files = true;   // records and summary in study.output_dir(); else nothing is written
   nlohmann::json inputs = nlohmann::json::object();  // sweep.json's context inputs
   std::ostream* json_out = nullptr;                  // sweep.json printed here too

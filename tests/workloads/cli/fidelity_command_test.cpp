@@ -49,6 +49,16 @@ TEST_CASE("cli: fidelity prints each measurement against its prediction and the 
   CHECK(document.at("runs")[0].at("relative_error").get<double>() == Approx(predicted / 1e-3 - 1));
   CHECK(document.at("runs")[1].at("relative_error").get<double>() == Approx(predicted / 2e-3 - 1));
   CHECK(document.at("summary").at("rows") == 2);
+  // A third run runs nothing and still prints both rows, as the first run did: the table is the report.
+  const auto again = scratch.run({"fidelity", "m", "--progress", "none"});
+  REQUIRE(again.exit_status == 0);
+  CHECK(again.out.find("2 of 2 points done earlier") != std::string::npos);
+  for (const std::string id : {"  0  a ", "  1  b "}) {
+    const auto at = run.out.find(id);
+    REQUIRE(at != std::string::npos);
+    const auto first_row = run.out.substr(at, run.out.find('\n', at) - at);
+    CHECK(again.out.find(first_row) != std::string::npos);
+  }
 }
 
 TEST_CASE("cli: calibrate writes a profile per device and release, with leave-one-out rows") {
