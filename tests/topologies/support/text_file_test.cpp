@@ -6,22 +6,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "folder_fixtures.hpp"
 #include "topologies/support/input_error.hpp"
 
 using namespace tpusim;
 namespace fs = std::filesystem;
 
-namespace {
-
-fs::path fresh_folder(const std::string& name) {
-  const fs::path folder =
-      fs::temp_directory_path() / ("tpusim-test-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(folder);
-  fs::create_directories(folder);
-  return folder;
-}
-
-}  // namespace
+using tpusim::test::fresh_folder;
 
 TEST_CASE("an input file is read whole") {
   const fs::path folder = fresh_folder("text-file");
