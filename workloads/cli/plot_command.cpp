@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "topologies/support/child_time_limit.hpp"
+#include "topologies/support/folder_lock.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/cli/number_option.hpp"
 #include "workloads/report/gnuplot.hpp"
@@ -62,6 +63,8 @@ void add_plot_command(CLI::App& app) {
     const auto document = workloads::read_sweep_document(folder);
     const auto options = sweep_plot_options(plot_time_limit_s);
     workloads::require_gnuplot();
+    // A sweep still writing this folder would replace these plots, or they its (folder_lock.hpp).
+    const FolderLock lock(folder);
     const auto outputs = workloads::draw_sweep_outputs(document, std::cerr, options);
     std::cout << fmt::format("{} plots (PNG and SVG) in {}/, the report in {}\n", outputs.drawn.size(),
                              outputs.plots, outputs.report);

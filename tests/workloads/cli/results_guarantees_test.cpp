@@ -93,6 +93,15 @@ TEST_CASE("cli: a results folder another tpusim is writing is refused at once, o
     std::sort(expected.begin(), expected.end());
     CHECK(scratch.entries() == expected);
   }
+  {
+    // tpusim plot redraws a sweep's folder: not while another tpusim writes it.
+    const tpusim::FolderLock held((scratch.work() / "shard").string());
+    const auto plot = scratch.run({"plot", "shard"});
+    INFO(plot.describe());
+    CHECK(plot.exit_status == 3);
+    REQUIRE(plot.err_lines().size() == 1);
+    CHECK(plot.err_lines()[0] == in_use("shard", ::getpid()));
+  }
   const auto free = scratch.run({"sweep", "co.yaml", "--progress", "none", "--output", "results/s"});
   INFO(free.describe());
   CHECK(free.exit_status == 0);
