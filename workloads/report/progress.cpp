@@ -50,6 +50,10 @@ Progress::Progress(ProgressMode mode, std::string name, std::int64_t total, std:
   if (mode_ == ProgressMode::bar && !quiet()) draw();
 }
 
+Progress::~Progress() {
+  if (!finished_) clear();
+}
+
 double Progress::elapsed_s() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }

@@ -36,6 +36,10 @@ class Progress {
   // `total` items, of which `done_before` were done already (records of an earlier run).
   Progress(ProgressMode mode, std::string name, std::int64_t total, std::int64_t done_before = 0,
            ProgressStyle style = {}, std::FILE* out = stderr);
+  // Unfinished (the work threw): the bar is cleared, so that the error that follows has its own line.
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
 
   void one_done(bool failed = false);
   // This run has done `done_now` items (not counting done_before).
