@@ -5,10 +5,10 @@
 #include <sys/types.h>
 
 #include <filesystem>
-#include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "stderr_capture.hpp"
 
 namespace tpusim::test {
 
@@ -31,17 +31,5 @@ class Sibling {
   pid_t pid_;
 };
 
-class StderrCapture {
- public:
-  StderrCapture() : saved_(std::cerr.rdbuf(captured_.rdbuf())) {}
-  ~StderrCapture() { std::cerr.rdbuf(saved_); }
-  StderrCapture(const StderrCapture&) = delete;
-  StderrCapture& operator=(const StderrCapture&) = delete;
-  std::string text() const { return captured_.str(); }
-
- private:
-  std::ostringstream captured_;
-  std::streambuf* saved_;
-};
 
 }  // namespace tpusim::test

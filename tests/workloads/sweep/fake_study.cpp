@@ -97,13 +97,6 @@ std::vector<std::string> csv_without_wall(const std::string& path) {
   return lines;
 }
 
-std::vector<std::string> StderrCapture::lines() const {
-  std::istringstream in(captured_.str());
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 std::vector<std::string> record_names(const std::string& folder) {
   std::vector<std::string> names;
   std::error_code error;

@@ -3,12 +3,11 @@
 // so the runner's records, shards, merging and failures are tested in milliseconds. A point listed in
 // `failing` throws in its child; one in `crashing` aborts (a child killed by a signal).
 #include <filesystem>
-#include <iostream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "../../topologies/support/stderr_capture.hpp"
 #include "workloads/sweep/study.hpp"
 
 namespace tpusim::workloads::test {
@@ -63,20 +62,7 @@ class TempFolder {
   std::filesystem::path root_;
 };
 
-// What the code under test writes on std::cerr while the object lives.
-class StderrCapture {
- public:
-  StderrCapture() : saved_(std::cerr.rdbuf(captured_.rdbuf())) {}
-  ~StderrCapture() { std::cerr.rdbuf(saved_); }
-  StderrCapture(const StderrCapture&) = delete;
-  StderrCapture& operator=(const StderrCapture&) = delete;
-  std::string text() const { return captured_.str(); }
-  std::vector<std::string> lines() const;
-
- private:
-  std::ostringstream captured_;
-  std::streambuf* saved_;
-};
+using tpusim::test::StderrCapture;
 
 // Text of a file ("" if missing); the lines of a CSV with its wall_s column dropped.
 std::string read_text(const std::string& path);
