@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "topologies/support/check.hpp"
 #include "workloads/sweep/content_hash.hpp"
 
 namespace tpusim::workloads {
@@ -86,52 +87,30 @@ bool all_strings(const nlohmann::json& value) {
   return true;
 }
 
-bool holds(const nlohmann::json& value, FieldKind kind) {
-  switch (kind) {
-    case FieldKind::text:
-      return value.is_string();
-    case FieldKind::texts:
-      return all_strings(value);
-    case FieldKind::whole_number:
-      return value.is_number_unsigned();
-    case FieldKind::number:
-      return value.is_number();
-    case FieldKind::array:
-      return value.is_array();
-    case FieldKind::object:
-      return value.is_object();
-    case FieldKind::object_or_null:
-      return value.is_object() || value.is_null();
-    case FieldKind::text_or_null:
-      return value.is_string() || value.is_null();
-    case FieldKind::any:
-      return true;
-  }
-  return false;
-}
+// Each kind's test and its words, in the order of FieldKind.
+struct KindRow {
+  FieldKind kind;
+  bool (*holds)(const nlohmann::json&);
+  const char* name;
+};
+constexpr KindRow kKinds[] = {
+    {FieldKind::text, [](const nlohmann::json& v) { return v.is_string(); }, "a string"},
+    {FieldKind::texts, all_strings, "an array of strings"},
+    {FieldKind::whole_number, [](const nlohmann::json& v) { return v.is_number_unsigned(); }, "a whole number"},
+    {FieldKind::number, [](const nlohmann::json& v) { return v.is_number(); }, "a number"},
+    {FieldKind::array, [](const nlohmann::json& v) { return v.is_array(); }, "an array"},
+    {FieldKind::object, [](const nlohmann::json& v) { return v.is_object(); }, "an object"},
+    {FieldKind::object_or_null, [](const nlohmann::json& v) { return v.is_object() || v.is_null(); },
+     "an object or null"},
+    {FieldKind::text_or_null, [](const nlohmann::json& v) { return v.is_string() || v.is_null(); },
+     "a string or null"},
+    {FieldKind::any, [](const nlohmann::json&) { return true; }, "a value"},
+};
 
-const char* kind_name(FieldKind kind) {
-  switch (kind) {
-    case FieldKind::text:
-      return "a string";
-    case FieldKind::texts:
-      return "an array of strings";
-    case FieldKind::whole_number:
-      return "a whole number";
-    case FieldKind::number:
-      return "a number";
-    case FieldKind::array:
-      return "an array";
-    case FieldKind::object:
-      return "an object";
-    case FieldKind::object_or_null:
-      return "an object or null";
-    case FieldKind::text_or_null:
-      return "a string or null";
-    case FieldKind::any:
-      break;
-  }
-  return "a value";
+const KindRow& row_of(FieldKind kind) {
+  const auto& row = kKinds[static_cast<int>(kind)];
+  TPUSIM_CHECK(row.kind == kind);
+  return row;
 }
 
 }  // namespace
@@ -150,8 +129,9 @@ std::optional<FieldMismatch> field_mismatch(const nlohmann::json& document,
                                             const std::vector<FieldSpec>& fields) {
   for (const auto& field : fields) {
     const auto value = document.find(field.key);
-    if (value == document.end()) return FieldMismatch{field.key, "", kind_name(field.kind)};
-    if (!holds(*value, field.kind)) return FieldMismatch{field.key, kind_of(*value), kind_name(field.kind)};
+    const KindRow& row = row_of(field.kind);
+    if (value == document.end()) return FieldMismatch{field.key, "", row.name};
+    if (!row.holds(*value)) return FieldMismatch{field.key, kind_of(*value), row.name};
   }
   return std::nullopt;
 }
