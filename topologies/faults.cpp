@@ -60,13 +60,11 @@ int parse_link(const Topology& topology, const std::string& text, const std::str
   return chip * dimensions(topology) + d;
 }
 
-double parse_factor(const std::string& text, const std::string& item, double min, bool min_included,
-                    double max, const char* range) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  const double value = std::strtod(begin, &end);
-  const bool above = min_included ? value >= min : value > min;
-  if (end == begin || *end != '\0' || !std::isfinite(value) || !above || value > max) {
+double parse_factor(const std::string& text, const std::string& item, double min, double max,
+                    const char* range) {
+  const std::size_t length = plain_decimal_length(text);
+  const double value = length > 0 && length == text.size() ? std::strtod(text.c_str(), nullptr) : -1;
+  if (!(value >= min && value <= max)) {
     throw InputError(fmt::format("fault '{}': factor '{}' must be a number {}", item, text, range));
   }
   return value;
@@ -100,11 +98,11 @@ Faults Faults::parse(const Topology& topology, const std::string& text) {
     } else if (kind == "slow") {
       expect(3, "slow:<chip>+<axis>:<factor>, such as slow:0.0+x:0.5");
       faults.slow_[parse_link(topology, parts[1], item)] =
-          parse_factor(parts[2], item, 0, false, 1, "above 0 and at most 1");
+          parse_factor(parts[2], item, kSlowestLinkFactor, 1, "from 0.001 to 1 (down: for a link that is off)");
     } else if (kind == "straggler") {
       expect(3, "straggler:<chip>:<factor>, such as straggler:0.0:1.5");
       faults.stragglers_[parse_chip(topology, parts[1], item)] =
-          parse_factor(parts[2], item, 1, true, 100, "from 1 to 100");
+          parse_factor(parts[2], item, 1, kSlowestStragglerFactor, "from 1 to 100");
     } else if (kind == "random") {
       expect(3, "random:<links>:<seed>, such as random:4:7");
       try {

@@ -2,7 +2,7 @@
 // What is wrong with a pod: inter-chip links that are slow or down, and chips that compute slowly. One line
 // says it, the same on the command line (--faults) and in a config (hardware.faults), items separated by ';':
 //   down:3.4+x         the link from chip (3,4) to its + neighbour along x carries nothing, either way
-//   slow:3.4+x:0.5     that link runs at 0.5 of its bandwidth, both ways (0 < factor <= 1)
+//   slow:3.4+x:0.5     that link runs at 0.5 of its bandwidth, both ways (0.001 <= factor <= 1)
 //   straggler:3.4:1.5  chip (3,4) computes 1.5 times slower (1 <= factor <= 100)
 //   random:4:7         4 more links down, drawn with seed 7 from those not named
 // Chips are written by coordinates separated by '.', one per chip dimension. Messages then take shortest
@@ -13,6 +13,11 @@
 #include <vector>
 
 namespace tpusim::topo {
+
+// The factors' ranges. A link a thousand times slower is already all but down (a degraded link retrains at a
+// fraction of its lanes, never at a millionth); below that, simulated times overflow rather than inform.
+inline constexpr double kSlowestLinkFactor = 0.001;
+inline constexpr double kSlowestStragglerFactor = 100;
 
 class Topology;  // topology.hpp holds a Faults
 

@@ -132,9 +132,9 @@ TEST_CASE("bad faults are one line naming the item") {
   CHECK(error_of("tpu-v2-32", "down:0.0+z") ==
         "fault 'down:0.0+z': unknown axis 'z'; the pod's axes are x, y");
   CHECK(error_of("tpu-v2-32", "slow:0.0+x:0") ==
-        "fault 'slow:0.0+x:0': factor '0' must be a number above 0 and at most 1");
+        "fault 'slow:0.0+x:0': factor '0' must be a number from 0.001 to 1 (down: for a link that is off)");
   CHECK(error_of("tpu-v2-32", "slow:0.0+x:-2") ==
-        "fault 'slow:0.0+x:-2': factor '-2' must be a number above 0 and at most 1");
+        "fault 'slow:0.0+x:-2': factor '-2' must be a number from 0.001 to 1 (down: for a link that is off)");
   CHECK(error_of("tpu-v2-32", "straggler:0.0:0.5") ==
         "fault 'straggler:0.0:0.5': factor '0.5' must be a number from 1 to 100");
   CHECK(error_of("tpu-v2-32", "down:0.0") ==

@@ -57,7 +57,7 @@ TEST_CASE("rejects a trailing comma in a spec") {
 TEST_CASE("implausible link figures in a spec are refused at their key") {
   CHECK_THROWS_WITH(
       topology_from_spec("ring:8,lat=1e300"),
-      "topology 'ring:8,lat=1e300': lat: '1e300' is not a plausible latency: expected 0 s to 1 s");
+      "topology 'ring:8,lat=1e300': lat: '1e300' is not a plausible latency: expected 0, or 1 ps to 1 s");
   CHECK_THROWS_WITH(topology_from_spec("ring:8,intra_bw=1e-300"),
                     "topology 'ring:8,intra_bw=1e-300': intra_bw: '1e-300' is not a plausible bandwidth: "
                     "expected 1 kB/s to 1 PB/s");

@@ -186,8 +186,8 @@ TEST_CASE("hardware keys resolve topologies and devices and overrides") {
       "expected 0 to 3");
   CHECK(error_of(
             replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  faults: slow:0.0+x:0\n")) ==
-        "configs/test.yaml:4: hardware.faults: fault 'slow:0.0+x:0': factor '0' must be a number above 0 and "
-        "at most 1");
+        "configs/test.yaml:4: hardware.faults: fault 'slow:0.0+x:0': factor '0' must be a number from 0.001 "
+        "to 1 (down: for a link that is off)");
   CHECK(error_of(replace(kValid, "tpu-v2-32", "tpu-v9")) ==
         "configs/test.yaml:3: hardware.topology: unknown topology preset 'tpu-v9'; valid presets are "
         "tpu-v2-pod, "
@@ -270,13 +270,13 @@ TEST_CASE("implausible device and link figures are refused at their key") {
         "1 kB/s to 1 PB/s");
   CHECK(
       with("intra_chip_latency: 1e300") ==
-      "configs/test.yaml:4: hardware.intra_chip_latency: '1e300' is not a plausible latency: expected 0 s to "
-      "1 s");
+      "configs/test.yaml:4: hardware.intra_chip_latency: '1e300' is not a plausible latency: expected 0, or "
+      "1 ps to 1 s");
   CHECK(with("hbm_per_core: 1") ==
         "configs/test.yaml:4: hardware.hbm_per_core: '1' is not a plausible memory size: expected 1 KiB to 1 "
         "PiB");
   CHECK(with("op_overhead: 2") ==
-        "configs/test.yaml:4: hardware.op_overhead: '2' is not a plausible latency: expected 0 s to 1 s");
+        "configs/test.yaml:4: hardware.op_overhead: '2' is not a plausible latency: expected 0, or 1 ps to 1 s");
 }
 
 TEST_CASE("the matrix unit, vector unit and fusion keys: defaults, overrides and bad values at their key") {

@@ -12,33 +12,47 @@
 #include <fstream>
 
 #include "topologies/support/environment_error.hpp"
+#include "topologies/support/input_error.hpp"
 #include "topologies/support/leftovers.hpp"
 
 namespace tpusim {
 namespace fs = std::filesystem;
 namespace {
 
+// The nearest part of `folder` that exists: where the first missing folder would be created.
+fs::path nearest_existing(const std::string& folder) {
+  fs::path existing = fs::absolute(folder.empty() ? "." : folder).lexically_normal();
+  std::error_code error;
+  while (!fs::exists(existing, error) && existing.has_relative_path()) existing = existing.parent_path();
+  return existing;
+}
+
 void create_folder(const fs::path& folder) {
   std::error_code error;
-  if (!folder.empty()) fs::create_directories(folder, error);
+  if (folder.empty()) return;
+  require_folder_path(folder.string());
+  fs::create_directories(folder, error);
   if (error)
     throw EnvironmentError(fmt::format("cannot create folder '{}': {}", folder.string(), error.message()));
 }
 
 }  // namespace
 
+void require_folder_path(const std::string& folder) {
+  const fs::path existing = nearest_existing(folder);
+  std::error_code error;
+  if (!fs::is_directory(existing, error)) {
+    throw InputError(fmt::format("cannot create folder '{}': '{}' is not a folder", folder, existing.string()));
+  }
+}
+
 std::string temporary_path(const std::string& path) { return fmt::format("{}.tmp.{}", path, ::getpid()); }
 
 void require_writable_folder(const std::string& folder) {
   // The nearest folder that exists is where the first missing one would be created; nothing is created
   // here, so that a check before bad input is found leaves nothing behind.
-  fs::path existing = fs::absolute(folder.empty() ? "." : folder).lexically_normal();
-  std::error_code error;
-  while (!fs::exists(existing, error) && existing.has_relative_path()) existing = existing.parent_path();
-  if (!fs::is_directory(existing, error)) {
-    throw EnvironmentError(
-        fmt::format("cannot create folder '{}': '{}' is not a folder", folder, existing.string()));
-  }
+  require_folder_path(folder);
+  const fs::path existing = nearest_existing(folder);
   // Permissions alone do not tell (root may write anywhere, except where the file system refuses), so try.
   const std::string probe = temporary_path((existing / ".tpusim-probe").string());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
@@ -48,6 +62,14 @@ void require_writable_folder(const std::string& folder) {
   }
   ::close(fd);
   ::unlink(probe.c_str());
+}
+
+void require_writable_file(const std::string& path) {
+  std::error_code error;
+  if (fs::is_directory(path, error)) {
+    throw InputError(fmt::format("'{}' is a folder: give the path of a file to write", path));
+  }
+  require_writable_folder(fs::path(path).parent_path().string());
 }
 
 std::string write_problem(const std::string& folder, std::size_t bytes) {
@@ -71,6 +93,10 @@ std::string write_problem(const std::string& folder, std::size_t bytes) {
 
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const fs::path target(path);
+  std::error_code kind_error;
+  if (fs::is_directory(target, kind_error)) {
+    throw InputError(fmt::format("'{}' is a folder: give the path of a file to write", path));
+  }
   create_folder(target.parent_path());
   clean_leftovers(target.parent_path().string(), target.filename().string());
   // The pid keeps two processes writing the same result (a sweep's children) from sharing a temporary file.

@@ -24,7 +24,16 @@ std::string temporary_path(const std::string& path);
 std::string write_problem(const std::string& folder, std::size_t bytes);
 
 // Throws EnvironmentError unless this process may create `folder` (if missing) and files in it: a check made
-// before a long simulation whose only output goes there. Creates nothing.
+// before a long simulation whose only output goes there. Creates nothing. A path whose nearest existing
+// part is a file is the user's mistake, not the environment's: InputError.
 void require_writable_folder(const std::string& folder);
+
+// Throws InputError if the nearest existing part of `folder`'s path is not a folder (a file where a folder
+// would be created): a path the user named, so bad input rather than the environment's failure.
+void require_folder_path(const std::string& folder);
+
+// As require_writable_folder for the file's folder; and a `path` that is a folder is an InputError ("give a
+// file"), since it was named by the user.
+void require_writable_file(const std::string& path);
 
 }  // namespace tpusim

@@ -75,6 +75,7 @@ StagedFolder::StagedFolder(const std::string& folder, std::vector<std::string> r
   folder_ = path.string();
   check_replaceable(path, result_names_);
   const fs::path parent = path.parent_path();
+  require_folder_path(parent.string());
   std::error_code error;
   for (fs::path missing = parent; !missing.empty() && !fs::exists(missing, error);
        missing = missing.parent_path())

@@ -15,6 +15,7 @@
 #include <thread>
 #include <utility>
 
+#include "topologies/support/atomic_file.hpp"
 #include "topologies/support/atomic_folder.hpp"
 #include "topologies/support/environment_error.hpp"
 
@@ -67,6 +68,7 @@ FolderLock::FolderLock(const std::string& folder) {
   const fs::path path = own_results_folder(
       folder, "results are written into a folder of their own, so name one, such as results/my-run");
   const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  require_folder_path(parent.string());
   std::error_code error;
   for (fs::path missing = parent; !missing.empty() && !fs::exists(missing, error);
        missing = missing.parent_path())

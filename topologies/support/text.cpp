@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 #include "topologies/support/input_error.hpp"
@@ -39,6 +40,44 @@ std::int64_t parse_whole_number(const std::string& text, std::int64_t min, std::
   const long long value = std::strtoll(text.c_str(), nullptr, 10);
   if (errno == ERANGE || value < min || value > max) {
     throw InputError(fmt::format("{} is out of range: expected {} to {}", text, min, max));
+  }
+  return value;
+}
+
+std::size_t plain_decimal_length(const std::string& text) {
+  auto digits_from = [&](std::size_t at) {
+    std::size_t end = at;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    return end;
+  };
+  std::size_t at = !text.empty() && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+  const std::size_t whole_end = digits_from(at);
+  std::size_t end = whole_end;
+  bool any_digit = whole_end > at;
+  if (end < text.size() && text[end] == '.') {
+    const std::size_t fraction_end = digits_from(end + 1);
+    any_digit = any_digit || fraction_end > end + 1;
+    end = fraction_end;
+  }
+  if (!any_digit) return 0;
+  if (end < text.size() && (text[end] == 'e' || text[end] == 'E')) {
+    std::size_t exponent = end + 1;
+    if (exponent < text.size() && (text[exponent] == '-' || text[exponent] == '+')) ++exponent;
+    const std::size_t exponent_end = digits_from(exponent);
+    if (exponent_end > exponent) end = exponent_end;  // "5e" or "5eV": the number is "5"
+  }
+  return end;
+}
+
+double parse_plain_number(const std::string& text) {
+  const std::size_t length = plain_decimal_length(text);
+  const double value = length > 0 ? std::strtod(text.c_str(), nullptr) : 0;
+  if (length > 0 && length == text.size() && !std::isfinite(value)) {
+    throw InputError(fmt::format("'{}' is too large a number: more than a double holds", text));
+  }
+  if (length == 0 || length != text.size()) {
+    throw InputError(fmt::format("'{}' is not a number: expected a plain decimal such as 4096, 1.5 or 2.5e-6",
+                                 text));
   }
   return value;
 }

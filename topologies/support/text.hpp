@@ -19,4 +19,14 @@ std::string join(const std::vector<std::string>& items, const std::string& separ
 // than what was written.
 std::int64_t parse_whole_number(const std::string& text, std::int64_t min, std::int64_t max);
 
+// How many leading characters of `text` form a plain decimal number: an optional sign, digits with an
+// optional fraction ("4096", "-1.5", ".5"), and an optional exponent ("2.5e-6"); 0 if none. strtod also
+// reads hex ("0x10"), "inf", "nan" and leading spaces, which a config's integers refuse: every number tpusim
+// reads goes through this first, so that one spelling means the same everywhere.
+std::size_t plain_decimal_length(const std::string& text);
+
+// The value of `text`, a plain decimal number (plain_decimal_length covers it all) that is finite as a
+// double. Throws InputError "'x' is not a number: expected a plain decimal such as 4096, 1.5 or 2.5e-6".
+double parse_plain_number(const std::string& text);
+
 }  // namespace tpusim

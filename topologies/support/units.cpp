@@ -7,6 +7,7 @@
 #include <map>
 
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 
 namespace tpusim {
 namespace {
@@ -17,13 +18,17 @@ struct NumberAndSuffix {
 };
 
 NumberAndSuffix split_number(const std::string& text, const char* what, const char* accepted) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  const double value = std::strtod(begin, &end);
-  if (end == begin || !std::isfinite(value)) {
-    throw InputError(fmt::format("'{}' is not a {}: expected {}", text, what, accepted));
+  const std::size_t length = plain_decimal_length(text);
+  const double value = length > 0 ? std::strtod(text.substr(0, length).c_str(), nullptr) : 0;
+  if (length == 0) throw InputError(fmt::format("'{}' is not a {}: expected {}", text, what, accepted));
+  const std::size_t digits_from = text[0] == '-' || text[0] == '+' ? 1 : 0;
+  if (length == digits_from + 1 && text[digits_from] == '0' && (text[length] == 'x' || text[length] == 'X')) {
+    throw InputError(fmt::format("'{}' is not a {}: numbers are plain decimals, not hex", text, what));
   }
-  std::string suffix(end);
+  if (!std::isfinite(value)) {
+    throw InputError(fmt::format("'{}' is not a {}: the number is larger than a double holds", text, what));
+  }
+  std::string suffix = text.substr(length);
   while (!suffix.empty() && suffix.front() == ' ') suffix.erase(suffix.begin());
   return {value, suffix};
 }
@@ -66,7 +71,10 @@ std::uint64_t parse_bytes(const std::string& text) {
                                                       {"G", 1073741824.0}};
   const char* accepted = "a size such as 4096, 64KiB, 64MiB, 1GiB or 1.5GB";
   const double bytes = scaled(text, units, "size", accepted);
-  if (bytes != std::floor(bytes) || bytes > 1.8e19) {
+  if (bytes > kMaxSize_bytes) {
+    throw InputError(fmt::format("'{}' is not a plausible size: expected at most 1 EiB", text));
+  }
+  if (bytes != std::floor(bytes)) {
     throw InputError(fmt::format("'{}' is not a size: it is not a whole number of bytes", text));
   }
   return static_cast<std::uint64_t>(bytes);
@@ -95,7 +103,12 @@ double parse_duration_s(const std::string& text) {
 }
 
 double parse_latency_s(const std::string& text) {
-  return plausible(text, parse_duration_s(text), "latency", kLatencyRange_s);
+  const double latency_s = parse_duration_s(text);
+  // Zero is an ideal link; a latency below a picosecond is a typo that only underflows later.
+  if (latency_s > 0 && latency_s < kSmallestLatency_s) {
+    throw InputError(fmt::format("'{}' is not a plausible latency: expected {}", text, kLatencyRange_s.text));
+  }
+  return plausible(text, latency_s, "latency", kLatencyRange_s);
 }
 
 double parse_flops(const std::string& text) {

@@ -257,7 +257,7 @@ void add_collective_command(CLI::App& app) {
     // Before building anything: refuse what would exhaust memory, and a trace that cannot be written.
     topo::require_simulation_fits(topology);
     if (!options.trace.empty())
-      require_writable_folder(std::filesystem::path(options.trace).parent_path().string());
+      require_writable_file(options.trace);
     auto built = workloads::build_request(topology, options.spec);
     sim::SimOptions sim_options;
     sim_options.network = network;

@@ -103,7 +103,8 @@ void fidelity(const FidelityArgs& args) {
   raise_for(*run, summary.failed);
 }
 
-void calibrate(const FidelityArgs& args, const std::string& profiles_dir) {
+void calibrate(const FidelityArgs& args, const std::string& profiles_option) {
+  const std::string profiles_dir = profiles_option == "none" ? "" : profiles_option;
   if (!profiles_dir.empty()) require_writable_folder(profiles_dir);  // before minutes of simulation
   const auto run = run_measurements(args, false);
   const workloads::CalibrationResult result = workloads::calibrate(run->rows);
@@ -181,7 +182,7 @@ void add_calibrate_command(CLI::App& app) {
                       "Records folder, shared with tpusim fidelity (default results/fidelity)");
   command->add_flag("--no-files", args.no_files, "Write no records");
   command->add_option("--profiles", profiles,
-                      "Folder for the fitted profiles (default results/calibration; '' for none)");
+                      "Folder for the fitted profiles (default results/calibration; none to write none)");
   add_whole_number_option(command, "-j,--jobs", args.jobs, 1, kMaxJobs,
                           "Measurements simulated at once, each in its own process");
   command->add_option("--progress", args.progress, "bar, plain or none (default: bar on a terminal)");

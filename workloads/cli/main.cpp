@@ -54,6 +54,20 @@ std::string parse_error_message(CLI::App& app, const CLI::ParseError& error) {
   return fmt::format("{} (see '{} --help')", message, path);
 }
 
+// An option given '' would mean "not given" to most commands: `--shard "$UNSET"` in a Slurm array would run
+// the whole sweep in every task. Every option that takes a value refuses an empty one.
+void refuse_empty_values(CLI::App& command) {
+  const CLI::Validator not_empty(
+      [](std::string& value) {
+        return value.empty() ? std::string("an empty value: give one, or leave the option out") : "";
+      },
+      "", "not empty");
+  for (CLI::Option* option : command.get_options()) {
+    if (option->get_type_size_max() > 0) option->check(not_empty);
+  }
+  for (CLI::App* sub : command.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -77,6 +91,7 @@ int main(int argc, char** argv) {
   tpusim::cli::add_plot_command(app);
   tpusim::cli::add_fidelity_command(app);
   tpusim::cli::add_calibrate_command(app);
+  refuse_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

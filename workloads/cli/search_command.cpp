@@ -30,7 +30,7 @@ struct SearchArgs {
   std::string strategy;
   std::string progress;
   int max_candidates = 0;
-  double time_limit_s = -1;
+  std::string time_limit;
   std::int64_t seed = -1;
   bool json = false;
   bool no_files = false;
@@ -53,12 +53,12 @@ void search(const SearchArgs& args) {
        {std::tuple{"mesh_dims", "--mesh-dims", args.mesh_dims, false},
         std::tuple{"layout_dims", "--layout-dims", args.layout_dims, true},
         std::tuple{"algorithms", "--algorithms", args.algorithms, true},
-        std::tuple{"mappings", "--mappings", args.mappings, true}}) {
+        std::tuple{"mappings", "--mappings", args.mappings, true},
+        std::tuple{"time_limit", "--time-limit", args.time_limit, false}}) {
     if (value.empty()) continue;
     workloads::override_search_key(input.spec, key, list ? "[" + value + "]" : value, option, input.base);
   }
   if (args.max_candidates > 0) input.spec.max_candidates = args.max_candidates;
-  if (args.time_limit_s >= 0) input.spec.time_limit_s = args.time_limit_s;
   if (args.seed >= 0) input.spec.seed = static_cast<std::uint64_t>(args.seed);
   if (!args.strategy.empty()) input.spec.strategy = workloads::search_strategies().parse(args.strategy);
   const nlohmann::json inputs = {
@@ -66,7 +66,8 @@ void search(const SearchArgs& args) {
       {"preset", args.config_path.empty() ? nlohmann::json(preset) : nlohmann::json(nullptr)},
       {"max_candidates",
        args.max_candidates > 0 ? nlohmann::json(args.max_candidates) : nlohmann::json(nullptr)},
-      {"time_limit_s", args.time_limit_s >= 0 ? nlohmann::json(args.time_limit_s) : nlohmann::json(nullptr)},
+      {"time_limit_s",
+       args.time_limit.empty() ? nlohmann::json(nullptr) : nlohmann::json(input.spec.time_limit_s)},
       {"seed", args.seed >= 0 ? nlohmann::json(args.seed) : nlohmann::json(nullptr)},
       {"strategy", workloads::input_or_null(args.strategy)},
       {"mesh_dims", workloads::input_or_null(args.mesh_dims)},
@@ -118,10 +119,7 @@ void search(const SearchArgs& args) {
     }
   }
   std::cout << std::flush;
-  if (!result.best) {
-    throw std::runtime_error(fmt::format("no candidate of {} fits the {} cap per core", input.base.name,
-                                         format_bytes(double(input.spec.memory_cap_bytes))));
-  }
+  if (!result.best) throw std::runtime_error(workloads::no_fit_message(input, result));
 }
 
 }  // namespace
@@ -150,10 +148,9 @@ void add_search_command(CLI::App& app) {
   command->add_option("--preset", args.preset, "Search from a shipped preset (tpusim run --list-presets)");
   add_whole_number_option(command, "--max-candidates", args.max_candidates, 1, 10000000,
                           "Evaluate at most this many candidates (overrides search.max_candidates)");
-  command
-      ->add_option("--time-limit", args.time_limit_s,
-                   "Stop after this many seconds (overrides search.time_limit)")
-      ->check(CLI::NonNegativeNumber);
+  command->add_option("--time-limit", args.time_limit,
+                      "Stop after this many seconds, 0.001 to a week, or 0 for no limit (overrides "
+                      "search.time_limit)");
   add_whole_number_option(command, "--seed", args.seed, 0, std::numeric_limits<std::int32_t>::max(),
                           "Seed of the chain (overrides search.seed)");
   command->add_option("--strategy", args.strategy, "auto, exhaustive or mcmc (overrides search.strategy)")

@@ -43,15 +43,7 @@ BuiltRequest build_named(const topo::Topology& topology, const CollectiveSpec& s
   built.algorithms = spec.algorithms.empty() ? std::vector<std::string>{sim::default_algorithm(request.kind)}
                                              : split_names(spec.algorithms);
   request.algorithms = built.algorithms;
-  const std::uint64_t bytes = parse_bytes(spec.bytes);
-  if (bytes == 0)
-    throw InputError(
-        fmt::format("size '{}' is zero; a collective needs at least one 4-byte element", spec.bytes));
-  if (bytes % 4 != 0) {
-    throw InputError(
-        fmt::format("size '{}' is {} bytes, not a whole number of 4-byte fp32 elements", spec.bytes, bytes));
-  }
-  request.elements = bytes / 4;
+  request.elements = parse_collective_bytes(spec.bytes) / 4;
   request.element_bytes = 4;
   // An unknown name is reported by validate_request below, after the group axes.
   const auto* row =
@@ -103,6 +95,20 @@ BuiltRequest build_named(const topo::Topology& topology, const CollectiveSpec& s
 }
 
 }  // namespace
+
+std::uint64_t parse_collective_bytes(const std::string& text) {
+  const std::uint64_t bytes = parse_bytes(text);
+  if (bytes == 0)
+    throw InputError(fmt::format("size '{}' is zero; a collective needs at least one 4-byte element", text));
+  if (bytes % 4 != 0) {
+    throw InputError(
+        fmt::format("size '{}' is {} bytes, not a whole number of 4-byte fp32 elements", text, bytes));
+  }
+  if (bytes > kMaxCollectiveBytes) {
+    throw InputError(fmt::format("size '{}' is more than 1 PiB per member, more than any pod holds", text));
+  }
+  return bytes;
+}
 
 BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec& spec) {
   if (spec.algorithms != sim::kAutoAlgorithm || !spec.group_axes.empty()) return build_named(topology, spec);

@@ -1,6 +1,7 @@
 #pragma once
 // A CollectiveRequest from the words a user types on the command line (tpusim collective, validate, bench):
 // the collective, the algorithm names, a size and group axes. Checks everything before any simulation starts.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct BuiltRequest {
 // candidates it stands for in auto_candidates, each checked; alone and without group axes, every algorithm on
 // its default group axes.
 BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec& spec);
+
+// A collective's message per member, in bytes: a whole number of 4-byte fp32 elements, at most 1 PiB (more
+// than any pod's memory: a larger figure is a typo, and its rounds would not fit a double's precision).
+// Throws InputError naming `text`.
+inline constexpr std::uint64_t kMaxCollectiveBytes = std::uint64_t{1} << 50;
+std::uint64_t parse_collective_bytes(const std::string& text);
 
 // The fastest of built's auto candidates on the simulator (sim::fastest), or built itself without auto.
 BuiltRequest resolve_auto(sim::Simulator& simulator, BuiltRequest built);

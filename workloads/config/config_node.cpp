@@ -10,10 +10,46 @@
 
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
 
 namespace tpusim::workloads {
 namespace {
+
+// YAML's limit on a key written without '?' (YAML 1.2, 7.4.2); past it yaml-cpp says only "illegal map value".
+constexpr std::size_t kMaxYamlKeyChars = 1024;
+
+// A config is text: YAML allows tab, line feed and carriage return of the C0 controls, and yaml-cpp reports
+// the others (a NUL from a binary file or a bad copy) as odd escapes or keys far from the byte.
+void check_plain_text(const std::string& text, const std::string& file) {
+  int line = 1;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte == '\n') {
+      ++line;
+      line_start = i + 1;
+    } else if ((byte < 0x20 && byte != '\t' && byte != '\r') || byte == 0x7f) {
+      throw InputError(fmt::format("{}:{}: a control character (byte 0x{:02x}) at column {}: a config is plain "
+                                   "text",
+                                   file, line, byte, i - line_start + 1));
+    }
+  }
+}
+
+// The length of the key on 0-based line `line` of `text` (what comes before its first ": "), 0 if none.
+std::size_t key_length_at(const std::string& text, int line) {
+  std::size_t start = 0;
+  for (int l = 0; l < line && start != std::string::npos; ++l) {
+    start = text.find('\n', start);
+    if (start != std::string::npos) ++start;
+  }
+  if (start == std::string::npos) return 0;
+  const std::string row = text.substr(start, text.find('\n', start) - start);
+  const std::size_t key_start = row.find_first_not_of(" -");
+  const std::size_t colon = row.find(':', key_start == std::string::npos ? 0 : key_start);
+  return key_start == std::string::npos || colon == std::string::npos ? 0 : colon - key_start;
+}
 
 const char* type_name(const YAML::Node& node) {
   switch (node.Type()) {
@@ -98,6 +134,7 @@ ConfigNode ConfigNode::located_child(const std::string& path, const YAML::Node& 
 }
 
 ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
+  check_plain_text(text, file);
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -105,6 +142,11 @@ ConfigNode ConfigNode::parse(const std::string& text, const std::string& file) {
     throw InputError(fmt::format("{}:{}: YAML nested too deeply: more than {} levels of maps and lists", file,
                                  error.mark.line + 1, kMaxNestingLevels));
   } catch (const YAML::Exception& error) {
+    const std::size_t key_chars = key_length_at(text, error.mark.line);
+    if (key_chars > kMaxYamlKeyChars) {
+      throw InputError(fmt::format("{}:{}: a key of {} characters: YAML allows at most {} in a key", file,
+                                   error.mark.line + 1, key_chars, kMaxYamlKeyChars));
+    }
     throw InputError(fmt::format("{}:{}: YAML syntax error: {}", file, error.mark.line + 1, error.msg));
   }
   std::size_t nodes = 0;
@@ -217,13 +259,18 @@ std::int64_t ConfigNode::positive_integer() const {
   return value;
 }
 
-double ConfigNode::number() const {
-  const std::string text = scalar();
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(value)) fail(fmt::format("'{}' is not a number", text));
-  return value;
+namespace {
+template <typename Parse>
+auto parse_with_location(const ConfigNode& node, const std::string& text, Parse parse) {
+  try {
+    return parse(text);
+  } catch (const InputError& error) {
+    node.fail(error.what());
+  }
 }
+}  // namespace
+
+double ConfigNode::number() const { return parse_with_location(*this, scalar(), parse_plain_number); }
 
 bool ConfigNode::boolean() const {
   const std::string text = scalar();
@@ -241,16 +288,6 @@ std::string ConfigNode::one_of(const std::vector<std::string>& choices) const {
                    join(choices)));
 }
 
-namespace {
-template <typename Parse>
-auto parse_with_location(const ConfigNode& node, const std::string& text, Parse parse) {
-  try {
-    return parse(text);
-  } catch (const InputError& error) {
-    node.fail(error.what());
-  }
-}
-}  // namespace
 
 std::uint64_t ConfigNode::memory_bytes() const {
   return parse_with_location(*this, scalar(), parse_memory_bytes);

@@ -153,22 +153,28 @@ const std::vector<ModelKey>& model_key_table() {
                "run_pretraining.py; MLPerf's BERT-Large uses 76): the size of the dimension predictions. At "
                "most length."),
       size_key("experts", &ModelConfig::experts, "Experts of each mixture-of-experts layer."),
-      {"capacity_factor", "number", "greater than 0",
+      {"capacity_factor", "number", "0.01 to 1000",
        "Sets the tokens one sequence may send to one expert: ceil(capacity_factor * length / experts).",
        [](const ConfigNode& value, ModelConfig& m) {
+         // Sanity limits: Mesh-TensorFlow's and GShard's factors are 1 to 4; far beyond, the capacity
+         // stops meaning anything and overflows the sizes.
          m.capacity_factor = value.number();
-         if (m.capacity_factor <= 0) value.fail("must be positive");
+         if (!(m.capacity_factor >= 0.01 && m.capacity_factor <= 1000))
+           value.fail("is not a plausible capacity factor: expected 0.01 to 1000");
        },
        [](const ModelConfig& m) { return nlohmann::json(m.capacity_factor); }, nullptr},
-      {"dropout", "number", "0 or more, less than 1",
+      {"dropout", "number", "0, or 2^-24 (6e-8) to less than 1",
        "Dropout rate of the Transformer kinds, at every place tensor2tensor's mtf_transformer_base (0.1 for "
        "attention_dropout, relu_dropout and layer_prepostprocess_dropout) and BERT's modeling.py "
        "(hidden_dropout_prob, attention_probs_dropout_prob) apply one; each costs a random mask, whose "
        "ThreeFry bits take about 65 vector operations per element (mesh_tf/random_bits.hpp), and a multiply, "
        "and the mask is kept for the backward pass. 0 builds no dropout.",
        [](const ConfigNode& value, ModelConfig& m) {
+         // A rate below 2^-24 keeps every element of a float32 mask: TensorFlow's float32 random_uniform has
+         // 2^23 values in [0, 1).
          m.dropout = value.number();
-         if (!(m.dropout >= 0 && m.dropout < 1)) value.fail("must be at least 0 and less than 1");
+         if (!(m.dropout == 0 || (m.dropout >= 0x1p-24 && m.dropout < 1)))
+           value.fail("must be 0, or from 2^-24 (6e-8) to less than 1");
        },
        [](const ModelConfig& m) { return nlohmann::json(m.dropout); }, nullptr},
       {"stage_blocks", "list of whole numbers, such as [3, 4, 6, 3] or \"3,4,6,3\"",

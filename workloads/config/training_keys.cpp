@@ -22,11 +22,13 @@ std::vector<ConfigKey> training_keys() {
           })
           .reports([](const RunConfig& c) { return to_string(c.training.optimizer); }),
       ConfigKey("training.learning_rate", "number", "The optimizer's learning rate.")
-          .ranged("greater than 0")
+          .ranged("1e-12 to 1000")
           .defaults_to("0.01")
           .reads([](const ConfigNode& value, ConfigReading& r) {
+            // Sanity limits, far outside any schedule's: they catch a typo such as 1e-300 or 1e300.
             r.config.training.learning_rate = value.number();
-            if (r.config.training.learning_rate <= 0) value.fail("must be positive");
+            if (!(r.config.training.learning_rate >= 1e-12 && r.config.training.learning_rate <= 1000))
+              value.fail("is not a plausible learning rate: expected 1e-12 to 1000");
           })
           .reports([](const RunConfig& c) { return c.training.learning_rate; }),
       ConfigKey("training.numerics", "one of " + join(numerics_modes().names()),

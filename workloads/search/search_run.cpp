@@ -136,8 +136,8 @@ void mcmc(const SearchSpace& space, const SearchInput& input, Evaluations& evalu
   }
 }
 
-// A search whose every candidate is illegal, or over the cap, was given a space or a cap that cannot work:
-// bad input, said at the key that made it so.
+// A search whose every candidate is illegal was given a space that cannot work: bad input, said at the key
+// that made it so. Candidates that all run but are over the cap are a result (exit 1, no_fit_message).
 void check_some_candidate_runs(const SearchInput& input, const SearchResult& result) {
   const auto& outcomes = result.outcomes;
   if (outcomes.empty()) return;
@@ -148,20 +148,25 @@ void check_some_candidate_runs(const SearchInput& input, const SearchResult& res
                                  input.spec.where(key), outcomes.size(), outcomes.front().candidate.layout,
                                  outcomes.front().problem));
   }
-  if (fastest(outcomes)) return;
-  const auto least = std::min_element(outcomes.begin(), outcomes.end(), [](const auto& a, const auto& b) {
-    return a.legal() && (!b.legal() || a.memory_per_core_bytes < b.memory_per_core_bytes);
-  });
-  throw InputError(
-      fmt::format("{}: {} per core{} is below the memory of every candidate evaluated; the least, "
-                  "{} with layout {}, needs {}",
-                  input.spec.where("memory_cap"), format_bytes(double(input.spec.memory_cap_bytes)),
-                  input.spec.locations.count("memory_cap") ? "" : " (the device's HBM, the default)",
-                  least->candidate.mesh_shape, least->candidate.layout,
-                  format_bytes(double(least->memory_per_core_bytes))));
 }
 
 }  // namespace
+
+std::string no_fit_message(const SearchInput& input, const SearchResult& result) {
+  const auto& outcomes = result.outcomes;
+  const auto least = std::min_element(outcomes.begin(), outcomes.end(), [](const auto& a, const auto& b) {
+    return a.legal() && (!b.legal() || a.memory_per_core_bytes < b.memory_per_core_bytes);
+  });
+  std::string message = fmt::format(
+      "no candidate of {} fits: {} per core{} ({}) is below the memory of every candidate evaluated",
+      input.base.name, format_bytes(double(input.spec.memory_cap_bytes)),
+      input.spec.locations.count("memory_cap") ? "" : ", the device's HBM,", input.spec.where("memory_cap"));
+  if (least != outcomes.end() && least->legal()) {
+    message += fmt::format("; the least, {} with layout {}, needs {}", least->candidate.mesh_shape,
+                           least->candidate.layout, format_bytes(double(least->memory_per_core_bytes)));
+  }
+  return message;
+}
 
 std::optional<std::size_t> fastest(const std::vector<CandidateOutcome>& outcomes) {
   std::optional<std::size_t> best;
@@ -241,6 +246,8 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options) 
     try {
       save_collective_times(result.collective_time_file, evaluator.simulator());
     } catch (const EnvironmentError& error) {
+      result.collective_time_problem = error.what();
+    } catch (const InputError& error) {  // --cache-dir under a file: the search is done all the same
       result.collective_time_problem = error.what();
     }
   }

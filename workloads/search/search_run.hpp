@@ -60,4 +60,8 @@ SearchResult run_search(const SearchInput& input, const SearchOptions& options =
 std::vector<std::size_t> pareto_front(const std::vector<CandidateOutcome>& outcomes);
 std::optional<std::size_t> fastest(const std::vector<CandidateOutcome>& outcomes);
 
+// Why a search that ran found no candidate under the cap, naming the cap, where it was set, and the least
+// memory a candidate needs: the one line of its exit status 1.
+std::string no_fit_message(const SearchInput& input, const SearchResult& result);
+
 }  // namespace tpusim::workloads

@@ -7,6 +7,7 @@
 
 #include "mesh_tf/layout_rules.hpp"
 #include "mesh_tf/mapping_spec.hpp"
+#include "topologies/support/child_time_limit.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 #include "workloads/config/config_node.hpp"
@@ -67,6 +68,13 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
   for (const auto& key : keys) {
     if (auto n = s.optional_child(key)) spec.locations[key] = n->where();
   }
+  // Candidates name their mesh axes batch, model, model2 and model3 (search_space.cpp).
+  const auto candidate_axis = [](const ConfigNode& node, const std::string& axis) {
+    const bool model_axis = axis == "model" || axis == "model2" || axis == "model3";
+    if (axis != "batch" && !model_axis)
+      node.fail(fmt::format(
+          "candidates name their mesh axes batch, model, model2 and model3; '{}' is none of them", axis));
+  };
   const auto model_dim = [&](const ConfigNode& item) {
     const std::string problem = unknown_dimension_problem(kind, item.scalar());
     if (!problem.empty()) item.fail(problem);
@@ -88,9 +96,7 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
     for (const auto& [dim, axis] : spec.pinned_layout) {
       const std::string problem = unknown_dimension_problem(kind, dim);
       if (!problem.empty()) n->fail(problem);
-      if (axis != "batch" && axis.rfind("model", 0) != 0)
-        n->fail(fmt::format(
-            "candidates name their mesh axes batch, model, model2 and model3; '{}' is none of them", axis));
+      candidate_axis(*n, axis);
     }
   }
   if (auto n = s.optional_child("mesh_shapes")) {
@@ -107,13 +113,16 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
     });
   }
   if (auto n = s.optional_child("mappings")) {
-    spec.mappings = read_list(*n, "mesh mappings", [](const ConfigNode& item) {
+    spec.mappings = read_list(*n, "mesh mappings", [&](const ConfigNode& item) {
       if (item.scalar() == kExplicitMappings) return;
-      try {
-        mtf::MappingSpec::parse(item.scalar());
-      } catch (const InputError& error) {
-        item.fail(error.what());
-      }
+      const mtf::MappingSpec mapping = [&] {
+        try {
+          return mtf::MappingSpec::parse(item.scalar());
+        } catch (const InputError& error) {
+          item.fail(error.what());
+        }
+      }();
+      for (const auto& [mesh_axis, physical_axes] : mapping.assignment()) candidate_axis(item, mesh_axis);
     });
   }
   if (auto n = s.optional_child("algorithms")) {
@@ -131,7 +140,8 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
   }
   if (auto n = s.optional_child("time_limit")) {
     spec.time_limit_s = n->number();
-    if (spec.time_limit_s < 0) n->fail("a time limit is 0 (none) or a number of seconds");
+    if (!(spec.time_limit_s == 0 || (spec.time_limit_s >= 0.001 && spec.time_limit_s <= kMaxTimeLimitS)))
+      n->fail(fmt::format("a time limit is 0 (none) or 0.001 to {:g} seconds (a week)", kMaxTimeLimitS));
   }
   if (auto n = s.optional_child("seed")) {
     const std::int64_t seed = n->integer();

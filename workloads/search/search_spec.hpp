@@ -15,7 +15,7 @@
 //     strategy: auto                  # exhaustive, mcmc, or auto: exhaustive when the space has at most
 //                                     # max_candidates candidates
 //     max_candidates: 5000
-//     time_limit: 0                   # seconds, 0 for none
+//     time_limit: 0                   # seconds (0.001 to a week), 0 for none
 //     seed: 1
 //
 // Candidates name their mesh axes by role, as the paper does: the axis that splits the batch is "batch",

@@ -83,11 +83,11 @@ void check_value(int key, const Value& value, std::map<std::string, std::size_t>
         }
         break;
       case kBytes: {
-        const std::uint64_t bytes = parse_bytes(text);
-        if (bytes == 0)
-          node.fail(fmt::format("'{}' is zero; a collective needs at least one 4-byte element", text));
-        if (bytes % 4 != 0)
-          node.fail(fmt::format("'{}' is {} bytes, not a whole number of 4-byte fp32 elements", text, bytes));
+        try {
+          parse_collective_bytes(text);
+        } catch (const InputError& error) {
+          node.fail(error.what());
+        }
         break;
       }
       case kReduce:

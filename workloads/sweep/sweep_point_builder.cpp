@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <optional>
+
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text_file.hpp"
 #include "workloads/config/config_parser.hpp"
@@ -47,17 +50,30 @@ void substitute(YAML::Node root, const SweepValue& value, const std::string& bas
 BaseConfig read_base(const ConfigNode& node, const std::string& sweep_file) {
   const std::string base = node.scalar();
   if (base.empty()) node.fail("must name a preset or a config file");
+  const auto slash = sweep_file.find_last_of('/');
+  const std::string path =
+      base[0] == '/' || slash == std::string::npos ? base : sweep_file.substr(0, slash + 1) + base;
+  std::error_code error;
+  if (looks_like_path(base) && std::filesystem::equivalent(path, sweep_file, error)) {
+    node.fail(fmt::format("'{}' is this sweep file itself; a sweep's base is a preset or a run config", base));
+  }
+  BaseConfig config;
+  std::optional<ConfigNode> root;
   try {
     if (!looks_like_path(base)) return {preset_text(base), preset_source(base)};
-    const auto slash = sweep_file.find_last_of('/');
-    const std::string path =
-        base[0] == '/' || slash == std::string::npos ? base : sweep_file.substr(0, slash + 1) + base;
-    BaseConfig config{read_input_file(path, "config file"), path};
-    ConfigNode::parse(config.text, config.source);  // YAML syntax errors, located in the base
-    return config;
+    config = {read_input_file(path, "config file"), path};
+    root.emplace(ConfigNode::parse(config.text, config.source));  // YAML syntax errors, located in the base
   } catch (const InputError& error) {
     node.fail(error.what());
   }
+  // A sweep as the base would be read as a run config and fail at its first sweep key, "unknown key".
+  for (const char* sweep_key : {"base", "vary", "points"}) {
+    if (root->yaml().IsMap() && root->has(sweep_key)) {
+      node.fail(fmt::format("'{}' is a sweep file ({}:{} has '{}'); a sweep's base is a preset or a run config",
+                            base, path, root->child(sweep_key).line(), sweep_key));
+    }
+  }
+  return config;
 }
 
 SweepPointBuilder::SweepPointBuilder(BaseConfig base, const std::vector<SweepValue>& settings,

@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <limits>
+#include <random>
+#include <regex>
+#include <string>
 
 #include "topologies/support/input_error.hpp"
 
@@ -23,5 +26,46 @@ TEST_CASE("whole numbers refuse signs, spaces, suffixes and empty text") {
     INFO(text);
     CHECK_THROWS_WITH(parse_whole_number(text, -100, 100),
                       std::string("'") + text + "' is not a whole number");
+  }
+}
+
+TEST_CASE("plain decimal numbers: sign, digits, fraction and exponent, nothing strtod adds") {
+  CHECK(parse_plain_number("4096") == 4096);
+  CHECK(parse_plain_number("-1.5") == -1.5);
+  CHECK(parse_plain_number("+.5") == 0.5);
+  CHECK(parse_plain_number("2.5e-6") == 2.5e-6);
+  CHECK(parse_plain_number("1E3") == 1000);
+  CHECK(parse_plain_number("4.9e-324") > 0);  // in range of a double: the callers' ranges judge it
+  for (const char* text : {"", ".", "-", "e5", "0x10", "0x1p-2", "inf", "-infinity", "nan", " 5", "5 ", "1e",
+                           "1e+", "5x", "1.2.3", "--1"}) {
+    INFO(text);
+    CHECK_THROWS_WITH(parse_plain_number(text), Catch::StartsWith(std::string("'") + text + "' is not a number"));
+  }
+  CHECK_THROWS_WITH(parse_plain_number("1e400"), "'1e400' is too large a number: more than a double holds");
+  // The prefix a unit may follow.
+  CHECK(plain_decimal_length("64MiB") == 2);
+  CHECK(plain_decimal_length("1.5e3GB") == 5);
+  CHECK(plain_decimal_length("5eV") == 1);
+  CHECK(plain_decimal_length("0x10") == 1);
+  CHECK(plain_decimal_length("inf") == 0);
+}
+
+TEST_CASE("plain_decimal_length agrees with a regular expression of the grammar on random text") {
+  // The reference: the grammar written as a regex, matched against random strings over the characters that
+  // matter, as the longest prefix that is a plain decimal.
+  const std::regex decimal("[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?");
+  const std::string alphabet = "0123456789.+-eExa ";
+  std::mt19937 random(28);
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    const int length = std::uniform_int_distribution<int>(0, 8)(random);
+    for (int i = 0; i < length; ++i)
+      text += alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(random)];
+    std::size_t expected = 0;
+    for (std::size_t n = 1; n <= text.size(); ++n) {
+      if (std::regex_match(text.substr(0, n), decimal)) expected = n;
+    }
+    INFO('"' << text << '"');
+    REQUIRE(plain_decimal_length(text) == expected);
   }
 }

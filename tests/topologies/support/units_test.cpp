@@ -84,10 +84,20 @@ TEST_CASE("the figures of a pod must be plausible, naming the range") {
                     "'2e15' is not a plausible bandwidth: expected 1 kB/s to 1 PB/s");
   CHECK(parse_bandwidth_Bps("1000") == 1000);
   CHECK(parse_bandwidth_Bps("1e15") == 1e15);
-  CHECK_THROWS_WITH(parse_latency_s("1e300"), "'1e300' is not a plausible latency: expected 0 s to 1 s");
-  CHECK_THROWS_WITH(parse_latency_s("2s"), "'2s' is not a plausible latency: expected 0 s to 1 s");
+  CHECK_THROWS_WITH(parse_latency_s("1e300"), "'1e300' is not a plausible latency: expected 0, or 1 ps to 1 s");
+  CHECK_THROWS_WITH(parse_latency_s("2s"), "'2s' is not a plausible latency: expected 0, or 1 ps to 1 s");
   CHECK(parse_latency_s("0") == 0);
   CHECK(parse_latency_s("1s") == 1);
+  CHECK(parse_latency_s("1ps") == 1e-12);
+  CHECK_THROWS_WITH(parse_latency_s("1e-300"), "'1e-300' is not a plausible latency: expected 0, or 1 ps to 1 s");
+  CHECK_THROWS_WITH(parse_latency_s("0.5ps"), "'0.5ps' is not a plausible latency: expected 0, or 1 ps to 1 s");
+  CHECK_THROWS_WITH(parse_bytes("0x10"), "'0x10' is not a size: numbers are plain decimals, not hex");
+  CHECK_THROWS_WITH(parse_bandwidth_Bps("-0X1p40"), "'-0X1p40' is not a bandwidth: numbers are plain decimals, not hex");
+  CHECK_THROWS_WITH(parse_bytes("inf"), Catch::StartsWith("'inf' is not a size: expected a size such as"));
+  CHECK_THROWS_WITH(parse_bytes("1e400"), "'1e400' is not a size: the number is larger than a double holds");
+  CHECK(parse_bytes("1073741824GiB") == 1ull << 60);  // 1 EiB, the largest
+  CHECK_THROWS_WITH(parse_bytes("1.8e19"), "'1.8e19' is not a plausible size: expected at most 1 EiB");
+  CHECK_THROWS_WITH(parse_bytes("1.5"), "'1.5' is not a size: it is not a whole number of bytes");
   CHECK(parse_duration_s("2s") == 2);  // durations in general are not latencies
   CHECK_THROWS_WITH(parse_flops("1e-300"),
                     "'1e-300' is not a plausible FLOP rate: expected 1 MFLOP/s to 1 EFLOP/s");

@@ -9,7 +9,11 @@
 #include <map>
 
 #include "cli_runner.hpp"
+#include "input_rows.hpp"
 
+using tpusim::cli_test::check_row;
+using tpusim::cli_test::Privileges;
+using tpusim::cli_test::Row;
 using tpusim::cli_test::Scratch;
 
 namespace {
@@ -53,18 +57,6 @@ std::string sweep_of_points(int seeds) {
   return text + "]\n  training.learning_rate: [0.1, 0.2, 0.3, 0.4]\n";
 }
 
-enum class Privileges { user, unprivileged };
-
-struct Row {
-  std::string what;
-  std::vector<std::string> args;
-  std::map<std::string, std::string> files;  // written into the working directory first
-  int status;
-  std::vector<std::string> phrases;  // of the one stderr line; of stdout when status is 0
-  std::function<void(const std::filesystem::path& work)> setup = {};
-  Privileges privileges = Privileges::user;
-};
-
 std::vector<Row> table() {
   const std::string in_range = " (the most steps a run may have)";
   return {
@@ -91,13 +83,13 @@ std::vector<Row> table() {
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", with_hardware("inter_chip_latency: 1e300")}},
        2,
-       {"c.yaml:4: hardware.inter_chip_latency: '1e300' is not a plausible latency: expected 0 s to 1 s"}},
+       {"c.yaml:4: hardware.inter_chip_latency: '1e300' is not a plausible latency: expected 0, or 1 ps to 1 s"}},
       {"a latency of 1e300 in a topology spec",
        {"collective", "--topology", "ring:8,lat=1e300"},
        {},
        2,
-       {"tpusim: error: topology 'ring:8,lat=1e300': lat: '1e300' is not a plausible latency: expected 0 s "
-        "to 1 s"}},
+       {"tpusim: error: topology 'ring:8,lat=1e300': lat: '1e300' is not a plausible latency: expected 0, "
+        "or 1 ps to 1 s"}},
       {"a latency of 1e300 in a config's topology spec",
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", replaced("topology: ring-8", "topology: ring:8,lat=1e300")}},
@@ -157,7 +149,7 @@ std::vector<Row> table() {
                             "  kind: transformer_lm\n  layers: 2\n  d_model: 16\n  d_ff: 64\n  heads: 2\n"
                             "  d_kv: 8\n  vocab: 32\n  length: 8\n  dropout: 1\n")}},
        2,
-       {"model.dropout: must be at least 0 and less than 1"}},
+       {"model.dropout: must be 0, or from 2^-24 (6e-8) to less than 1"}},
       {"an all-reduce combining threshold that is a word",
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", replaced("  topology: ring-8\n", "  topology: ring-8\n  allreduce_combine: lots\n")}},
@@ -296,34 +288,6 @@ std::vector<Row> table() {
        {"tpusim: error: results folder 'mine' holds 'notes.txt', which is not a result of tpusim; results "
         "replace the whole folder, so give an output folder of its own (new, empty or an earlier result)"}},
   };
-}
-
-void check_row(const Row& row) {
-  const Scratch scratch;
-  for (const auto& [name, text] : row.files) {
-    const auto path = scratch.work() / name;
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-  }
-  if (row.setup) row.setup(scratch.work());
-  const auto before = scratch.entries();
-  const auto run =
-      row.privileges == Privileges::unprivileged ? scratch.run_unprivileged(row.args) : scratch.run(row.args);
-  std::string command;
-  for (const auto& word : row.args) command += " " + word;
-  INFO(row.what << ": tpusim" << command << "\n" << run.describe());
-  CHECK(run.exit_status == row.status);
-  if (row.status == 0) {
-    CHECK(run.err.empty());
-    for (const auto& phrase : row.phrases) CHECK_THAT(run.out, Catch::Contains(phrase));
-    return;
-  }
-  CHECK(run.out.empty());
-  const auto lines = run.err_lines();
-  REQUIRE(lines.size() == 1);
-  CHECK_THAT(lines.front(), Catch::StartsWith("tpusim: error: "));
-  for (const auto& phrase : row.phrases) CHECK_THAT(lines.front(), Catch::Contains(phrase));
-  CHECK(scratch.entries() == before);
 }
 
 }  // namespace

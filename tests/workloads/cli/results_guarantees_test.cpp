@@ -78,7 +78,7 @@ TEST_CASE("cli: a results folder another tpusim is writing is refused at once, o
         {"sweep", "merge", "results/s", "shard"},
         {"search", "--preset", "tiny-mlp", "--output", "results/s"},
         {"fidelity", "--output", "results/s"},
-        {"calibrate", "--output", "results/s", "--profiles", ""},
+        {"calibrate", "--output", "results/s", "--profiles", "none"},
     };
     for (const auto& args : commands) {
       const auto run = scratch.run(args);

@@ -136,8 +136,6 @@ TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothin
     CHECK(run.out.empty());
     CHECK(scratch.entries() == std::vector<std::string>{"bad.yaml"});
   };
-  check("  memory_cap: 1KiB\n",
-        "tpusim: error: bad.yaml:19: search.memory_cap: 1 KiB per core is below the memory of every");
   check("  pin_layout: batch:batch;d_model:batch\n",
         "tpusim: error: bad.yaml:19: search.pin_layout: none of the 84 candidates evaluated can be laid out");
   check("  mesh_dims: 0\n",
@@ -161,6 +159,24 @@ TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothin
                                 "tpusim: error: --mesh-dims:1: search.mesh_dims: 5 mesh dimensions; a search "
                                 "explores 1 to 3"});
   CHECK(scratch.entries() == std::vector<std::string>{"bad.yaml"});
+}
+
+TEST_CASE("cli: a cap below every candidate is a search that ran and found none: exit 1, as --help says") {
+  const Scratch scratch;
+  std::string text = kConfig.substr(0, kConfig.find("search:")) + "search:\n  memory_cap: 1KiB\n";
+  std::ofstream(scratch.work() / "tight.yaml") << text;
+  const auto run = scratch.run({"search", "tight.yaml", "--progress", "none"});
+  INFO(run.describe());
+  CHECK(run.exit_status == 1);
+  REQUIRE(run.err_lines().size() == 1);
+  CHECK_THAT(run.err_lines()[0],
+             Catch::StartsWith("tpusim: failure: no candidate of lm-32 fits: 1 KiB per core (tight.yaml:19: "
+                               "search.memory_cap) is below the memory of every candidate evaluated; the least"));
+  const auto folder = scratch.work() / "results" / "lm-32-search";
+  CHECK(std::filesystem::exists(folder / "candidates.csv"));
+  CHECK_FALSE(std::filesystem::exists(folder / "best.yaml"));
+  const auto help = scratch.run({"search", "--help"});
+  CHECK_THAT(help.out, Catch::Contains("1 no candidate fits"));
 }
 
 TEST_CASE("cli: a config without a mesh is searched from an open mesh, and tpusim run still asks for one") {

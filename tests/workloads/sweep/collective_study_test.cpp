@@ -83,7 +83,7 @@ TEST_CASE("collective study: a value wrong by itself or in its point is an error
         "alltoall has no algorithm 'ring'; its algorithms are pairwise, direct (or auto)");
   CHECK(
       error_of(kHead + "  collective.bytes: [4KiB, 1001]\n") ==
-      "c.yaml:3: vary.collective.bytes[1]: '1001' is 1001 bytes, not a whole number of 4-byte fp32 elements");
+      "c.yaml:3: vary.collective.bytes[1]: size '1001' is 1001 bytes, not a whole number of 4-byte fp32 elements");
   CHECK(error_of(kHead + "  collective.op: [allreduce, alreduce]\n") ==
         "c.yaml:3: vary.collective.op[1]: unknown collective 'alreduce' (did you mean 'allreduce'?); valid "
         "collectives are allreduce, reduce_scatter, allgather, alltoall, broadcast, permute");
