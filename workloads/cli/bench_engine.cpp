@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "mesh_tf/graph.hpp"
 #include "sim/simulator.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/simulation_memory.hpp"
@@ -40,9 +41,15 @@ void add_bench_engine(CLI::App& bench) {
   engine->add_option("--topology", topology_spec, "Lowering benchmark: topology")->capture_default_str();
   engine->add_option("--mesh", mesh, "Lowering benchmark: mesh")->capture_default_str();
   engine->add_option("--layout", rules, "Lowering benchmark: layout rules")->capture_default_str();
-  engine->add_option("--pod-batch", pod_batch, "Lowering benchmark: batch")->capture_default_str();
-  engine->add_option("--pod-io", pod_io, "Lowering benchmark: d_io")->capture_default_str();
-  engine->add_option("--pod-hidden", pod_hidden, "Lowering benchmark: d_hidden")->capture_default_str();
+  // The lowering benchmark's sizes are shapes only (nothing is allocated); the graph checks the product
+  // against a tensor's limit, so each alone may be as large as that.
+  constexpr std::int64_t kMaxPodSize = mtf::Graph::kMaxTensorElements;
+  add_whole_number_option(engine, "--pod-batch", pod_batch, 1, kMaxPodSize, "Lowering benchmark: batch")
+      ->capture_default_str();
+  add_whole_number_option(engine, "--pod-io", pod_io, 1, kMaxPodSize, "Lowering benchmark: d_io")
+      ->capture_default_str();
+  add_whole_number_option(engine, "--pod-hidden", pod_hidden, 1, kMaxPodSize, "Lowering benchmark: d_hidden")
+      ->capture_default_str();
   engine->add_flag("--json", json, "Print one JSON object");
   engine->callback([] {
     // The lowering benchmark first: it validates the topology, mesh and layout before the long matmul runs.

@@ -30,8 +30,8 @@ void check_plain_text(const std::string& text, const std::string& file) {
       ++line;
       line_start = i + 1;
     } else if ((byte < 0x20 && byte != '\t' && byte != '\r') || byte == 0x7f) {
-      throw InputError(fmt::format("{}:{}: a control character (byte 0x{:02x}) at column {}: a config is plain "
-                                   "text",
+      throw InputError(fmt::format("{}:{}: a control character (byte 0x{:02x}) at column {}: a config is "
+                                   "plain text",
                                    file, line, byte, i - line_start + 1));
     }
   }

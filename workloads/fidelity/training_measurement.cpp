@@ -18,9 +18,11 @@ namespace {
 const std::vector<std::string> kMeasurementKeys = {"id",          "family", "source",      "software",
                                                    "reliability", "step_s", "flops_per_s", "derivation"};
 
-double positive_number(const ConfigNode& value) {
+// Sanity limits, far wider than any published training run's: a step of 1 us to a day, a pod's rate of
+// 1 MFLOP/s to 1 ZFLOP/s. Past them a figure is a typo (a unit slip of 1e3 stays inside; 1e-300 does not).
+double plausible_number(const ConfigNode& value, double min, double max, const char* range) {
   const double number = value.number();
-  if (!(number > 0)) value.fail(fmt::format("{:g} must be greater than 0", number));
+  if (!(number >= min && number <= max)) value.fail(fmt::format("{:g} is not plausible: expected {}", number, range));
   return number;
 }
 
@@ -57,8 +59,8 @@ TrainingMeasurement parse_measurement(const std::string& yaml_text, const std::s
   if (section.has("step_s") == section.has("flops_per_s"))
     section.fail("give exactly one of step_s (a measured step time) and flops_per_s (a measured FLOP rate)");
   std::optional<double> step_s, flops_per_s;
-  if (section.has("step_s")) step_s = positive_number(section.child("step_s"));
-  if (section.has("flops_per_s")) flops_per_s = positive_number(section.child("flops_per_s"));
+  if (section.has("step_s")) step_s = plausible_number(section.child("step_s"), 1e-6, 86400, "1e-06 to 86400 s");
+  if (section.has("flops_per_s")) flops_per_s = plausible_number(section.child("flops_per_s"), 1e6, 1e21, "1e+06 to 1e+21 FLOP/s");
   RunConfig config = parse_run_config(root.child("config"), yaml_text);
   return TrainingMeasurement{std::move(id),
                              std::move(family),

@@ -13,31 +13,12 @@
 #include "input_rows.hpp"
 
 using tpusim::cli_test::check_row;
+using tpusim::cli_test::kConfig;
+using tpusim::cli_test::with_hardware;
 using tpusim::cli_test::Row;
 using tpusim::cli_test::Scratch;
 
 namespace {
-
-// A timing-only config of a few milliseconds of simulation; rows replace one of its lines.
-const std::string kConfig =
-    "name: edge\n"                // 1
-    "hardware:\n"                 // 2
-    "  topology: ring-8\n"        // 3
-    "mesh:\n"                     // 4
-    "  shape: batch:4;model:2\n"  // 5
-    "model:\n"                    // 6
-    "  kind: mlp\n"               // 7
-    "  layers: 2\n"               // 8
-    "  d_model: 16\n"             // 9
-    "  d_ff: 64\n"                // 10
-    "  batch: 32\n"               // 11
-    "training:\n"                 // 12
-    "  numerics: timing\n";       // 13
-
-std::string with_hardware(const std::string& line) {
-  std::string text = kConfig;
-  return text.insert(text.find("mesh:\n"), "  " + line + "\n");
-}
 
 const std::string kSweep = "name: s\nbase: tiny-mlp\nvary:\n  training.seed: [1, 2]\n";
 
@@ -116,6 +97,11 @@ std::vector<Row> table() {
        {{"c.yaml", with_hardware("hbm_per_core: 1.8e19")}},
        2,
        {"c.yaml:4: hardware.hbm_per_core: '1.8e19' is not a plausible size: expected at most 1 EiB"}},
+      {"a benchmark size in hex",
+       {"bench", "engine", "--pod-batch", "0x10"},
+       {},
+       2,
+       {"tpusim: error: --pod-batch: '0x10' is not a whole number: expected 1 to 1099511627776"}},
       // Empty option values: in a Slurm array with an unset variable every task would run every point.
       {"an empty --shard",
        {"sweep", "s.yaml", "--shard", ""},

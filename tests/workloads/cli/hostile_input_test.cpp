@@ -12,38 +12,14 @@
 #include "input_rows.hpp"
 
 using tpusim::cli_test::check_row;
+using tpusim::cli_test::kConfig;
+using tpusim::cli_test::replaced;
+using tpusim::cli_test::with_hardware;
 using tpusim::cli_test::Privileges;
 using tpusim::cli_test::Row;
 using tpusim::cli_test::Scratch;
 
 namespace {
-
-// A valid config; rows add one line under `hardware:` (line 4 of the file) or replace one.
-const std::string kConfig =
-    "name: hostile\n"             // 1
-    "hardware:\n"                 // 2
-    "  topology: ring-8\n"        // 3
-    "mesh:\n"                     // 4
-    "  shape: batch:4;model:2\n"  // 5
-    "model:\n"                    // 6
-    "  kind: mlp\n"               // 7
-    "  layers: 2\n"               // 8
-    "  d_model: 16\n"             // 9
-    "  d_ff: 64\n"                // 10
-    "  batch: 32\n"               // 11
-    "training:\n"                 // 12
-    "  numerics: timing\n";       // 13
-
-std::string replaced(const std::string& from, const std::string& to) {
-  std::string text = kConfig;
-  const auto at = text.find(from);
-  REQUIRE(at != std::string::npos);
-  return text.replace(at, from.size(), to);
-}
-
-std::string with_hardware(const std::string& line) {
-  return replaced("  topology: ring-8\n", "  topology: ring-8\n  " + line + "\n");
-}
 
 std::string nested_blocks(int levels) {
   std::string text;

@@ -11,6 +11,12 @@
 
 namespace tpusim::cli_test {
 
+// A valid timing-only config of a few milliseconds of simulation; rows add one line under `hardware:` (line 4
+// of the file, with_hardware) or replace one (replaced).
+extern const std::string kConfig;
+std::string replaced(const std::string& from, const std::string& to);
+std::string with_hardware(const std::string& line);
+
 enum class Privileges { user, unprivileged };
 
 struct Row {

@@ -73,7 +73,14 @@ TEST_CASE("measurement: every problem is one line at its file, line and key") {
   std::string negative = kGood;
   negative.replace(negative.find("0.5"), 3, "-1");
   CHECK(input_error_of([&] { parse_measurement(file_with(negative), "m.yaml"); }) ==
-        "m.yaml:7: measurement.step_s: -1 must be greater than 0");
+        "m.yaml:7: measurement.step_s: -1 is not plausible: expected 1e-06 to 86400 s");
+  for (const char* extreme : {"4.9e-324", "1e300", "nan", "0x1"}) {
+    std::string text = kGood;
+    text.replace(text.find("0.5"), 3, extreme);
+    INFO(extreme);
+    CHECK_THAT(input_error_of([&] { parse_measurement(file_with(text), "m.yaml"); }),
+               Catch::StartsWith("m.yaml:7: measurement.step_s: "));
+  }
   std::string bad_config = file_with(kGood);
   bad_config.replace(bad_config.find("batch: 64"), 9, "batch: 63");
   CHECK(
