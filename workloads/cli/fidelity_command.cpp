@@ -146,7 +146,7 @@ void add_fidelity_command(CLI::App& app) {
       "<output>/points/, so an interrupted run resumes; then <output>/sweep.csv and sweep.json.\n"
       "Example: tpusim fidelity --json > fidelity.json\n"
       "Exit status: 0 every measurement was predicted; 1 one could not run; 2 a bad measurement file or "
-      "argument; 3 the results cannot be written.");
+      "argument; 3 the results cannot be written, or another tpusim is writing them.");
   command->add_option("measurements", args.path, "A measurement file, or a folder of them (*.yaml)");
   command->add_flag("--dry-run", args.dry_run, "Check every measurement and list them, without running");
   command->add_flag("--json", args.json, "Print the rows and the summary as JSON instead of the table");
@@ -175,7 +175,7 @@ void add_calibrate_command(CLI::App& app) {
       "The measurements run as 'tpusim fidelity' runs them, sharing its records (--output).\n"
       "Example: tpusim calibrate --profiles workloads/fidelity/calibrations\n"
       "Exit status: 0 done; 1 a measurement could not run; 2 a bad measurement file or argument; 3 the "
-      "results or profiles cannot be written.");
+      "results or profiles cannot be written, or another tpusim is writing them.");
   command->add_option("measurements", args.path, "A measurement file, or a folder of them (*.yaml)");
   command->add_flag("--json", args.json, "Print the profiles and rows as JSON");
   command->add_option("--output", args.output,

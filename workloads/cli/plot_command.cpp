@@ -52,8 +52,8 @@ void add_plot_command(CLI::App& app) {
       "nothing in DIR.\n"
       "Exit status: 0 drawn; 1 gnuplot failed or passed its time limit (plots/ and report.md stay as "
       "they were); 2 DIR is not a sweep's output folder (no sweep.json, or not a sweep's, or one that is not "
-      "whole and consistent: one line naming the key); 3 gnuplot is missing, or DIR cannot be written (disk "
-      "full, permission denied).");
+      "whole and consistent: one line naming the key); 3 gnuplot is missing, DIR cannot be written (disk "
+      "full, permission denied), or another tpusim is writing it.");
   command->add_option("dir", folder, "A sweep's output folder (holds sweep.json), e.g. results/lm-s5-mesh")
       ->required();
   add_plot_time_limit_option(command, plot_time_limit_s);

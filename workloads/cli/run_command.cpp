@@ -181,7 +181,7 @@ void add_run_command(CLI::App& app) {
       "earlier run's folder (a folder holding other files is refused).\n"
       "Exit status: 0 done; 1 the model does not fit the HBM of its device (the report is still printed, "
       "flagged DOES NOT FIT, and the files written) or a runtime failure; 2 a bad config or argument "
-      "(one line: file:line: key: problem); 3 the results cannot be written (checked before simulating).");
+      "(one line: file:line: key: problem); 3 the results cannot be written, or another tpusim is writing them (checked before simulating).");
   command->add_option("config", args.config_path, "Config file (YAML); --schema lists its keys");
   command->add_option("--preset", args.preset, "Run a shipped preset (see --list-presets)");
   command->add_flag("--list-presets", args.list_presets, "List the shipped presets and exit");

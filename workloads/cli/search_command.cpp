@@ -143,7 +143,7 @@ void add_search_command(CLI::App& app) {
       "and "
       "pareto.png/svg (gnuplot), as one unit; output default results/<name>-search.\n"
       "Exit status: 0 done; 1 no candidate fits; 2 a bad config, search section or argument (one line: "
-      "file:line: key: problem); 3 the results cannot be written (checked before searching).");
+      "file:line: key: problem); 3 the results cannot be written, or another tpusim is writing them (checked before searching).");
   command->add_option("config", args.config_path, "Config file (YAML), with an optional search: section");
   command->add_option("--preset", args.preset, "Search from a shipped preset (tpusim run --list-presets)");
   add_whole_number_option(command, "--max-candidates", args.max_candidates, 1, 10000000,

@@ -239,3 +239,16 @@ TEST_CASE("cli: every numeric config key at 0, the ends of a double, NaN and inf
     }
   }
 }
+
+TEST_CASE("cli: --help of every command that writes a results folder names exit status 3 for a folder in use") {
+  const Scratch scratch;
+  for (const char* command : {"run", "sweep", "search", "fidelity", "calibrate", "plot"}) {
+    const auto help = scratch.run({command, "--help"});
+    INFO(command << "\n" << help.describe());
+    CHECK(help.exit_status == 0);
+    std::string text = help.out;
+    // CLI11 wraps nothing, but the footer may break a line anywhere a word ends.
+    for (auto& c : text) c = c == '\n' ? ' ' : c;
+    CHECK_THAT(text, Catch::Matches("[\\s\\S]*3 [^;]*another tpusim is writing[\\s\\S]*"));
+  }
+}
