@@ -41,6 +41,7 @@ struct RunArgs {
   int trace_chips = -1;
   std::string faults;
   std::string progress;
+  std::vector<std::string> sets;
 };
 
 // Every chip's tracks repeat the same SPMD timeline; past this many events the trace keeps the first chips
@@ -83,14 +84,20 @@ void run(const RunArgs& args) {
       {"config", workloads::input_or_null(args.config_path)},
       {"preset", args.config_path.empty() ? nlohmann::json(preset) : nlohmann::json(nullptr)},
       {"steps", args.steps > 0 ? nlohmann::json(args.steps) : nlohmann::json(nullptr)},
-      {"faults", workloads::input_or_null(args.faults)}};
+      {"faults", workloads::input_or_null(args.faults)},
+      {"set", args.sets.empty() ? nlohmann::json(nullptr) : nlohmann::json(args.sets)}};
+  std::vector<workloads::ConfigSetting> sets;
+  for (const auto& set : args.sets) sets.push_back(workloads::parse_set_option(set));
+  // A config written for tpusim search runs as it is: its search section is checked and set aside.
   workloads::RunConfig config =
       args.config_path.empty()
-          ? workloads::load_preset(preset)
-          // A config written for tpusim search runs as it is: its search section is checked and set aside.
+          ? workloads::load_search_input(workloads::preset_text(preset), workloads::preset_source(preset),
+                                         workloads::OpenMesh::refused, sets)
+                .base
           : workloads::load_search_input(read_input_file(args.config_path, "config file"), args.config_path,
-                                         workloads::OpenMesh::refused)
+                                         workloads::OpenMesh::refused, sets)
                 .base;
+  for (const auto& warning : config.warnings) std::cerr << "tpusim: warning: " << warning << "\n";
   if (args.steps > 0) {
     config.training.steps = args.steps;
     // The config's own steps were checked against the full-numerics limit as it was read; these replace them.
@@ -184,6 +191,9 @@ void add_run_command(CLI::App& app) {
       "(one line: file:line: key: problem); 3 the results cannot be written, or another tpusim is writing them (checked before simulating).");
   command->add_option("config", args.config_path, "Config file (YAML); --schema lists its keys");
   command->add_option("--preset", args.preset, "Run a shipped preset (see --list-presets)");
+  command->add_option("--set", args.sets,
+                      "Change one config key, KEY=VALUE with a dotted key as the config writes it (repeatable; "
+                      "checked as the key is): --set model.d_ff=8192 --set hardware.topology=tpu-v3-512");
   command->add_flag("--list-presets", args.list_presets, "List the shipped presets and exit");
   command->add_flag("--show-preset", args.show_preset,
                     "Print the YAML of --preset (or of the default) and exit");

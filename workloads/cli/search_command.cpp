@@ -37,6 +37,7 @@ struct SearchArgs {
   bool no_cache = false;
   std::string cache_dir = "results/collective-times";
   std::string mesh_dims, layout_dims, algorithms, mappings;
+  std::vector<std::string> sets;
 };
 
 void search(const SearchArgs& args) {
@@ -44,10 +45,15 @@ void search(const SearchArgs& args) {
     throw InputError("search: give a config file or --preset, not both");
   }
   const std::string preset = args.preset.empty() ? workloads::default_preset_name() : args.preset;
+  std::vector<workloads::ConfigSetting> sets;
+  for (const auto& set : args.sets) sets.push_back(workloads::parse_set_option(set));
   workloads::SearchInput input =
       args.config_path.empty()
-          ? workloads::load_search_input(workloads::preset_text(preset), workloads::preset_source(preset))
-          : workloads::load_search_input(read_input_file(args.config_path, "config"), args.config_path);
+          ? workloads::load_search_input(workloads::preset_text(preset), workloads::preset_source(preset),
+                                         workloads::OpenMesh::allowed, sets)
+          : workloads::load_search_input(read_input_file(args.config_path, "config"), args.config_path,
+                                         workloads::OpenMesh::allowed, sets);
+  for (const auto& warning : input.base.warnings) std::cerr << "tpusim: warning: " << warning << "\n";
   // Options for keys of the search section, read as the section reads them.
   for (const auto& [key, option, value, list] :
        {std::tuple{"mesh_dims", "--mesh-dims", args.mesh_dims, false},
@@ -74,7 +80,8 @@ void search(const SearchArgs& args) {
       {"layout_dims", workloads::input_or_null(args.layout_dims)},
       {"algorithms", workloads::input_or_null(args.algorithms)},
       {"mappings", workloads::input_or_null(args.mappings)},
-      {"no_cache", args.no_cache}};
+      {"no_cache", args.no_cache},
+      {"set", args.sets.empty() ? nlohmann::json(nullptr) : nlohmann::json(args.sets)}};
   const std::string folder = args.output.empty() ? "results/" + input.base.name + "-search" : args.output;
   // Before searching: a folder that cannot be written, or that another tpusim is writing, is reported now, not
   // after the work; the lock is held until the results are in place.
@@ -146,6 +153,8 @@ void add_search_command(CLI::App& app) {
       "file:line: key: problem); 3 the results cannot be written, or another tpusim is writing them (checked before searching).");
   command->add_option("config", args.config_path, "Config file (YAML), with an optional search: section");
   command->add_option("--preset", args.preset, "Search from a shipped preset (tpusim run --list-presets)");
+  command->add_option("--set", args.sets,
+                      "Change one key of the config searched from, KEY=VALUE (repeatable), as tpusim run --set");
   add_whole_number_option(command, "--max-candidates", args.max_candidates, 1, 10000000,
                           "Evaluate at most this many candidates (overrides search.max_candidates)");
   command->add_option("--time-limit", args.time_limit,

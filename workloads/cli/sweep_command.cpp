@@ -41,6 +41,7 @@ struct SweepArgs {
   std::string shard;
   std::string progress;
   int plot_time_limit_s = 0;  // 0: not given, TPUSIM_GNUPLOT_TIME_LIMIT_S or a minute
+  std::vector<std::string> sets;
 };
 
 struct MergeArgs {
@@ -108,8 +109,10 @@ void run(const SweepArgs& args) {
   child_time_limit_s();
   const workloads::SweepPlotOptions plot_options = sweep_plot_options(args.plot_time_limit_s);
   // Every point is resolved here, before anything runs: a bad point stops the sweep with its location.
-  auto study = args.preset.empty() ? workloads::load_study_file(args.sweep_path)
-                                   : workloads::load_study_preset(args.preset);
+  std::vector<workloads::ConfigSetting> sets;
+  for (const auto& set : args.sets) sets.push_back(workloads::parse_set_option(set));
+  auto study = args.preset.empty() ? workloads::load_study_file(args.sweep_path, sets)
+                                   : workloads::load_study_preset(args.preset, sets);
   if (!args.output.empty()) {
     study->set_output_dir(args.output);
   } else if (!options.shard.whole()) {
@@ -125,6 +128,7 @@ void run(const SweepArgs& args) {
   options.files = !args.no_files;
   options.inputs = {{"sweep", workloads::input_or_null(args.sweep_path)},
                     {"preset", workloads::input_or_null(args.preset)}};
+  if (!args.sets.empty()) options.inputs["set"] = args.sets;
   if (args.json) options.json_out = &std::cout;
   // From the first record to the last plot: another tpusim writing the folder meanwhile refuses at once.
   std::optional<FolderLock> lock;
@@ -213,6 +217,9 @@ void add_sweep_command(CLI::App& app) {
           "gnuplot after --plot-time-limit (the plots are then missing, with a warning).");
   command->add_option("sweep", args.sweep_path, "Sweep file (YAML)");
   command->add_option("--preset", args.preset, "Run a shipped sweep (see --list)");
+  command->add_option("--set", args.sets,
+                      "Change one config key of every point, KEY=VALUE (repeatable), as the sweep's set: does; a "
+                      "key the sweep varies cannot be set");
   command->add_flag("--list", args.list, "List the shipped sweeps and exit");
   command->add_flag("--show", args.show, "Print the YAML of the shipped sweep --preset and exit");
   command->add_flag("--dry-run", args.dry_run, "Check every point and list them, without running");

@@ -182,6 +182,15 @@ std::vector<ConfigKey> hardware_keys() {
           .reads([](const ConfigNode& value, ConfigReading& r) {
             r.config.hardware.device =
                 mtf::DeviceModel::preset(value.one_of(mtf::DeviceModel::preset_names()));
+            // A TPU topology preset implies its core; another core on it is allowed (a what-if) but is
+            // more often a base config moved to a new pod with its old device: say so.
+            const std::string topology = r.config.hardware.topology.name();
+            const std::string implied = mtf::DeviceModel::for_topology(topology).name();
+            if (topology.rfind("tpu-v", 0) == 0 && implied != r.config.hardware.device.name()) {
+              r.config.warnings.push_back(fmt::format(
+                  "{}: {} is not the core of topology {} ({} is); the run uses {}'s figures", value.where(),
+                  r.config.hardware.device.name(), topology, implied, r.config.hardware.device.name()));
+            }
           })
           .reports([](const RunConfig& c) { return c.hardware.device.name(); }),
       ConfigKey("hardware.peak_flops_per_core", kFlopRate, "Peak FLOP rate of one core.")

@@ -120,6 +120,9 @@ struct RunConfig {
   // show when the model is built (layout legality, collective algorithm names) still point into the config.
   std::map<std::string, std::string> locations;
   std::string where(const std::string& key) const;  // locations[key], or source + ": " + key
+  // What the config says that it probably does not mean, one line each ("file:line: key: ..."); the
+  // commands print them on stderr as warnings.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace tpusim::workloads

@@ -10,6 +10,7 @@
 #include "topologies/support/child_time_limit.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
+#include "workloads/config/config_layers.hpp"
 #include "workloads/config/config_node.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/config_schema.hpp"
@@ -167,26 +168,38 @@ void override_search_key(SearchSpec& spec, const std::string& key, const std::st
   read_section(ConfigNode(parsed.yaml(), option, "search"), base, spec);
 }
 
-SearchInput load_search_input(const std::string& yaml_text, const std::string& file, OpenMesh open_mesh) {
-  const ConfigNode root = ConfigNode::parse(yaml_text, file);
+SearchInput load_search_input(const std::string& yaml_text, const std::string& file, OpenMesh open_mesh,
+                              const std::vector<ConfigSetting>& sets) {
+  const ConfigNode written = ConfigNode::parse(yaml_text, file);
+  const bool is_map = written.yaml().IsMap();
   std::optional<ConfigNode> section;
+  if (is_map && written.has("search")) section.emplace(written.child("search"));
+  // The run config: the file over its base and under the --set values, its search section left out.
+  std::optional<ConfigNode> root;
   std::string base_yaml = yaml_text;
-  const bool is_map = root.yaml().IsMap();
-  const bool mesh_open = open_mesh == OpenMesh::allowed && is_map && !root.has("mesh");
-  if (is_map && (root.has("search") || mesh_open)) {
-    YAML::Node tree = root.yaml();
-    if (root.has("search")) {
-      section.emplace(root.child("search"));
+  if ((is_map && written.has("base")) || !sets.empty()) {
+    LayeredConfig layers = layer_config(yaml_text, file, sets);
+    root.emplace(layers.root);
+    base_yaml = layers.text;
+  } else {
+    root.emplace(written);
+    if (section) {
+      YAML::Node tree = written.yaml();
       tree.remove("search");
+      YAML::Emitter out;
+      out << tree;
+      base_yaml = std::string(out.c_str()) + "\n";
     }
-    YAML::Emitter out;
-    out << tree;
-    base_yaml = std::string(out.c_str()) + "\n";
+  }
+  const bool mesh_open = open_mesh == OpenMesh::allowed && root->yaml().IsMap() && !root->has("mesh");
+  if (mesh_open) {
     // Without a mesh of its own the config is read with the mesh that splits nothing, which every model
     // fits; candidates replace it, and there is no layout of the config's own to compare with.
-    if (mesh_open) tree["mesh"]["shape"] = "batch:*", tree["mesh"]["layout"] = "";
+    YAML::Node tree = root->yaml();
+    tree["mesh"]["shape"] = "batch:*", tree["mesh"]["layout"] = "";
   }
-  SearchInput input{parse_run_config(root, base_yaml), {}, base_yaml, !mesh_open};
+  SearchInput input{parse_run_config(*root, base_yaml), {}, base_yaml, !mesh_open};
+  input.base.source = file;
   input.spec = read_search_spec(section, input.base);
   return input;
 }

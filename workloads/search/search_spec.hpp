@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/config/config_layers.hpp"
 #include "workloads/config/run_config.hpp"
 
 namespace tpusim::workloads {
@@ -81,7 +82,8 @@ struct SearchInput {
 // An open mesh is allowed for a search and refused for `tpusim run`, which reads a config without a mesh as a
 // run config does (the missing key).
 enum class OpenMesh { allowed, refused };
+// `sets` are the command line's --set values, over the config and its base (config_layers.hpp).
 SearchInput load_search_input(const std::string& yaml_text, const std::string& file,
-                              OpenMesh open_mesh = OpenMesh::allowed);
+                              OpenMesh open_mesh = OpenMesh::allowed, const std::vector<ConfigSetting>& sets = {});
 
 }  // namespace tpusim::workloads

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 #include "topologies/support/text_file.hpp"
 #include "workloads/config/config_node.hpp"
@@ -20,14 +21,21 @@ std::string study_hash(const Study& study) {
   return hash.hex();
 }
 
-std::unique_ptr<Study> parse_study(const std::string& yaml_text, const std::string& file) {
+std::unique_ptr<Study> parse_study(const std::string& yaml_text, const std::string& file,
+                                   const std::vector<ConfigSetting>& sets) {
   // The kind decides the grammar of the rest, so it is read first; a file without one is a training sweep,
   // read by parse_sweep as it always was.
   const ConfigNode root = ConfigNode::parse(yaml_text, file);
   if (root.yaml().IsMap() && root.has("kind")) {
     const ConfigNode kind = root.child("kind");
-    if (kind.scalar() == "collectives")
+    if (kind.scalar() == "collectives") {
+      if (!sets.empty()) {
+        throw InputError(fmt::format("--set {}: {} is a collective study, which has no run config to change; "
+                                     "--set applies to training sweeps",
+                                     sets.front().key, file));
+      }
       return std::make_unique<CollectiveStudy>(parse_collective_study_spec(yaml_text, file));
+    }
     if (kind.scalar() != "training") {
       kind.fail(
           fmt::format("'{}' is not a kind of sweep; the kinds are training (a base config and config "
@@ -35,15 +43,15 @@ std::unique_ptr<Study> parse_study(const std::string& yaml_text, const std::stri
                       kind.scalar()));
     }
   }
-  return std::make_unique<TrainingStudy>(parse_sweep(yaml_text, file));
+  return std::make_unique<TrainingStudy>(parse_sweep(yaml_text, file, sets));
 }
 
-std::unique_ptr<Study> load_study_file(const std::string& path) {
-  return parse_study(read_input_file(path, "sweep file"), path);
+std::unique_ptr<Study> load_study_file(const std::string& path, const std::vector<ConfigSetting>& sets) {
+  return parse_study(read_input_file(path, "sweep file"), path, sets);
 }
 
-std::unique_ptr<Study> load_study_preset(const std::string& name) {
-  return parse_study(sweep_preset_text(name), sweep_preset_source(name));
+std::unique_ptr<Study> load_study_preset(const std::string& name, const std::vector<ConfigSetting>& sets) {
+  return parse_study(sweep_preset_text(name), sweep_preset_source(name), sets);
 }
 
 }  // namespace tpusim::workloads

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/config/config_layers.hpp"
+
 namespace tpusim::workloads {
 
 // What running a point gave, as its record keeps it.
@@ -67,8 +69,12 @@ std::string study_hash(const Study& study);
 
 // The study a sweep file holds, dispatched on its `kind` key (absent: training). InputError for a file that
 // cannot be read or a study with a bad point, at its line.
-std::unique_ptr<Study> load_study_file(const std::string& path);
-std::unique_ptr<Study> load_study_preset(const std::string& name);  // a shipped sweep, workloads/sweeps/
-std::unique_ptr<Study> parse_study(const std::string& yaml_text, const std::string& file);
+// `sets`: the command line's --set values, for every point of a training sweep (InputError for a
+// collective study).
+std::unique_ptr<Study> load_study_file(const std::string& path, const std::vector<ConfigSetting>& sets = {});
+// A shipped sweep, workloads/sweeps/.
+std::unique_ptr<Study> load_study_preset(const std::string& name, const std::vector<ConfigSetting>& sets = {});
+std::unique_ptr<Study> parse_study(const std::string& yaml_text, const std::string& file,
+                                   const std::vector<ConfigSetting>& sets = {});
 
 }  // namespace tpusim::workloads

@@ -7,6 +7,7 @@
 
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text_file.hpp"
+#include "workloads/config/config_layers.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/preset_catalog.hpp"
 
@@ -22,28 +23,6 @@ bool looks_like_path(const std::string& base) {
 }
 
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
-
-// Puts a copy of `value` at the dotted key of `root`, making missing sections. A copy, because assigning the
-// sweep file's own node would merge yaml-cpp's node pools of the sweep and of every point's tree, which made
-// checking a sweep quadratic in its points. The parser reads the original (NodeOrigin::value), with its
-// lines in the sweep file.
-void substitute(YAML::Node root, const SweepValue& value, const std::string& base_source) {
-  YAML::Node node;
-  node.reset(root);
-  std::string path;
-  for (std::size_t i = 0; i + 1 < value.parts.size(); ++i) {
-    path += (path.empty() ? "" : ".") + value.parts[i];
-    const YAML::Node& as_const = node;
-    const YAML::Node existing = as_const[value.parts[i]];
-    if (existing && !existing.IsMap() && !existing.IsNull()) {
-      throw InputError(fmt::format("{}:{}: {}: expected a map, which {} sets a key of", base_source,
-                                   existing.Mark().line + 1, path, value.label));
-    }
-    YAML::Node next = node[value.parts[i]];
-    node.reset(next);
-  }
-  node[value.parts.back()] = YAML::Clone(value.node);
-}
 
 }  // namespace
 
@@ -67,10 +46,18 @@ BaseConfig read_base(const ConfigNode& node, const std::string& sweep_file) {
     node.fail(error.what());
   }
   // A sweep as the base would be read as a run config and fail at its first sweep key, "unknown key".
-  for (const char* sweep_key : {"base", "vary", "points"}) {
+  for (const char* sweep_key : {"vary", "points"}) {
     if (root->yaml().IsMap() && root->has(sweep_key)) {
       node.fail(fmt::format("'{}' is a sweep file ({}:{} has '{}'); a sweep's base is a preset or a run config",
                             base, path, root->child(sweep_key).line(), sweep_key));
+    }
+  }
+  // A run config on a base of its own is merged here; the points change the merged config.
+  if (root->yaml().IsMap() && root->has("base")) {
+    try {
+      config.text = layer_config(config.text, config.source, {}).text;
+    } catch (const InputError& error) {
+      node.fail(error.what());
     }
   }
   return config;
@@ -103,7 +90,7 @@ RunConfig SweepPointBuilder::build(const std::vector<const SweepValue*>& own) co
     throw InputError(fmt::format("{}:1: expected a config (a map of sections)", base_.source));
   NodeOrigins origins;
   const auto put = [&](const SweepValue& value) {
-    substitute(root, value, base_.source);
+    substitute_setting(root, value.parts, value.node, value.label, base_.source);
     origins[value.key] = {sweep_file_, value.label, value.node};
   };
   for (const auto& value : settings_) put(value);

@@ -209,7 +209,8 @@ std::string Sweep::order() const {
   return text;
 }
 
-Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
+Sweep parse_sweep(const std::string& yaml_text, const std::string& file,
+                  const std::vector<ConfigSetting>& sets) {
   const ConfigNode root = ConfigNode::parse(yaml_text, file);
   root.expect_map(kSweepKeys);
   if (const auto kind = root.optional_child("kind"); kind && kind->scalar() != "training")
@@ -219,7 +220,24 @@ Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
   read_header(root, sweep);
   const ConfigNode base_node = root.child("base");
   BaseConfig base = read_base(base_node, file);
-  const SweepSections sections = read_sweep_sections(root);
+  SweepSections sections = read_sweep_sections(root);
+  // The command line's --set values join the sweep's `set`, replacing a key it sets; a varied key is not
+  // theirs to change.
+  for (const auto& set : sets) {
+    const auto& varied = sections.varied_keys;
+    if (std::find(varied.begin(), varied.end(), set.key) != varied.end()) {
+      throw InputError(fmt::format("--set {}: {} varies {}; a key is set for every point or varied, not both",
+                                   set.key, file, set.key));
+    }
+    SweepValue value{set.key, split(set.key, '.'), set.value, sweep_value_text(set.value), "--set " + set.key};
+    auto& settings = sections.settings;
+    const auto same = std::find_if(settings.begin(), settings.end(), [&](const auto& s) { return s.key == set.key; });
+    if (same != settings.end()) {
+      *same = value;
+    } else {
+      settings.push_back(value);
+    }
+  }
   const SweepPointBuilder builder(std::move(base), sections.settings, file);
   sweep.base = base_node.scalar();
   sweep.base_source = builder.base().source;
@@ -248,7 +266,7 @@ Sweep parse_sweep(const std::string& yaml_text, const std::string& file) {
 }
 
 Sweep load_sweep_file(const std::string& path) {
-  return parse_sweep(read_input_file(path, "sweep file"), path);
+  return parse_sweep(read_input_file(path, "sweep file"), path, {});
 }
 
 }  // namespace tpusim::workloads

@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/config/config_layers.hpp"
 #include "workloads/config/run_config.hpp"
 
 namespace tpusim::workloads {
@@ -94,7 +95,9 @@ struct Sweep {
 constexpr int kMaxSweepPoints = 10000;
 
 // `file` names the sweep in messages and anchors a relative base path.
-Sweep parse_sweep(const std::string& yaml_text, const std::string& file);
+// `sets`: the command line's --set values, applied to every point as the sweep's `set` is.
+Sweep parse_sweep(const std::string& yaml_text, const std::string& file,
+                  const std::vector<ConfigSetting>& sets = {});
 Sweep load_sweep_file(const std::string& path);  // InputError if unreadable
 
 }  // namespace tpusim::workloads

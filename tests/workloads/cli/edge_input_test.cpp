@@ -136,7 +136,7 @@ std::vector<Row> table() {
        {{"outer.yaml", "name: outer\nbase: inner.yaml\nvary:\n  training.seed: [1, 2]\n"},
         {"inner.yaml", kSweep}},
        2,
-       {"tpusim: error: outer.yaml:2: base: 'inner.yaml' is a sweep file (inner.yaml:2 has 'base')"}},
+       {"tpusim: error: outer.yaml:2: base: 'inner.yaml' is a sweep file (inner.yaml:3 has 'vary')"}},
       // Text that is not text.
       {"a NUL byte in a config",
        {"run", "nul.yaml", "--no-files"},

@@ -73,7 +73,7 @@ TEST_CASE("cli: every --json output opens with the same context block") {
       {{"run", "--preset", "tiny-mlp", "--no-files", "--steps", "2", "--json"},
        "tpusim.run_summary.v1",
        "run",
-       {{"config", nullptr}, {"preset", "tiny-mlp"}, {"steps", 2}, {"faults", nullptr}}},
+       {{"config", nullptr}, {"preset", "tiny-mlp"}, {"steps", 2}, {"faults", nullptr}, {"set", nullptr}}},
       {{"bench", "step", "--only", "v2", "--json"}, "tpusim.bench_step.v1", "bench step", {{"only", "v2"}}},
       {{"bench",         "engine",      "--json",  "--batch",  "32",         "--io",         "32",
         "--hidden",      "32",          "--steps", "1",        "--topology", "ring-8",       "--mesh",
@@ -110,7 +110,8 @@ TEST_CASE("cli: every --json output opens with the same context block") {
         {"layout_dims", nullptr},
         {"algorithms", nullptr},
         {"mappings", nullptr},
-        {"no_cache", false}}},
+        {"no_cache", false},
+        {"set", nullptr}}},
   };
   const Scratch scratch;
   for (const auto& c : cases) {
@@ -136,7 +137,8 @@ TEST_CASE("cli: the files in a result folder carry the context block of the comm
   const auto written = context_of(read_text(scratch.work() / "out" / "summary.json"));
   CHECK(written == printed);
   CHECK(written.at("inputs") ==
-        nlohmann::json{{"config", nullptr}, {"preset", "tiny-mlp"}, {"steps", nullptr}, {"faults", nullptr}});
+        nlohmann::json{{"config", nullptr}, {"preset", "tiny-mlp"}, {"steps", nullptr}, {"faults", nullptr},
+                       {"set", nullptr}});
 
   std::ofstream(scratch.work() / "tiny.yaml") << "name: tiny\n"
                                                  "base: tiny-mlp\n"

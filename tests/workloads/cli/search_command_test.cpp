@@ -113,7 +113,8 @@ TEST_CASE("cli: search --json prints the document it writes, and --no-files writ
                                                               {"layout_dims", nullptr},
                                                               {"algorithms", nullptr},
                                                               {"mappings", nullptr},
-                                                              {"no_cache", false}});
+                                                              {"no_cache", false},
+                                                              {"set", nullptr}});
   CHECK(document.at("strategy") == "mcmc");
   CHECK(document.at("spec").at("mesh_dims") == 3);
   CHECK(document.at("evaluated") == 20);
