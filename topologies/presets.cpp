@@ -144,6 +144,12 @@ Topology preset(const std::string& name) {
                   name, did_you_mean(name, preset_names()), join(preset_names())));
 }
 
+const std::vector<std::string>& topology_spec_keys() {
+  static const std::vector<std::string> keys = {"cores",     "bw",      "lat",     "intra_bw",
+                                                "intra_lat", "twist_x", "twist_y", "twist_z"};
+  return keys;
+}
+
 // spec := base ( ',' key '=' value )*
 // base := preset-name | kind ':' dims      kind := ring | line | torus | mesh     dims := N ('x' N)*
 // keys: cores, bw, lat, intra_bw, intra_lat, twist_x, twist_y, twist_z (twist.hpp)
@@ -173,8 +179,7 @@ Topology topology_from_spec(const std::string& spec) {
   int cores = topology->cores_per_chip();
   double bw = topology->inter_chip().bandwidth_Bps(), lat = topology->inter_chip().latency_s();
   double intra_bw = topology->intra_chip().bandwidth_Bps(), intra_lat = topology->intra_chip().latency_s();
-  const std::vector<std::string> keys = {"cores",     "bw",      "lat",     "intra_bw",
-                                         "intra_lat", "twist_x", "twist_y", "twist_z"};
+  const std::vector<std::string>& keys = topology_spec_keys();
   std::vector<Twist> twists = topology->twists();
   std::set<std::string> given;
   for (std::size_t i = 1; i < parts.size(); ++i) {
