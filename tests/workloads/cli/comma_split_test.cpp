@@ -12,14 +12,9 @@ using tpusim::cli_test::Row;
 
 namespace {
 
+// The topology line is line 4.
 std::string sweep_of(const std::string& topology_line) {
-  return "name: s\n"         // 1
-         "base: tiny-mlp\n"  // 2
-         "vary:\n"           // 3
-         "  " +
-         topology_line +
-         "\n"  // 4
-         "  mesh.shape: [batch:*;model:1]\n";
+  return "name: s\nbase: tiny-mlp\nvary:\n  " + topology_line + "\n  mesh.shape: [batch:*;model:1]\n";
 }
 
 const std::string kCollectiveSweep =
