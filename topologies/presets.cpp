@@ -130,19 +130,28 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
-Topology preset(const std::string& name) {
+namespace {
+
+const PresetEntry& entry_of(const std::string& name) {
   for (const auto& entry : table()) {
-    if (name == entry.name) {
-      const Topology topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip,
-                              entry.inter_chip, entry.intra_chip);
-      return entry.twists.empty() ? topology : topology.with_twists(entry.twists);
-    }
+    if (name == entry.name) return entry;
   }
   throw InputError(
       fmt::format("unknown topology preset '{}'{}; valid presets are {} (or a spec such as "
                   "torus:8x8,cores=2)",
                   name, did_you_mean(name, preset_names()), join(preset_names())));
 }
+
+}  // namespace
+
+Topology preset(const std::string& name) {
+  const PresetEntry& entry = entry_of(name);
+  const Topology topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip, entry.inter_chip,
+                          entry.intra_chip);
+  return entry.twists.empty() ? topology : topology.with_twists(entry.twists);
+}
+
+std::string preset_description(const std::string& name) { return entry_of(name).description; }
 
 const std::vector<std::string>& topology_spec_keys() {
   static const std::vector<std::string> keys = {"cores",     "bw",      "lat",     "intra_bw",

@@ -60,7 +60,7 @@ TEST_CASE("cli: --help of tpusim and of every subcommand exits 0 with the usage 
   CHECK(scratch.entries().empty());
   // The walk found the subcommands this suite knows about (a parsing slip would silently skip them).
   for (const char* expected :
-       {"tpusim topo", "tpusim topo describe", "tpusim collective", "tpusim validate", "tpusim bench",
+       {"tpusim topo", "tpusim topo list", "tpusim topo describe", "tpusim collective", "tpusim validate", "tpusim bench",
         "tpusim bench collectives", "tpusim bench engine", "tpusim bench conv", "tpusim bench step",
         "tpusim search", "tpusim bench search"}) {
     CHECK(visited.count(expected) == 1);
