@@ -146,8 +146,8 @@ const PresetEntry& entry_of(const std::string& name) {
 
 Topology preset(const std::string& name) {
   const PresetEntry& entry = entry_of(name);
-  const Topology topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip, entry.inter_chip,
-                          entry.intra_chip);
+  const Topology topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip,
+                          entry.inter_chip, entry.intra_chip);
   return entry.twists.empty() ? topology : topology.with_twists(entry.twists);
 }
 

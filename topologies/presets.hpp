@@ -12,7 +12,8 @@ namespace tpusim::topo {
 
 std::vector<std::string> preset_names();
 Topology preset(const std::string& name);  // InputError listing the valid names
-std::string preset_description(const std::string& name);  // "TPU v2 pod: 16x16 chip 2D torus, ..."; InputError
+// "TPU v2 pod: 16x16 chip 2D torus, 2 cores per chip (512 cores)"; InputError as preset().
+std::string preset_description(const std::string& name);
 
 // A preset name, or a spec "torus:16x16", "mesh:4x4", "ring:8", with optional ",cores=..,bw=..,lat=.."
 // overrides; see topology_from_spec in presets.cpp for the grammar.
