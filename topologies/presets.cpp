@@ -130,18 +130,33 @@ std::vector<std::string> preset_names() {
   return names;
 }
 
-Topology preset(const std::string& name) {
+namespace {
+
+const PresetEntry& entry_of(const std::string& name) {
   for (const auto& entry : table()) {
-    if (name == entry.name) {
-      const Topology topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip,
-                              entry.inter_chip, entry.intra_chip);
-      return entry.twists.empty() ? topology : topology.with_twists(entry.twists);
-    }
+    if (name == entry.name) return entry;
   }
   throw InputError(
       fmt::format("unknown topology preset '{}'{}; valid presets are {} (or a spec such as "
                   "torus:8x8,cores=2)",
                   name, did_you_mean(name, preset_names()), join(preset_names())));
+}
+
+}  // namespace
+
+Topology preset(const std::string& name) {
+  const PresetEntry& entry = entry_of(name);
+  const Topology topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip,
+                          entry.inter_chip, entry.intra_chip);
+  return entry.twists.empty() ? topology : topology.with_twists(entry.twists);
+}
+
+std::string preset_description(const std::string& name) { return entry_of(name).description; }
+
+const std::vector<std::string>& topology_spec_keys() {
+  static const std::vector<std::string> keys = {"cores",     "bw",      "lat",     "intra_bw",
+                                                "intra_lat", "twist_x", "twist_y", "twist_z"};
+  return keys;
 }
 
 // spec := base ( ',' key '=' value )*
@@ -173,8 +188,7 @@ Topology topology_from_spec(const std::string& spec) {
   int cores = topology->cores_per_chip();
   double bw = topology->inter_chip().bandwidth_Bps(), lat = topology->inter_chip().latency_s();
   double intra_bw = topology->intra_chip().bandwidth_Bps(), intra_lat = topology->intra_chip().latency_s();
-  const std::vector<std::string> keys = {"cores",     "bw",      "lat",     "intra_bw",
-                                         "intra_lat", "twist_x", "twist_y", "twist_z"};
+  const std::vector<std::string>& keys = topology_spec_keys();
   std::vector<Twist> twists = topology->twists();
   std::set<std::string> given;
   for (std::size_t i = 1; i < parts.size(); ++i) {

@@ -12,9 +12,14 @@ namespace tpusim::topo {
 
 std::vector<std::string> preset_names();
 Topology preset(const std::string& name);  // InputError listing the valid names
+// "TPU v2 pod: 16x16 chip 2D torus, 2 cores per chip (512 cores)"; InputError as preset().
+std::string preset_description(const std::string& name);
 
-// A preset name, or a spec "torus:16x16x2c", "mesh:4x4", "ring:8", with optional ",bw=..,lat=.." link
+// A preset name, or a spec "torus:16x16", "mesh:4x4", "ring:8", with optional ",cores=..,bw=..,lat=.."
 // overrides; see topology_from_spec in presets.cpp for the grammar.
 Topology topology_from_spec(const std::string& spec);
+
+// The keys a spec's ",key=value" parts may name (cores, bw, lat, ...), in the order errors list them.
+const std::vector<std::string>& topology_spec_keys();
 
 }  // namespace tpusim::topo

@@ -18,6 +18,10 @@ void add_fidelity_command(CLI::App& app);    // fidelity_command.cpp
 void add_calibrate_command(CLI::App& app);   // fidelity_command.cpp
 void add_bench_command(CLI::App& app);       // bench_command.cpp: the parent of those below
 
+// Ends the --help of tpusim and of every subcommand with its examples (command_examples.cpp); called once
+// every command is registered.
+void add_examples(CLI::App& app);
+
 void add_bench_collectives(CLI::App& bench);  // bench_collectives.cpp
 void add_bench_engine(CLI::App& bench);       // bench_engine.cpp
 void add_bench_conv(CLI::App& bench);         // bench_conv.cpp

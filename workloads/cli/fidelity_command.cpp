@@ -144,7 +144,6 @@ void add_fidelity_command(CLI::App& app) {
       "config as 'tpusim run' reads it.\n"
       "Each measurement runs in its own process, -j at once, with a record per measurement in "
       "<output>/points/, so an interrupted run resumes; then <output>/sweep.csv and sweep.json.\n"
-      "Example: tpusim fidelity --json > fidelity.json\n"
       "Exit status: 0 every measurement was predicted; 1 one could not run; 2 a bad measurement file or "
       "argument; 3 the results cannot be written, or another tpusim is writing them.");
   command->add_option("measurements", args.path, "A measurement file, or a folder of them (*.yaml)");
@@ -173,7 +172,6 @@ void add_calibrate_command(CLI::App& app) {
       "fitted without it; uncalibrated when it is alone in its group), then writes one profile per group "
       "(YAML) to --profiles.\n"
       "The measurements run as 'tpusim fidelity' runs them, sharing its records (--output).\n"
-      "Example: tpusim calibrate --profiles workloads/fidelity/calibrations\n"
       "Exit status: 0 done; 1 a measurement could not run; 2 a bad measurement file or argument; 3 the "
       "results or profiles cannot be written, or another tpusim is writing them.");
   command->add_option("measurements", args.path, "A measurement file, or a folder of them (*.yaml)");

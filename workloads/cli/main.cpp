@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   tpusim::cli::add_plot_command(app);
   tpusim::cli::add_fidelity_command(app);
   tpusim::cli::add_calibrate_command(app);
+  tpusim::cli::add_examples(app);
   refuse_empty_values(app);
   try {
     app.parse(argc, argv);

@@ -12,6 +12,7 @@
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
+#include "workloads/config/comma_split.hpp"
 
 namespace tpusim::workloads {
 namespace {
@@ -66,8 +67,8 @@ const char* type_name(const YAML::Node& node) {
 
 int line_of(const YAML::Node& node) { return node.Mark().is_null() ? 1 : node.Mark().line + 1; }
 
-// Walks the whole tree once: duplicate keys, nesting and size (aliases can make a short text a huge tree,
-// which every later walk would pay for) are reported here, before anything reads the tree.
+// Walks the whole tree once: duplicate keys, specs split at commas, nesting and size (aliases can make a short
+// text a huge tree, which every later walk would pay for) are reported here, before anything reads the tree.
 void check_tree(const YAML::Node& node, const std::string& file, const std::string& path, int depth,
                 std::size_t& nodes) {
   if (++nodes > ConfigNode::kMaxYamlNodes) {
@@ -79,6 +80,7 @@ void check_tree(const YAML::Node& node, const std::string& file, const std::stri
     throw InputError(fmt::format("{}:{}: YAML nested too deeply: more than {} levels of maps and lists", file,
                                  line_of(node), ConfigNode::kMaxNestingLevels));
   }
+  check_comma_split(node, file, path);
   if (node.IsSequence()) {
     for (std::size_t i = 0; i < node.size(); ++i)
       check_tree(node[i], file, fmt::format("{}[{}]", path, i), depth + 1, nodes);

@@ -98,7 +98,8 @@ TEST_CASE("cli: bad input: an unknown flag") {
 TEST_CASE("cli: bad input: a missing or unknown subcommand lists the valid ones") {
   require_bad_input(
       {}, {"'tpusim' needs a subcommand: topo, collective, validate, bench, run", "(see 'tpusim --help')"});
-  require_bad_input({"topo"}, {"'tpusim topo' needs a subcommand: describe", "(see 'tpusim topo --help')"});
+  require_bad_input({"topo"},
+                    {"'tpusim topo' needs a subcommand: list, describe", "(see 'tpusim topo --help')"});
   require_bad_input({"bench"}, {"'tpusim bench' needs a subcommand: collectives, engine, conv, step"});
   require_bad_input({"simulate"},
                     {"unknown subcommand 'simulate' of 'tpusim'", "valid subcommands are topo"});

@@ -52,6 +52,7 @@ TEST_CASE("cli: every --json output opens with the same context block") {
        "tpusim.topology.v1",
        "topo describe",
        {{"topology", "ring-8"}}},
+      {{"topo", "list", "--json"}, "tpusim.topology_list.v1", "topo list", {}},
       {{"collective", "--topology", "ring-8", "--bytes", "4KiB", "--json"},
        "tpusim.collective.v2",
        "collective",

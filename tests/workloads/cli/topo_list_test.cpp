@@ -1,0 +1,78 @@
+// tpusim topo list: every preset, as text and as JSON, held to the names `topo describe` accepts, to each
+// preset's own figures there, and to the published TPU figures (Jouppi et al., CACM 2020).
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "cli_runner.hpp"
+
+using tpusim::cli_test::Scratch;
+
+namespace {
+
+// The valid names as `topo describe` lists them for a name it does not know.
+std::vector<std::string> preset_names(const Scratch& scratch) {
+  const auto run = scratch.run({"topo", "describe", "no-such-pod"});
+  REQUIRE(run.exit_status == 2);
+  std::smatch match;
+  REQUIRE(std::regex_search(run.err, match, std::regex("valid presets are ([^(]*) \\(")));
+  std::vector<std::string> names;
+  std::istringstream list(match[1].str());
+  for (std::string name; std::getline(list, name, ',');)
+    names.push_back(name.substr(name.find_first_not_of(' ')));
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("cli: topo list prints a line per preset with its shape, cores, link and device") {
+  const Scratch scratch;
+  const auto run = scratch.run({"topo", "list"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK(run.err.empty());
+  const auto names = preset_names(scratch);
+  REQUIRE(names.size() >= 10);
+  for (const auto& name : names) CHECK_THAT(run.out, Catch::Contains("\n" + name + " "));
+  // TPU v2 pod: 16x16 chips, 2 cores each, 496 Gbit/s = 62 GB/s per link direction.
+  CHECK_THAT(run.out,
+             Catch::Matches("[\\s\\S]*\ntpu-v2-pod +torus +16x16 chips x 2 cores +512 +62 GB/s, 1 us "
+                            "+tpu-v2-core\n[\\s\\S]*"));
+  // TPU v3 pod: 32x32 chips, 2 cores each, 656 Gbit/s = 82 GB/s.
+  CHECK_THAT(run.out,
+             Catch::Matches("[\\s\\S]*\ntpu-v3-pod +torus +32x32 chips x 2 cores +2048 +82 GB/s, 1 us "
+                            "+tpu-v3-core\n[\\s\\S]*"));
+  CHECK(scratch.entries().empty());
+}
+
+TEST_CASE("cli: topo list --json gives every preset the figures topo describe gives it, and its device") {
+  const Scratch scratch;
+  const auto run = scratch.run({"topo", "list", "--json"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  const auto presets = nlohmann::json::parse(run.out).at("presets");
+  std::vector<std::string> listed;
+  for (const auto& preset : presets) {
+    const std::string name = preset.at("topology");
+    listed.push_back(name);
+    INFO(name);
+    int chips = 1;
+    for (const int size : preset.at("chip_dims")) chips *= size;
+    CHECK(preset.at("cores") == chips * preset.at("cores_per_chip").get<int>());
+    CHECK_FALSE(preset.at("description").get<std::string>().empty());
+    const auto described = scratch.run({"topo", "describe", name, "--json"});
+    REQUIRE(described.exit_status == 0);
+    const auto figures = nlohmann::json::parse(described.out);
+    for (const char* field : {"kind", "chip_dims", "cores_per_chip", "cores", "inter_chip_bandwidth_Bps",
+                              "inter_chip_latency_s", "intra_chip_bandwidth_Bps", "intra_chip_latency_s"}) {
+      CHECK(preset.at(field) == figures.at(field));
+    }
+    // hardware.device's documented default: the core of a tpu-v3 or tpu-v4 preset, else tpu-v2-core.
+    const std::string device = name.rfind("tpu-v3-", 0) == 0   ? "tpu-v3-core"
+                               : name.rfind("tpu-v4-", 0) == 0 ? "tpu-v4-core"
+                                                               : "tpu-v2-core";
+    CHECK(preset.at("device") == device);
+  }
+  CHECK(listed == preset_names(scratch));
+}
