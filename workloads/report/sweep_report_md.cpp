@@ -177,45 +177,63 @@ std::string best_training_point(const SweepDocument& document) {
   return text + line("lowest step time", *fastest);
 }
 
-// The best algorithm for each op, topology and size: the highest bus bandwidth among the rows that ran.
+// The fastest algorithm for each op, topology, network and size, and by how much it beats the next fastest.
+// Rows are grouped by what the operation is, never by the algorithm or how its group axes are spelled:
+// algorithms run on the axes they default to (bucket2d on "x,y", a ring on the snake order), and grouping by
+// the axes would make every algorithm the best of a group of its own.
 std::string best_algorithms(const SweepDocument& document) {
-  std::map<std::tuple<std::string, std::string, std::string, double>, const SweepRow*> best;
-  std::vector<std::tuple<std::string, std::string, std::string, double>> order;
+  using Key = std::tuple<std::string, std::string, std::string, double>;  // op, topology, network, bytes
+  std::map<Key, std::vector<const SweepRow*>> groups;
+  std::vector<Key> order;
   for (const auto& row : document.rows) {
     const double bytes = row.number({"bytes", "bytes_per_member", "message_bytes"});
-    const double busbw = row.number({"busbw_Bps"});
-    if (!row.error.empty() || !std::isfinite(bytes) || !std::isfinite(busbw)) continue;
-    const auto key = std::make_tuple(row.text("op"), row.text("topology"), row.text("group_axes"), bytes);
-    auto [it, inserted] = best.emplace(key, &row);
-    if (inserted)
-      order.push_back(key);
-    else if (busbw > it->second->number({"busbw_Bps"}))
-      it->second = &row;
+    const double time_s = row.number({"time_s", "simulated_s"});
+    if (!row.error.empty() || !std::isfinite(bytes) || !std::isfinite(time_s)) continue;
+    const Key key{row.text("op"), row.text("topology"), row.text("network"), bytes};
+    auto [it, inserted] = groups.try_emplace(key);
+    if (inserted) order.push_back(key);
+    it->second.push_back(&row);
   }
-  if (best.empty()) return "No row reports a message size and a bus bandwidth.\n";
+  if (groups.empty()) return "No row reports a message size and a simulated time.\n";
   // Each op and topology together, sizes growing; ops and topologies in the order they first ran.
   std::map<std::string, std::size_t> op_rank, topology_rank;
   for (const auto& key : order) {
     op_rank.emplace(std::get<0>(key), op_rank.size());
     topology_rank.emplace(std::get<1>(key), topology_rank.size());
   }
-  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    return std::make_tuple(op_rank.at(std::get<0>(a)), topology_rank.at(std::get<1>(a)), std::get<2>(a),
-                           std::get<3>(a)) < std::make_tuple(op_rank.at(std::get<0>(b)),
-                                                             topology_rank.at(std::get<1>(b)), std::get<2>(b),
-                                                             std::get<3>(b));
-  });
-  std::string text =
-      "The algorithm with the highest bus bandwidth for each op, topology and size:\n\n"
-      "| op | topology | group axes | size | best algorithm | busbw | time "
-      "|\n|:---|:---|:---|---:|:---|---:|---:|\n";
+  auto rank = [&](const Key& key) {
+    return std::make_tuple(op_rank.at(std::get<0>(key)), topology_rank.at(std::get<1>(key)), std::get<2>(key),
+                           std::get<3>(key));
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const Key& a, const Key& b) { return rank(a) < rank(b); });
+  const bool networks = std::any_of(order.begin(), order.end(),
+                                    [&](const Key& key) { return std::get<2>(key) != std::get<2>(order[0]); });
+  auto time_of = [](const SweepRow* row) { return row->number({"time_s", "simulated_s"}); };
+  auto algorithm_of = [](const SweepRow* row) {
+    return row->has("algorithm") ? row->text("algorithm") : row->text("algorithms");
+  };
+  std::string text = fmt::format(
+      "The fastest algorithm for each op, topology{} and size (whatever group axes each ran on), and its "
+      "margin over the second fastest: how much longer the second takes, in percent and as a ratio of "
+      "times.\n\n| op | topology |{} size | fastest | time | busbw | second | its time | margin |\n"
+      "|:---|:---|{}---:|:---|---:|---:|:---|---:|---:|\n",
+      networks ? ", network" : "", networks ? " network |" : "", networks ? ":---|" : "");
   for (const auto& key : order) {
-    const SweepRow& row = *best.at(key);
-    const std::string algorithm = row.has("algorithm") ? row.text("algorithm") : row.text("algorithms");
-    text +=
-        fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md(std::get<0>(key)), md(std::get<1>(key)),
-                    md(std::get<2>(key)), format_bytes(std::get<3>(key)), md(algorithm),
-                    bandwidth(row.number({"busbw_Bps"})), duration(row.number({"time_s", "simulated_s"})));
+    auto rows = groups.at(key);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](const SweepRow* a, const SweepRow* b) { return time_of(a) < time_of(b); });
+    const SweepRow* fastest = rows[0];
+    std::string second = "none", second_time, margin = "only one ran";
+    if (rows.size() > 1) {
+      second = md(algorithm_of(rows[1]));
+      second_time = duration(time_of(rows[1]));
+      const double ratio = time_of(rows[1]) / time_of(fastest);
+      margin = fmt::format("{:.1f}% ({:.3f}x)", 100 * (ratio - 1), ratio);
+    }
+    text += fmt::format("| {} | {} |{} {} | {} | {} | {} | {} | {} | {} |\n", md(std::get<0>(key)),
+                        md(std::get<1>(key)), networks ? " " + md(std::get<2>(key)) + " |" : "",
+                        format_bytes(std::get<3>(key)), md(algorithm_of(fastest)), duration(time_of(fastest)),
+                        bandwidth(fastest->number({"busbw_Bps"})), second, second_time, margin);
   }
   return text;
 }
