@@ -18,6 +18,7 @@
 #include "workloads/report/report_context.hpp"
 #include "workloads/report/sweep_plots.hpp"
 #include "workloads/sweep/child_pool.hpp"
+#include "workloads/sweep/dry_run.hpp"
 #include "workloads/sweep/study.hpp"
 #include "workloads/sweep/study_runner.hpp"
 #include "workloads/sweep/sweep_catalog.hpp"
@@ -118,7 +119,7 @@ void run(const SweepArgs& args) {
         fmt::format("{}-shard-{}-of-{}", study->output_dir(), options.shard.k, options.shard.n));
   }
   if (args.dry_run) {
-    std::cout << study->listing();
+    std::cout << study->listing(workloads::dry_run_checks(*study, options.jobs));
     return;
   }
   options.table = !args.json;
@@ -215,7 +216,10 @@ void add_sweep_command(CLI::App& app) {
   command->add_option("--preset", args.preset, "Run a shipped sweep (see --list)");
   command->add_flag("--list", args.list, "List the shipped sweeps and exit");
   command->add_flag("--show", args.show, "Print the YAML of the shipped sweep --preset and exit");
-  command->add_flag("--dry-run", args.dry_run, "Check every point and list them, without running");
+  command->add_flag("--dry-run", args.dry_run,
+                    "Check every point and list them without simulating, each with what it will do: run, "
+                    "fail (and why: a layout the engine rejects), not fit its HBM (its memory per core), be "
+                    "skipped (and why), or nothing, its record being in the output folder already");
   command->add_flag("--json", args.json, "Print sweep.json instead of the table");
   command->add_option("--output", args.output,
                       "Output folder (overrides the sweep's output; with --shard K/N the default is "

@@ -24,8 +24,7 @@ std::size_t count(const std::string& text, const std::string& what) {
 // on the snake order "x:snake,y").
 std::string report_with_own_axes() {
   auto json = tpusim::test::collective_sweep_fixture();
-  for (auto& run : json["runs"])
-    run["group_axes"] = run["algorithms"] == "ring" ? "x:snake,y" : "x,y";
+  for (auto& run : json["runs"]) run["group_axes"] = run["algorithms"] == "ring" ? "x:snake,y" : "x,y";
   const auto document = sweep_document_from_json(json, "/tmp/fixture-collectives");
   return sweep_report_markdown(document, {}, false, {});
 }
