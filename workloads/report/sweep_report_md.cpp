@@ -80,6 +80,8 @@ std::string training_table(const SweepDocument& document) {
   });
   if (!mesh_shown)
     columns.push_back({"mesh", [](const SweepRow& row) { return row.text("mesh_shape"); }, false});
+  if (any_has(document, "global_batch"))
+    columns.push_back({"global batch", [](const SweepRow& row) { return row.text("global_batch"); }});
   columns.push_back({"step time", [&](const SweepRow& row) {
                        return failed(row) ? "error: " + row.error : duration(row.number({"step_time_s"}));
                      }});
@@ -90,8 +92,21 @@ std::string training_table(const SweepDocument& document) {
   if (any_has(document, "tokens_per_s"))
     columns.push_back({"tokens/s", [](const SweepRow& row) {
                          const double tokens = row.number({"tokens_per_s"});
-                         return std::isfinite(tokens) ? fmt::format("{:.4g}", tokens) : "";
+                         return std::isfinite(tokens) ? fmt::format("{:.0f}", tokens) : "";
                        }});
+  if (any_has(document, "flops_per_s_per_core"))
+    columns.push_back({"TFLOP/s per core", [](const SweepRow& row) {
+                         const double flops = row.number({"flops_per_s_per_core"});
+                         return std::isfinite(flops) ? fmt::format("{:.2f}", flops / 1e12) : "";
+                       }});
+  if (any_has(document, "speedup")) {
+    columns.push_back({"scaling", [](const SweepRow& row) { return row.text("scaling"); }, false});
+    columns.push_back({"speedup", [](const SweepRow& row) {
+                         const double speedup = row.number({"speedup"});
+                         return std::isfinite(speedup) ? fmt::format("{:.2f}x", speedup) : "";
+                       }});
+    columns.push_back({"efficiency", [](const SweepRow& row) { return percent(row.number({"efficiency"})); }});
+  }
   columns.push_back({"memory/core / HBM", [&](const SweepRow& row) -> std::string {
                        const double used = row.number({"memory_per_core_bytes", "total_bytes"});
                        const double hbm = row.number({"hbm_per_core_bytes", "hbm_bytes"});
@@ -277,6 +292,14 @@ std::string sweep_report_markdown(const SweepDocument& document, const std::vect
                                  : "## Best point\n\n" + best_training_point(document);
   text += "\n## Points\n\n";
   text += document.collectives() ? collective_table(document) : training_table(document);
+  if (!document.collectives() && any_has(document, "speedup"))
+    text +=
+        "\nSpeedup and efficiency are against the smallest point (fewest cores) of each series, the points "
+        "that differ only in the keys that set the core count. Speedup is the model FLOP/s over the smallest "
+        "point's (for strong scaling, the same work, its step time over this point's); efficiency is the "
+        "speedup over the ratio of cores (for weak scaling, the throughput per core over the smallest "
+        "point's). A series is weak scaling when its work per step grows with the cores, strong when it "
+        "stays the same.\n";
   if (!charts.empty()) {
     text += "\n## Plots\n\n";
     for (const auto& chart : charts) {

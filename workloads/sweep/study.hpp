@@ -74,7 +74,7 @@ class Study {
   virtual std::string listing(const std::vector<PointCheck>& checks) const = 0;
 };
 
-// The hash of the whole study: its kind, keys, and every point's values and hash. Shards of one sweep carry
+// The hash of the whole study: its kind, keys, CSV columns, and every point's values and hash. Shards of one sweep carry
 // the same hash; `tpusim sweep merge` joins only folders that do.
 std::string study_hash(const Study& study);
 
