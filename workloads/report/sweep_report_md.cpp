@@ -105,7 +105,8 @@ std::string training_table(const SweepDocument& document) {
                          const double speedup = row.number({"speedup"});
                          return std::isfinite(speedup) ? fmt::format("{:.2f}x", speedup) : "";
                        }});
-    columns.push_back({"efficiency", [](const SweepRow& row) { return percent(row.number({"efficiency"})); }});
+    columns.push_back(
+        {"efficiency", [](const SweepRow& row) { return percent(row.number({"efficiency"})); }});
   }
   columns.push_back({"memory/core / HBM", [&](const SweepRow& row) -> std::string {
                        const double used = row.number({"memory_per_core_bytes", "total_bytes"});
@@ -221,8 +222,8 @@ std::string best_algorithms(const SweepDocument& document) {
                            std::get<3>(key));
   };
   std::stable_sort(order.begin(), order.end(), [&](const Key& a, const Key& b) { return rank(a) < rank(b); });
-  const bool networks = std::any_of(order.begin(), order.end(),
-                                    [&](const Key& key) { return std::get<2>(key) != std::get<2>(order[0]); });
+  const bool networks = std::any_of(
+      order.begin(), order.end(), [&](const Key& key) { return std::get<2>(key) != std::get<2>(order[0]); });
   auto time_of = [](const SweepRow* row) { return row->number({"time_s", "simulated_s"}); };
   auto algorithm_of = [](const SweepRow* row) {
     return row->has("algorithm") ? row->text("algorithm") : row->text("algorithms");

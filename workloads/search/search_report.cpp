@@ -1,11 +1,11 @@
 #include "workloads/search/search_report.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
-#include <yaml-cpp/yaml.h>
 
 #include "topologies/support/atomic_file.hpp"
 #include "topologies/support/atomic_folder.hpp"
@@ -167,9 +167,10 @@ std::string best_config_yaml(const SearchInput& input, const CandidateOutcome& b
   config["training"]["output"] = input.base.training.output_dir + "-best";
   YAML::Emitter out;
   out << config;
-  return fmt::format("# The fastest candidate of `tpusim search` on {} that fits {} per core: {} simulated.\n",
-                     input.base.name, format_bytes(double(input.spec.memory_cap_bytes)),
-                     format_duration(best.step_time_s)) +
+  return fmt::format(
+             "# The fastest candidate of `tpusim search` on {} that fits {} per core: {} simulated.\n",
+             input.base.name, format_bytes(double(input.spec.memory_cap_bytes)),
+             format_duration(best.step_time_s)) +
          out.c_str() + "\n";
 }
 

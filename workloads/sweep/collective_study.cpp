@@ -217,7 +217,7 @@ std::string CollectiveStudy::listing(const std::vector<PointCheck>& checks) cons
     text += fmt::format("{:>5}  {} {} {} on {} ({} cores), group axes {}{}\n", p, spec[kOp], spec[kAlgorithm],
                         spec[kBytes], spec_.topologies[facts.topology].name(),
                         spec_.topologies[facts.topology].num_cores(), spec[kGroupAxes],
-                        p < checks.size()            ? dry_run_note(checks[p])
+                        p < checks.size()           ? dry_run_note(checks[p])
                         : facts.skip_reason.empty() ? ""
                                                     : "  [skipped: " + facts.skip_reason + "]");
   }

@@ -1,12 +1,8 @@
 #include "workloads/sweep/scaling.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include "topologies/support/text.hpp"
 
 namespace tpusim::workloads {
 namespace {
@@ -108,24 +104,6 @@ void add_scaling(nlohmann::json& csv_cells, nlohmann::json& run,
                     {"reference_point", figures->reference_point},
                     {"speedup", figures->speedup},
                     {"efficiency", figures->efficiency}};
-}
-
-std::string scaling_text(const std::vector<ScalingInput>& points,
-                         const std::vector<std::optional<ScalingFigures>>& figures) {
-  std::string rows;
-  for (std::size_t i = 0; i < points.size() && i < figures.size(); ++i) {
-    if (!figures[i]) continue;
-    const auto& f = *figures[i];
-    rows += fmt::format("{:>4}  {:>6}  {:<7}  {:>9}  {:>8.2f}x  {:>9.1f}%  {}\n", points[i].point,
-                        points[i].cores, f.kind, fmt::format("#{}", f.reference_point), f.speedup,
-                        100 * f.efficiency, join(points[i].values, ", "));
-  }
-  if (rows.empty()) return "";
-  return "Scaling against the smallest point of each series (speedup: model FLOP/s over its; efficiency: "
-         "speedup / core ratio):\n" +
-         fmt::format("{:>4}  {:>6}  {:<7}  {:>9}  {:>9}  {:>10}  {}\n", "#", "cores", "scaling", "against",
-                     "speedup", "efficiency", "values") +
-         rows;
 }
 
 }  // namespace tpusim::workloads

@@ -55,8 +55,4 @@ bool has_scaling_columns(const std::vector<std::string>& csv_header);
 void add_scaling(nlohmann::json& csv_cells, nlohmann::json& run,
                  const std::optional<ScalingFigures>& figures);
 
-// The terminal's block after the table: a line per point with figures; "" when none has any.
-std::string scaling_text(const std::vector<ScalingInput>& points,
-                         const std::vector<std::optional<ScalingFigures>>& figures);
-
 }  // namespace tpusim::workloads

@@ -74,8 +74,8 @@ class Study {
   virtual std::string listing(const std::vector<PointCheck>& checks) const = 0;
 };
 
-// The hash of the whole study: its kind, keys, CSV columns, and every point's values and hash. Shards of one sweep carry
-// the same hash; `tpusim sweep merge` joins only folders that do.
+// The hash of the whole study: its kind, keys, CSV columns, and every point's values and hash. Shards of one
+// sweep carry the same hash; `tpusim sweep merge` joins only folders that do.
 std::string study_hash(const Study& study);
 
 // The study a sweep file holds, dispatched on its `kind` key (absent: training). InputError for a file that

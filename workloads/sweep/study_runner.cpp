@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "workloads/sweep/record_folder.hpp"
 #include "workloads/sweep/scaling.hpp"
 #include "workloads/sweep/sweep_record.hpp"
+#include "workloads/sweep/sweep_report.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
 
 namespace tpusim::workloads {
@@ -73,7 +75,7 @@ class Runner {
     announce(todo);
     execute(todo);
     assemble();
-    if (!scaling_text_.empty()) std::cout << scaling_text_ << std::flush;
+    if (!resolved_rows_.empty()) std::cout << resolved_rows_ << std::flush;
     return totals_;
   }
 
@@ -286,6 +288,8 @@ class Runner {
       if (scaling) scaling_inputs.push_back(scaling_input_of_run(record->at("run")));
     }
     const auto figures = scaling_figures(scaling_inputs);
+    const bool any_figures =
+        std::any_of(figures.begin(), figures.end(), [](const auto& f) { return bool(f); });
     std::size_t shard_rows = 0;
     std::optional<std::size_t> first_missing;
     for (std::size_t i = 0, row = 0; i < study_.size(); ++i) {
@@ -295,7 +299,10 @@ class Runner {
         continue;
       }
       auto record = find_record(i, study_.point_hash(i), others);
-      if (scaling) add_scaling(record->at("csv"), record->at("run"), figures[row]);
+      if (scaling) {
+        add_scaling(record->at("csv"), record->at("run"), figures[row]);
+        if (options_.table) resolved_rows_ += resolved_table_row(record->at("run"), any_figures);
+      }
       ++row;
       if (in_shard) ++shard_rows;
       totals_.count(*record);
@@ -303,7 +310,7 @@ class Runner {
       if (files) files->add(record->at("csv"), record->at("run"));
       if (printed) printed->add(record->at("run"));
     }
-    if (options_.table) scaling_text_ = scaling_text(scaling_inputs, figures);
+    if (!resolved_rows_.empty()) resolved_rows_ = resolved_table_header(any_figures) + resolved_rows_;
     // The moved records are under their points' names now.
     for (const auto& file : misplaced) folder_->remove(file);
     totals_.wall_s = seconds_since(started_);
@@ -331,7 +338,7 @@ class Runner {
   const Study& study_;
   const StudyRunOptions& options_;
   const std::string sweep_hash_;
-  std::string scaling_text_;  // printed after the table
+  std::string resolved_rows_;  // a training sweep's second table, printed after the first
   const Clock::time_point started_;
   std::optional<RecordFolder> folder_;
   std::vector<std::optional<nlohmann::json>> memory_;

@@ -73,12 +73,14 @@ std::optional<nlohmann::json> read_checked(const Source& source, const RecordFil
   }
   auto& record = read.record;
   if (!record) return record;
-  if (record->at("csv").size() != source.manifest.at("csv_header").size()) {
+  // A point's row holds every column but the scaling ones, which the summary adds (scaling.hpp).
+  const auto header = source.manifest.at("csv_header").get<std::vector<std::string>>();
+  const std::size_t cells = header.size() - (has_scaling_columns(header) ? kScalingCsvColumns.size() : 0);
+  if (record->at("csv").size() != cells) {
     throw InputError(fmt::format(
         "sweep merge: record '{}' has {} cells in its row where the sweep's header has {}; nothing merged: "
         "remove it and run {} again to make it anew",
-        file.path, record->at("csv").size(), source.manifest.at("csv_header").size(),
-        describe_shard(source.manifest)));
+        file.path, record->at("csv").size(), cells, describe_shard(source.manifest)));
   }
   if (record->value("sweep_hash", "") != source.manifest.at("sweep_hash")) {
     throw InputError(fmt::format(
@@ -167,7 +169,8 @@ MergeTotals merge_sweep_folders(const std::string& output, const std::vector<std
   const bool scaling = has_scaling_columns(header.csv_header);
   std::vector<ScalingInput> scaling_inputs;
   if (scaling) {
-    for (const auto& point : found) scaling_inputs.push_back(scaling_input_of_run(read_point(point).at("run")));
+    for (const auto& point : found)
+      scaling_inputs.push_back(scaling_input_of_run(read_point(point).at("run")));
   }
   const auto figures = scaling_figures(scaling_inputs);
   for (std::size_t i = 0; i < found.size(); ++i) {

@@ -6,9 +6,9 @@
 
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
+#include "workloads/models/model_kinds.hpp"
 #include "workloads/report/csv_writer.hpp"
 #include "workloads/report/report_context.hpp"
-#include "workloads/models/model_kinds.hpp"
 #include "workloads/sweep/scaling.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
 
@@ -80,26 +80,49 @@ std::string rate(double per_s) {
 std::string sweep_table_header(const Sweep& sweep) {
   std::vector<std::string> keys;
   for (const auto& axis : sweep.axes) keys.push_back(axis.key);
-  return point_columns(sweep, keys, "#") +
-         fmt::format("  {:>5}  {:<18}  {:>6}  {:>11}  {:>6}  {:>8}  {:>9}  {:>11}  {:>21}  {}\n", "cores",
-                     "mesh", "batch", "step time", "MFU", "exp.comm", "tokens/s", "TFLOP/s/core",
-                     "memory/core / HBM", "fits");
+  return point_columns(sweep, keys, "#") + fmt::format("  {:>11}  {:>6}  {:>8}  {:>21}  {}\n", "step time",
+                                                       "MFU", "exp.comm", "memory/core / HBM", "fits");
 }
 
 std::string sweep_table_row(const Sweep& sweep, const SweepPoint& point, const PointResult& r) {
-  const auto& c = point.config;
-  // The resolved values, whatever the varied ones say (batch:*, from_mapping, a batch given per core).
-  const std::string start = point_columns(sweep, point.values, std::to_string(point.index)) +
-                            fmt::format("  {:>5}  {:<18}  {:>6}", c.hardware.topology.num_cores(),
-                                        c.mesh.shape_text(), c.model.batch);
+  const std::string start = point_columns(sweep, point.values, std::to_string(point.index));
   if (!r.error.empty()) return start + "  " + (r.input_error ? "error: " : "failed: ") + r.error + "\n";
   const std::string memory = fmt::format("{} / {}", format_bytes(double(r.memory_per_core_bytes)),
                                          format_bytes(double(r.hbm_per_core_bytes)));
-  const Rates rates = rates_of(c, r);
-  return start + fmt::format("  {:>11}  {:>5.1f}%  {:>7.1f}%  {:>9}  {:>11.4g}  {:>21}  {}\n",
-                             format_duration(r.step_time_s), 100 * r.mfu, 100 * r.exposed_communication_fraction(),
-                             rate(rates.tokens_per_s), rates.flops_per_s_per_core / 1e12, memory,
+  return start + fmt::format("  {:>11}  {:>5.1f}%  {:>7.1f}%  {:>21}  {}\n", format_duration(r.step_time_s),
+                             100 * r.mfu, 100 * r.exposed_communication_fraction(), memory,
                              r.fits ? "yes" : "NO");
+}
+
+std::string resolved_table_header(bool scaling) {
+  std::string text = "Every point as it ran: cores, mesh and global batch resolved, and its throughput";
+  text += scaling
+              ? ";\nspeedup and efficiency against the smallest point of its series (the points that differ "
+                "only in the keys\nthat set the cores): speedup is model FLOP/s over the smallest point's, "
+                "efficiency speedup / core ratio\n"
+              : "\n";
+  return text + fmt::format("{:>4}  {:>5}  {:<20}  {:>6}  {:>10}  {:>12}{}\n", "#", "cores", "mesh", "batch",
+                            "tokens/s", "TFLOP/s/core",
+                            scaling ? fmt::format("  {:<7}  {:>7}  {:>8}  {:>10}", "scaling", "against",
+                                                  "speedup", "efficiency")
+                                    : "");
+}
+
+std::string resolved_table_row(const nlohmann::json& run, bool scaling) {
+  const auto& c = run.at("config");
+  std::string text =
+      fmt::format("{:>4}  {:>5}  {:<20}  {:>6}", run.value("point", 0), c.value("cores", 0),
+                  c.value("mesh_shape", ""), c.contains("global_batch") ? c.at("global_batch").dump() : "");
+  if (run.contains("error")) return text + "  did not run\n";
+  text += fmt::format("  {:>10}  {:>12.4g}", rate(run.value("tokens_per_s", 0.0)),
+                      run.value("flops_per_s_per_core", 0.0) / 1e12);
+  if (scaling && run.contains("scaling")) {
+    const auto& s = run.at("scaling");
+    text += fmt::format("  {:<7}  {:>7}  {:>7.2f}x  {:>9.1f}%", s.value("kind", ""),
+                        fmt::format("#{}", s.value("reference_point", 0)), s.value("speedup", 0.0),
+                        100 * s.value("efficiency", 0.0));
+  }
+  return text + "\n";
 }
 
 std::vector<std::string> sweep_csv_header(const Sweep& sweep) {

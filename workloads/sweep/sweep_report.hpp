@@ -26,6 +26,11 @@ extern const std::vector<std::string> kSweepCsvColumns;
 
 std::string sweep_table_header(const Sweep& sweep);
 std::string sweep_table_row(const Sweep& sweep, const SweepPoint& point, const PointResult& result);
+// The terminal's second table, printed once every point has its row (the first streams as points finish,
+// before the scaling figures exist): from each sweep.json run, the resolved cores, mesh and global batch,
+// tokens/s and FLOP/s per core, and with `scaling` the run's scaling figures (scaling.hpp).
+std::string resolved_table_header(bool scaling);
+std::string resolved_table_row(const nlohmann::json& run, bool scaling);
 
 // "point", the varied keys, kSweepCsvColumns, then kScalingCsvColumns.
 std::vector<std::string> sweep_csv_header(const Sweep& sweep);
@@ -36,7 +41,8 @@ nlohmann::json sweep_run_json(const Sweep& sweep, const SweepPoint& point, const
 nlohmann::json sweep_description(const Sweep& sweep);
 
 // The scaling figures of points run in memory (scaling.hpp).
-std::vector<std::optional<ScalingFigures>> scaling_of(const Sweep& sweep, const std::vector<PointResult>& results);
+std::vector<std::optional<ScalingFigures>> scaling_of(const Sweep& sweep,
+                                                      const std::vector<PointResult>& results);
 
 // Whole documents of points run in memory (run_sweep): the same rows.
 void write_sweep_csv(std::ostream& out, const Sweep& sweep, const std::vector<PointResult>& results);

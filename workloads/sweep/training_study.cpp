@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "topologies/support/units.hpp"
 #include "workloads/config/resolved_config.hpp"
 #include "workloads/report/report_context.hpp"
-#include "topologies/support/units.hpp"
 #include "workloads/sweep/content_hash.hpp"
 #include "workloads/sweep/dry_run.hpp"
 #include "workloads/sweep/sweep_report.hpp"
@@ -82,12 +82,10 @@ std::string TrainingStudy::table_row(std::size_t point, const PointOutcome& outc
 }
 
 std::string TrainingStudy::listing(const std::vector<PointCheck>& checks) const {
-  std::string text = fmt::format("sweep {}: {} points of {} (base {}){}{}\n", sweep_.name,
-                                 sweep_.points.size(), sweep_.source, sweep_.base,
-                                 checks.empty() ? "" : ": " + dry_run_counts(checks),
-                                 sweep_.excluded_points == 0
-                                     ? ""
-                                     : fmt::format("; {} more dropped by exclude", sweep_.excluded_points));
+  std::string text = fmt::format(
+      "sweep {}: {} points of {} (base {}){}{}\n", sweep_.name, sweep_.points.size(), sweep_.source,
+      sweep_.base, checks.empty() ? "" : ": " + dry_run_counts(checks),
+      sweep_.excluded_points == 0 ? "" : fmt::format("; {} more dropped by exclude", sweep_.excluded_points));
   for (const auto& point : sweep_.points) {
     const auto& c = point.config;
     text += fmt::format("{:>4}  {}  -> {} ({} cores), mesh {}, layout {}{}\n", point.index,

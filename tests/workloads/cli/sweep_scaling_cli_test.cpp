@@ -2,6 +2,7 @@
 // and the speedup and efficiency against the smallest point, in sweep.csv, sweep.json, on the terminal and
 // in report.md; the figures are checked against the step times of sweep.csv, worked out here.
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -88,13 +89,29 @@ TEST_CASE("cli: sweep: strong scaling, a fixed global batch, reports the step ti
   CHECK(last.at("scaling").at("reference_point") == 0);
   CHECK(last.at("scaling").at("speedup").get<double>() ==
         Approx(number(smallest, "step_time_s") / number(rows[2], "step_time_s")));
-  CHECK_THAT(run.out, Catch::Contains("Scaling against the smallest point of each series"));
-  CHECK_THAT(run.out, Catch::Contains("batch:32"));
+  // The terminal's second table: the resolved mesh and batch, and the speedup, as worked out here.
+  CHECK_THAT(run.out, Catch::Contains("speedup and efficiency against the smallest point of its series"));
+  const double last_speedup = number(smallest, "step_time_s") / number(rows[2], "step_time_s");
+  char expected[64];
+  std::snprintf(expected, sizeof expected, "strong        #0  %7.2fx", last_speedup);
+  const auto at = run.out.find("\n   2     32  batch:32 ");
+  REQUIRE(at != std::string::npos);
+  CHECK_THAT(run.out.substr(at, run.out.find('\n', at + 1) - at), Catch::Contains(expected));
   std::ifstream report_file(scratch.work() / "results" / "strong" / "report.md");
   std::ostringstream report;
   report << report_file.rdbuf();
   CHECK_THAT(report.str(), Catch::Contains("| global batch |"));
   CHECK_THAT(report.str(), Catch::Contains("| scaling | speedup | efficiency |"));
+
+  // Shards hold part of each series; merged, the figures are those of the whole sweep.
+  for (const char* shard : {"1/2", "2/2"})
+    REQUIRE(scratch.run({"sweep", "strong.yaml", "--progress", "none", "--shard", shard}).exit_status == 0);
+  const auto merged =
+      scratch.run({"sweep", "merge", "merged", "results/strong-shard-1-of-2", "results/strong-shard-2-of-2"});
+  INFO(merged.describe());
+  REQUIRE(merged.exit_status == 0);
+  CHECK(csv_without_wall(scratch.work() / "merged" / "sweep.csv") ==
+        csv_without_wall(scratch.work() / "results" / "strong" / "sweep.csv"));
 }
 
 TEST_CASE("cli: sweep: weak scaling, the batch growing with the cores, reports throughput per core") {
