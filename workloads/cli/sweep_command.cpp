@@ -23,6 +23,7 @@
 #include "workloads/sweep/study_runner.hpp"
 #include "workloads/sweep/sweep_catalog.hpp"
 #include "workloads/sweep/sweep_merge.hpp"
+#include "workloads/sweep/sweep_report.hpp"
 
 namespace tpusim::cli {
 namespace {
@@ -193,11 +194,11 @@ void add_sweep_command(CLI::App& app) {
       "collective.bytes, collective.group_axes, collective.reduce, hardware.topology, hardware.network "
       "(see --preset allreduce-torus --show).\n"
       "Writes <output>/points/<index>-<hash>.json, a record per point as it finishes (the hash is of the "
-      "point's resolved config and the tpusim version), then <output>/sweep.csv (point, the varied keys, "
-      "topology, cores, mesh_shape, layout, parameters, step_time_s, compute_s, communication_s, "
-      "exposed_communication_s, exposed_communication_fraction, idle_s, model_flops_per_step, mfu, "
-      "memory_per_core_bytes, hbm_per_core_bytes, fits, collective_calls, wall_s, error) and sweep.json, "
-      "assembled from the records. Running a sweep again runs only the points without a valid record "
+      "point's resolved config and the tpusim version), then <output>/sweep.csv (point, the varied keys, " +
+          join(workloads::sweep_csv_columns_after_keys()) +
+          ") and sweep.json, assembled from the records; speedup and efficiency are against the smallest "
+          "point (fewest cores) of each series, the points that differ only in the keys that set the core "
+          "count, weak or strong scaling by whether the work per step grows with the cores. Running a sweep again runs only the points without a valid record "
       "(or whose record is a failure), so an interrupted sweep resumes; points whose configs coincide share a "
       "result and each keeps its row. Records carry a checksum: one edited or damaged is named on stderr and "
       "its point runs again. While a sweep writes its folder, another tpusim writing it refuses at once.\n"

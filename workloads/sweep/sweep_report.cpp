@@ -125,11 +125,17 @@ std::string resolved_table_row(const nlohmann::json& run, bool scaling) {
   return text + "\n";
 }
 
+std::vector<std::string> sweep_csv_columns_after_keys() {
+  std::vector<std::string> columns = kSweepCsvColumns;
+  columns.insert(columns.end(), kScalingCsvColumns.begin(), kScalingCsvColumns.end());
+  return columns;
+}
+
 std::vector<std::string> sweep_csv_header(const Sweep& sweep) {
   std::vector<std::string> header = {"point"};
   for (const auto& axis : sweep.axes) header.push_back(axis.key);
-  header.insert(header.end(), kSweepCsvColumns.begin(), kSweepCsvColumns.end());
-  header.insert(header.end(), kScalingCsvColumns.begin(), kScalingCsvColumns.end());
+  const auto columns = sweep_csv_columns_after_keys();
+  header.insert(header.end(), columns.begin(), columns.end());
   return header;
 }
 

@@ -32,6 +32,8 @@ std::string sweep_table_row(const Sweep& sweep, const SweepPoint& point, const P
 std::string resolved_table_header(bool scaling);
 std::string resolved_table_row(const nlohmann::json& run, bool scaling);
 
+// kSweepCsvColumns, then kScalingCsvColumns: sweep.csv's columns after the point and the varied keys.
+std::vector<std::string> sweep_csv_columns_after_keys();
 // "point", the varied keys, kSweepCsvColumns, then kScalingCsvColumns.
 std::vector<std::string> sweep_csv_header(const Sweep& sweep);
 // A row of sweep.csv as typed cells (sweep_summary.hpp's write_csv_cells writes them), but its scaling cells.
