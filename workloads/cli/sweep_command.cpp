@@ -198,11 +198,12 @@ void add_sweep_command(CLI::App& app) {
           join(workloads::sweep_csv_columns_after_keys()) +
           ") and sweep.json, assembled from the records; speedup and efficiency are against the smallest "
           "point (fewest cores) of each series, the points that differ only in the keys that set the core "
-          "count, weak or strong scaling by whether the work per step grows with the cores. Running a sweep again runs only the points without a valid record "
-      "(or whose record is a failure), so an interrupted sweep resumes; points whose configs coincide share a "
-      "result and each keeps its row. Records carry a checksum: one edited or damaged is named on stderr and "
-      "its point runs again. While a sweep writes its folder, another tpusim writing it refuses at once.\n"
-      "Shipped sweeps (described by --list, run with --preset NAME): " +
+          "count, weak or strong scaling by whether the work per step grows with the cores. Running a sweep "
+          "again runs only the points without a valid record (or whose record is a failure), so an "
+          "interrupted sweep resumes; points whose configs coincide share a result and each keeps its row. "
+          "Records carry a checksum: one edited or damaged is named on stderr and its point runs again. While "
+          "a sweep writes its folder, another tpusim writing it refuses at once.\n"
+          "Shipped sweeps (described by --list, run with --preset NAME): " +
           join(workloads::sweep_preset_names()) +
           ".\n"
           "Exit status: 0 every point ran; 1 a point failed at run time, or the summary lacks a point counted "
