@@ -208,11 +208,13 @@ TEST_CASE("sweep: each point's results equal a direct run of the same config") {
   std::istringstream lines(csv.str());
   std::string header, row;
   std::getline(lines, header);
-  CHECK(header.rfind(
-            "point,mesh.shape,training.steps,topology,cores,mesh_shape,layout,parameters,step_time_s,", 0) ==
-        0);
+  CHECK(
+      header.rfind("point,mesh.shape,training.steps,topology,cores,mesh_shape,layout,global_batch,parameters,"
+                   "step_time_s,",
+                   0) == 0);
+  CHECK_THAT(header, Catch::EndsWith(",error,scaling,speedup,efficiency"));
   std::getline(lines, row);
-  CHECK(row.rfind("0,batch:4;model:2,2,ring-8,8,batch:4;model:2,batch:batch;d_ff:model,", 0) == 0);
+  CHECK(row.rfind("0,batch:4;model:2,2,ring-8,8,batch:4;model:2,batch:batch;d_ff:model,32,", 0) == 0);
   const auto json = sweep_json(sweep, results, 1.0);
   CHECK(json["runs"].size() == 2);
   CHECK(json["runs"][1]["step_time"]["step_time_s"].get<double>() == results[1].step_time_s);
@@ -249,7 +251,8 @@ TEST_CASE("sweep: a layout only the engine rejects is a row with its error, loca
   CHECK_THAT(results[0].error,
              Catch::StartsWith("sweeps/layout.yaml:4: vary.mesh.layout[0]: the model cannot be "
                                "laid out on mesh batch:2;model:4: "));
-  // The row keeps the header's columns: the measured ones empty, the error in the last.
+  // The row keeps the header's columns: the measured ones empty, the error in the last of a point's own, then
+  // the scaling columns (empty: one point is no scaling study).
   std::ostringstream csv;
   write_sweep_csv(csv, sweep, results);
   std::istringstream lines(csv.str());
@@ -260,7 +263,8 @@ TEST_CASE("sweep: a layout only the engine rejects is a row with its error, loca
   REQUIRE(error_at != std::string::npos);
   const std::string before_error = row.substr(0, error_at);
   CHECK(std::count(before_error.begin(), before_error.end(), ',') ==
-        std::count(header.begin(), header.end(), ','));
+        std::count(header.begin(), header.end(), ',') - 3);
+  CHECK_THAT(row, Catch::EndsWith(",,,"));
 }
 
 TEST_CASE("sweep: a problem inside a varied section is located at its own line in the sweep file") {

@@ -81,7 +81,7 @@ void raise_for(const FidelityRun& run, int failed) {
 
 void fidelity(const FidelityArgs& args) {
   if (args.dry_run) {
-    std::cout << make_study(args)->listing();
+    std::cout << make_study(args)->listing({});
     return;
   }
   const auto run = run_measurements(args, !args.json);

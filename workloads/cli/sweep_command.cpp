@@ -18,10 +18,12 @@
 #include "workloads/report/report_context.hpp"
 #include "workloads/report/sweep_plots.hpp"
 #include "workloads/sweep/child_pool.hpp"
+#include "workloads/sweep/dry_run.hpp"
 #include "workloads/sweep/study.hpp"
 #include "workloads/sweep/study_runner.hpp"
 #include "workloads/sweep/sweep_catalog.hpp"
 #include "workloads/sweep/sweep_merge.hpp"
+#include "workloads/sweep/sweep_report.hpp"
 
 namespace tpusim::cli {
 namespace {
@@ -121,7 +123,7 @@ void run(const SweepArgs& args) {
         fmt::format("{}-shard-{}-of-{}", study->output_dir(), options.shard.k, options.shard.n));
   }
   if (args.dry_run) {
-    std::cout << study->listing();
+    std::cout << study->listing(workloads::dry_run_checks(*study, options.jobs));
     return;
   }
   options.table = !args.json;
@@ -196,15 +198,16 @@ void add_sweep_command(CLI::App& app) {
       "collective.bytes, collective.group_axes, collective.reduce, hardware.topology, hardware.network "
       "(see --preset allreduce-torus --show).\n"
       "Writes <output>/points/<index>-<hash>.json, a record per point as it finishes (the hash is of the "
-      "point's resolved config and the tpusim version), then <output>/sweep.csv (point, the varied keys, "
-      "topology, cores, mesh_shape, layout, parameters, step_time_s, compute_s, communication_s, "
-      "exposed_communication_s, exposed_communication_fraction, idle_s, model_flops_per_step, mfu, "
-      "memory_per_core_bytes, hbm_per_core_bytes, fits, collective_calls, wall_s, error) and sweep.json, "
-      "assembled from the records. Running a sweep again runs only the points without a valid record "
-      "(or whose record is a failure), so an interrupted sweep resumes; points whose configs coincide share a "
-      "result and each keeps its row. Records carry a checksum: one edited or damaged is named on stderr and "
-      "its point runs again. While a sweep writes its folder, another tpusim writing it refuses at once.\n"
-      "Shipped sweeps (described by --list, run with --preset NAME): " +
+      "point's resolved config and the tpusim version), then <output>/sweep.csv (point, the varied keys, " +
+          join(workloads::sweep_csv_columns_after_keys()) +
+          ") and sweep.json, assembled from the records; speedup and efficiency are against the smallest "
+          "point (fewest cores) of each series, the points that differ only in the keys that set the core "
+          "count, weak or strong scaling by whether the work per step grows with the cores. Running a sweep "
+          "again runs only the points without a valid record (or whose record is a failure), so an "
+          "interrupted sweep resumes; points whose configs coincide share a result and each keeps its row. "
+          "Records carry a checksum: one edited or damaged is named on stderr and its point runs again. While "
+          "a sweep writes its folder, another tpusim writing it refuses at once.\n"
+          "Shipped sweeps (described by --list, run with --preset NAME): " +
           join(workloads::sweep_preset_names()) +
           ".\n"
           "Exit status: 0 every point ran; 1 a point failed at run time, or the summary lacks a point counted "
@@ -222,7 +225,10 @@ void add_sweep_command(CLI::App& app) {
                       "key the sweep varies cannot be set");
   command->add_flag("--list", args.list, "List the shipped sweeps and exit");
   command->add_flag("--show", args.show, "Print the YAML of the shipped sweep --preset and exit");
-  command->add_flag("--dry-run", args.dry_run, "Check every point and list them, without running");
+  command->add_flag("--dry-run", args.dry_run,
+                    "Check every point and list them without simulating, each with what it will do: run, "
+                    "fail (and why: a layout the engine rejects), not fit its HBM (its memory per core), be "
+                    "skipped (and why), or nothing, its record being in the output folder already");
   command->add_flag("--json", args.json, "Print sweep.json instead of the table");
   command->add_option("--output", args.output,
                       "Output folder (overrides the sweep's output; with --shard K/N the default is "

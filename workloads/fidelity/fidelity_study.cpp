@@ -201,7 +201,7 @@ std::string FidelityStudy::table_row(std::size_t point, const PointOutcome& outc
                              r.predicted.fits ? "yes" : "NO");
 }
 
-std::string FidelityStudy::listing() const {
+std::string FidelityStudy::listing(const std::vector<PointCheck>& /*checks*/) const {
   std::string text = fmt::format("fidelity {}: {} measurements\n", name_, measurements_.size());
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
     const TrainingMeasurement& m = measurements_[i];

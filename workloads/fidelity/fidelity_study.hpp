@@ -36,7 +36,7 @@ class FidelityStudy : public Study {
   std::string banner() const override;
   std::string table_header() const override;
   std::string table_row(std::size_t point, const PointOutcome& outcome) const override;
-  std::string listing() const override;
+  std::string listing(const std::vector<PointCheck>& checks) const override;
 
  private:
   std::string name_;

@@ -80,6 +80,8 @@ std::string training_table(const SweepDocument& document) {
   });
   if (!mesh_shown)
     columns.push_back({"mesh", [](const SweepRow& row) { return row.text("mesh_shape"); }, false});
+  if (any_has(document, "global_batch"))
+    columns.push_back({"global batch", [](const SweepRow& row) { return row.text("global_batch"); }});
   columns.push_back({"step time", [&](const SweepRow& row) {
                        return failed(row) ? "error: " + row.error : duration(row.number({"step_time_s"}));
                      }});
@@ -90,8 +92,22 @@ std::string training_table(const SweepDocument& document) {
   if (any_has(document, "tokens_per_s"))
     columns.push_back({"tokens/s", [](const SweepRow& row) {
                          const double tokens = row.number({"tokens_per_s"});
-                         return std::isfinite(tokens) ? fmt::format("{:.4g}", tokens) : "";
+                         return std::isfinite(tokens) ? fmt::format("{:.0f}", tokens) : "";
                        }});
+  if (any_has(document, "flops_per_s_per_core"))
+    columns.push_back({"TFLOP/s per core", [](const SweepRow& row) {
+                         const double flops = row.number({"flops_per_s_per_core"});
+                         return std::isfinite(flops) ? fmt::format("{:.2f}", flops / 1e12) : "";
+                       }});
+  if (any_has(document, "speedup")) {
+    columns.push_back({"scaling", [](const SweepRow& row) { return row.text("scaling"); }, false});
+    columns.push_back({"speedup", [](const SweepRow& row) {
+                         const double speedup = row.number({"speedup"});
+                         return std::isfinite(speedup) ? fmt::format("{:.2f}x", speedup) : "";
+                       }});
+    columns.push_back(
+        {"efficiency", [](const SweepRow& row) { return percent(row.number({"efficiency"})); }});
+  }
   columns.push_back({"memory/core / HBM", [&](const SweepRow& row) -> std::string {
                        const double used = row.number({"memory_per_core_bytes", "total_bytes"});
                        const double hbm = row.number({"hbm_per_core_bytes", "hbm_bytes"});
@@ -177,45 +193,63 @@ std::string best_training_point(const SweepDocument& document) {
   return text + line("lowest step time", *fastest);
 }
 
-// The best algorithm for each op, topology and size: the highest bus bandwidth among the rows that ran.
+// The fastest algorithm for each op, topology, network and size, and by how much it beats the next fastest.
+// Rows are grouped by what the operation is, never by the algorithm or how its group axes are spelled:
+// algorithms run on the axes they default to (bucket2d on "x,y", a ring on the snake order), and grouping by
+// the axes would make every algorithm the best of a group of its own.
 std::string best_algorithms(const SweepDocument& document) {
-  std::map<std::tuple<std::string, std::string, std::string, double>, const SweepRow*> best;
-  std::vector<std::tuple<std::string, std::string, std::string, double>> order;
+  using Key = std::tuple<std::string, std::string, std::string, double>;  // op, topology, network, bytes
+  std::map<Key, std::vector<const SweepRow*>> groups;
+  std::vector<Key> order;
   for (const auto& row : document.rows) {
     const double bytes = row.number({"bytes", "bytes_per_member", "message_bytes"});
-    const double busbw = row.number({"busbw_Bps"});
-    if (!row.error.empty() || !std::isfinite(bytes) || !std::isfinite(busbw)) continue;
-    const auto key = std::make_tuple(row.text("op"), row.text("topology"), row.text("group_axes"), bytes);
-    auto [it, inserted] = best.emplace(key, &row);
-    if (inserted)
-      order.push_back(key);
-    else if (busbw > it->second->number({"busbw_Bps"}))
-      it->second = &row;
+    const double time_s = row.number({"time_s", "simulated_s"});
+    if (!row.error.empty() || !std::isfinite(bytes) || !std::isfinite(time_s)) continue;
+    const Key key{row.text("op"), row.text("topology"), row.text("network"), bytes};
+    auto [it, inserted] = groups.try_emplace(key);
+    if (inserted) order.push_back(key);
+    it->second.push_back(&row);
   }
-  if (best.empty()) return "No row reports a message size and a bus bandwidth.\n";
+  if (groups.empty()) return "No row reports a message size and a simulated time.\n";
   // Each op and topology together, sizes growing; ops and topologies in the order they first ran.
   std::map<std::string, std::size_t> op_rank, topology_rank;
   for (const auto& key : order) {
     op_rank.emplace(std::get<0>(key), op_rank.size());
     topology_rank.emplace(std::get<1>(key), topology_rank.size());
   }
-  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    return std::make_tuple(op_rank.at(std::get<0>(a)), topology_rank.at(std::get<1>(a)), std::get<2>(a),
-                           std::get<3>(a)) < std::make_tuple(op_rank.at(std::get<0>(b)),
-                                                             topology_rank.at(std::get<1>(b)), std::get<2>(b),
-                                                             std::get<3>(b));
-  });
-  std::string text =
-      "The algorithm with the highest bus bandwidth for each op, topology and size:\n\n"
-      "| op | topology | group axes | size | best algorithm | busbw | time "
-      "|\n|:---|:---|:---|---:|:---|---:|---:|\n";
+  auto rank = [&](const Key& key) {
+    return std::make_tuple(op_rank.at(std::get<0>(key)), topology_rank.at(std::get<1>(key)), std::get<2>(key),
+                           std::get<3>(key));
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const Key& a, const Key& b) { return rank(a) < rank(b); });
+  const bool networks = std::any_of(
+      order.begin(), order.end(), [&](const Key& key) { return std::get<2>(key) != std::get<2>(order[0]); });
+  auto time_of = [](const SweepRow* row) { return row->number({"time_s", "simulated_s"}); };
+  auto algorithm_of = [](const SweepRow* row) {
+    return row->has("algorithm") ? row->text("algorithm") : row->text("algorithms");
+  };
+  std::string text = fmt::format(
+      "The fastest algorithm for each op, topology{} and size (whatever group axes each ran on), and its "
+      "margin over the second fastest: how much longer the second takes, in percent and as a ratio of "
+      "times.\n\n| op | topology |{} size | fastest | time | busbw | second | its time | margin |\n"
+      "|:---|:---|{}---:|:---|---:|---:|:---|---:|---:|\n",
+      networks ? ", network" : "", networks ? " network |" : "", networks ? ":---|" : "");
   for (const auto& key : order) {
-    const SweepRow& row = *best.at(key);
-    const std::string algorithm = row.has("algorithm") ? row.text("algorithm") : row.text("algorithms");
-    text +=
-        fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", md(std::get<0>(key)), md(std::get<1>(key)),
-                    md(std::get<2>(key)), format_bytes(std::get<3>(key)), md(algorithm),
-                    bandwidth(row.number({"busbw_Bps"})), duration(row.number({"time_s", "simulated_s"})));
+    auto rows = groups.at(key);
+    std::stable_sort(rows.begin(), rows.end(),
+                     [&](const SweepRow* a, const SweepRow* b) { return time_of(a) < time_of(b); });
+    const SweepRow* fastest = rows[0];
+    std::string second = "none", second_time, margin = "only one ran";
+    if (rows.size() > 1) {
+      second = md(algorithm_of(rows[1]));
+      second_time = duration(time_of(rows[1]));
+      const double ratio = time_of(rows[1]) / time_of(fastest);
+      margin = fmt::format("{:.1f}% ({:.3f}x)", 100 * (ratio - 1), ratio);
+    }
+    text += fmt::format("| {} | {} |{} {} | {} | {} | {} | {} | {} | {} |\n", md(std::get<0>(key)),
+                        md(std::get<1>(key)), networks ? " " + md(std::get<2>(key)) + " |" : "",
+                        format_bytes(std::get<3>(key)), md(algorithm_of(fastest)), duration(time_of(fastest)),
+                        bandwidth(fastest->number({"busbw_Bps"})), second, second_time, margin);
   }
   return text;
 }
@@ -259,6 +293,14 @@ std::string sweep_report_markdown(const SweepDocument& document, const std::vect
                                  : "## Best point\n\n" + best_training_point(document);
   text += "\n## Points\n\n";
   text += document.collectives() ? collective_table(document) : training_table(document);
+  if (!document.collectives() && any_has(document, "speedup"))
+    text +=
+        "\nSpeedup and efficiency are against the smallest point (fewest cores) of each series, the points "
+        "that differ only in the keys that set the core count. Speedup is the model FLOP/s over the smallest "
+        "point's (for strong scaling, the same work, its step time over this point's); efficiency is the "
+        "speedup over the ratio of cores (for weak scaling, the throughput per core over the smallest "
+        "point's). A series is weak scaling when its work per step grows with the cores, strong when it "
+        "stays the same.\n";
   if (!charts.empty()) {
     text += "\n## Plots\n\n";
     for (const auto& chart : charts) {

@@ -38,7 +38,14 @@ std::vector<SweepRowField> training_fields() {
           {"mfu", {"mfu"}, Type::number, When::ran},
           {"total_bytes", {"memory_per_core", "total_bytes"}, Type::whole, When::ran},
           {"hbm_bytes", {"memory_per_core", "hbm_bytes"}, Type::whole, When::ran},
-          {"fits", {"memory_per_core", "fits"}, Type::flag, When::ran}};
+          {"fits", {"memory_per_core", "fits"}, Type::flag, When::ran},
+          // Written since tpusim 0.4 (sweep.json of earlier versions lacks them, and still reads).
+          {"global_batch", {"config", "global_batch"}, Type::count, When::optional},
+          {"tokens_per_s", {"tokens_per_s"}, Type::number, When::optional},
+          {"flops_per_s_per_core", {"flops_per_s_per_core"}, Type::number, When::optional},
+          {"scaling", {"scaling", "kind"}, Type::text, When::optional},
+          {"speedup", {"scaling", "speedup"}, Type::number, When::optional},
+          {"efficiency", {"scaling", "efficiency"}, Type::number, When::optional}};
 }
 
 std::vector<SweepRowField> collective_fields() {

@@ -1,6 +1,7 @@
 #include "workloads/search/search_report.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -147,6 +148,32 @@ void write_candidates_csv(std::ostream& out, const std::vector<CandidateOutcome>
   }
 }
 
+std::string best_config_yaml(const SearchInput& input, const CandidateOutcome& best) {
+  YAML::Node root = YAML::Load(candidate_config_yaml(input.base_yaml, best.candidate));
+  // A config of its own: `tpusim run best.yaml` must not write over the base's results, nor its headline
+  // claim the base's mesh.
+  const Candidate& c = best.candidate;
+  std::string found = fmt::format("mesh {}, mapping {}, layout {}", c.mesh_shape, c.mapping, c.layout);
+  if (c.algorithms_text() != kDefaultAlgorithm) found += ", collectives " + c.algorithms_text();
+  YAML::Node config(YAML::NodeType::Map);  // name and description first, as a reader looks for them
+  config["name"] = input.base.name + "-best";
+  config["description"] =
+      fmt::format("found by tpusim search on {}: {}; {} per step, {} per core", input.base.name, found,
+                  format_duration(best.step_time_s), format_bytes(double(best.memory_per_core_bytes)));
+  for (const auto& entry : root) {
+    const std::string key = entry.first.as<std::string>();
+    if (key != "name" && key != "description") config[key] = entry.second;
+  }
+  config["training"]["output"] = input.base.training.output_dir + "-best";
+  YAML::Emitter out;
+  out << config;
+  return fmt::format(
+             "# The fastest candidate of `tpusim search` on {} that fits {} per core: {} simulated.\n",
+             input.base.name, format_bytes(double(input.spec.memory_cap_bytes)),
+             format_duration(best.step_time_s)) +
+         out.c_str() + "\n";
+}
+
 nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
                            const nlohmann::json& inputs) {
   nlohmann::json candidates = nlohmann::json::array();
@@ -282,12 +309,7 @@ SearchFiles write_search_files(const std::string& folder, const SearchInput& inp
                         dump_report(search_json(input, result, inputs)) + "\n");
   if (result.best) {
     const CandidateOutcome& best = result.outcomes[*result.best];
-    write_file_atomically(
-        staged.staged_path("best.yaml"),
-        fmt::format("# The fastest candidate of `tpusim search` on {} that fits {} per core: {} simulated.\n",
-                    input.base.name, format_bytes(double(input.spec.memory_cap_bytes)),
-                    format_duration(best.step_time_s)) +
-            candidate_config_yaml(input.base_yaml, best.candidate));
+    write_file_atomically(staged.staged_path("best.yaml"), best_config_yaml(input, best));
   }
   const Chart chart = pareto_chart(result);
   write_file_atomically(staged.staged_path("pareto.gp"), chart_script(chart));

@@ -4,7 +4,8 @@
 // unit:
 //   candidates.csv  every candidate evaluated, in evaluation order (kCandidatesCsvColumns)
 //   pareto.csv      the Pareto front, by memory per core (same columns)
-//   best.yaml       the fastest candidate that fits, as a config `tpusim run` runs as is
+//   best.yaml       the fastest candidate that fits, as a config `tpusim run` runs as is: named <base>-best,
+//                   described by the mesh, mapping and layout found, writing to <base's output>-best
 //   search.json     the context block, the space, the counts, every candidate
 //   pareto.gp, pareto.dat, pareto.png, pareto.svg  step time against memory per core (gnuplot)
 #include <nlohmann/json.hpp>
@@ -23,6 +24,9 @@ void write_candidates_csv(std::ostream& out, const std::vector<CandidateOutcome>
                           const std::vector<std::size_t>& rows, const std::vector<std::size_t>& pareto);
 nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
                            const nlohmann::json& inputs);
+// best.yaml's text: the base config with the candidate's mesh and collectives, a name, description and
+// results folder of its own (the base's name and output with "-best").
+std::string best_config_yaml(const SearchInput& input, const CandidateOutcome& best);
 void print_search_report(std::ostream& out, const SearchInput& input, const SearchResult& result);
 
 struct SearchFiles {

@@ -8,6 +8,7 @@
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/collectives/measurement.hpp"
+#include "workloads/sweep/dry_run.hpp"
 
 namespace tpusim::workloads {
 namespace {
@@ -207,16 +208,18 @@ std::string CollectiveStudy::table_row(std::size_t point, const PointOutcome& ou
                             r.at("ratio_to_lower_bound").get<double>());
 }
 
-std::string CollectiveStudy::listing() const {
-  std::string text = fmt::format("sweep {}: {} collective points of {}, all valid\n", spec_.name,
-                                 spec_.points, spec_.source);
+std::string CollectiveStudy::listing(const std::vector<PointCheck>& checks) const {
+  std::string text = fmt::format("sweep {}: {} collective points of {}{}\n", spec_.name, spec_.points,
+                                 spec_.source, checks.empty() ? "" : ": " + dry_run_counts(checks));
   for (std::size_t p = 0; p < spec_.points; ++p) {
     const auto spec = spec_.point_spec(p);
     const auto& facts = spec_.facts[p];
     text += fmt::format("{:>5}  {} {} {} on {} ({} cores), group axes {}{}\n", p, spec[kOp], spec[kAlgorithm],
                         spec[kBytes], spec_.topologies[facts.topology].name(),
                         spec_.topologies[facts.topology].num_cores(), spec[kGroupAxes],
-                        facts.skip_reason.empty() ? "" : "  (skipped: " + facts.skip_reason + ")");
+                        p < checks.size()           ? dry_run_note(checks[p])
+                        : facts.skip_reason.empty() ? ""
+                                                    : "  [skipped: " + facts.skip_reason + "]");
   }
   return text;
 }

@@ -15,7 +15,12 @@ namespace tpusim::workloads {
 
 std::string study_hash(const Study& study) {
   ContentHash hash;
-  hash.add("tpusim study").add(study.kind()).add(join(study.keys(), "\n"));
+  // The columns too: records made for other columns have their rows made anew, and shards written by a
+  // tpusim with other columns are not merged with these.
+  hash.add("tpusim study")
+      .add(study.kind())
+      .add(join(study.keys(), "\n"))
+      .add(join(study.csv_header(), "\n"));
   for (std::size_t i = 0; i < study.size(); ++i)
     hash.add(join(study.values(i), "\n")).add(study.point_hash(i));
   return hash.hex();

@@ -17,6 +17,13 @@
 
 namespace tpusim::workloads {
 
+// What `tpusim sweep --dry-run` found a point would do (dry_run.hpp), and why when it does not simply run.
+struct PointCheck {
+  enum class Verdict { runs, done_earlier, skipped, fails, does_not_fit };
+  Verdict verdict = Verdict::runs;
+  std::string reason;  // "" for runs
+};
+
 // What running a point gave, as its record keeps it.
 struct PointOutcome {
   std::string status;     // "ok", "failed" (at run time), "input_error" (found when it ran), "skipped"
@@ -49,6 +56,11 @@ class Study {
   // In the child: simulates the point and returns its figures as JSON text. InputError for a problem only
   // the simulation finds.
   virtual std::string run_point(std::size_t point) const = 0;
+  // In a child too, for --dry-run: what running the point would find without simulating a step (a layout
+  // the engine rejects, as InputError; "" or why a point that runs cannot train, as "does not fit its HBM:
+  // ..."). Only called when checks_points().
+  virtual bool checks_points() const { return false; }
+  virtual std::string check_point(std::size_t /*point*/) const { return ""; }
 
   // The report. A CSV row is a JSON array of cells: strings are text, numbers numbers, booleans true/false
   // and null an empty cell (sweep_summary.hpp writes them).
@@ -60,11 +72,12 @@ class Study {
   virtual std::string banner() const = 0;  // "tpusim sweep tiny: 2 points, base tiny-mlp"
   virtual std::string table_header() const = 0;
   virtual std::string table_row(std::size_t point, const PointOutcome& outcome) const = 0;
-  virtual std::string listing() const = 0;  // --dry-run: every point, resolved
+  // --dry-run: every point, resolved, with what it will do (checks: one per point, or none to say nothing).
+  virtual std::string listing(const std::vector<PointCheck>& checks) const = 0;
 };
 
-// The hash of the whole study: its kind, keys, and every point's values and hash. Shards of one sweep carry
-// the same hash; `tpusim sweep merge` joins only folders that do.
+// The hash of the whole study: its kind, keys, CSV columns, and every point's values and hash. Shards of one
+// sweep carry the same hash; `tpusim sweep merge` joins only folders that do.
 std::string study_hash(const Study& study);
 
 // The study a sweep file holds, dispatched on its `kind` key (absent: training). InputError for a file that

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -14,7 +15,9 @@
 
 #include "workloads/sweep/child_pool.hpp"
 #include "workloads/sweep/record_folder.hpp"
+#include "workloads/sweep/scaling.hpp"
 #include "workloads/sweep/sweep_record.hpp"
+#include "workloads/sweep/sweep_report.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
 
 namespace tpusim::workloads {
@@ -72,6 +75,7 @@ class Runner {
     announce(todo);
     execute(todo);
     assemble();
+    if (!resolved_rows_.empty()) std::cout << resolved_rows_ << std::flush;
     return totals_;
   }
 
@@ -264,27 +268,49 @@ class Runner {
         if (!placed || shared_hashes_.count(file.hash) > 0) others.emplace(file.hash, std::move(file));
       });
     }
-    std::size_t shard_rows = 0;
-    std::optional<std::size_t> first_missing;
+    // Two passes: the first puts every point's record in place and gathers what the scaling columns need
+    // (scaling.hpp: each point against the smallest of its series, which may come after it), the second
+    // writes the rows. Neither holds more than a point's record at a time.
+    const bool scaling = has_scaling_columns(header.csv_header);
+    const std::size_t record_cells = header.csv_header.size() - (scaling ? kScalingCsvColumns.size() : 0);
+    std::vector<ScalingInput> scaling_inputs;
+    std::vector<std::size_t> with_records;
     for (std::size_t i = 0; i < study_.size(); ++i) {
-      const bool in_shard = options_.shard.has(static_cast<int>(i));
       auto record = find_record(i, study_.point_hash(i), others);
-      if (!record) {
-        if (in_shard && !first_missing) first_missing = i;
-        continue;
-      }
+      if (!record) continue;
       // A row of another length than the header's is of no version of this study: made anew too.
       if (record->value("sweep_hash", "") != sweep_hash_ || record->value("point", nlohmann::json()) != i ||
-          record->at("csv").size() != header.csv_header.size()) {
+          record->at("csv").size() != record_cells) {
         record = make_record(study_, i, outcome_of_record(*record), sweep_hash_);
         keep(*record);
       }
+      with_records.push_back(i);
+      if (scaling) scaling_inputs.push_back(scaling_input_of_run(record->at("run")));
+    }
+    const auto figures = scaling_figures(scaling_inputs);
+    const bool any_figures =
+        std::any_of(figures.begin(), figures.end(), [](const auto& f) { return bool(f); });
+    std::size_t shard_rows = 0;
+    std::optional<std::size_t> first_missing;
+    for (std::size_t i = 0, row = 0; i < study_.size(); ++i) {
+      const bool in_shard = options_.shard.has(static_cast<int>(i));
+      if (row >= with_records.size() || with_records[row] != i) {
+        if (in_shard && !first_missing) first_missing = i;
+        continue;
+      }
+      auto record = find_record(i, study_.point_hash(i), others);
+      if (scaling) {
+        add_scaling(record->at("csv"), record->at("run"), figures[row]);
+        if (options_.table) resolved_rows_ += resolved_table_row(record->at("run"), any_figures);
+      }
+      ++row;
       if (in_shard) ++shard_rows;
       totals_.count(*record);
       if (options_.on_row) options_.on_row(i, outcome_of_record(*record));
       if (files) files->add(record->at("csv"), record->at("run"));
       if (printed) printed->add(record->at("run"));
     }
+    if (!resolved_rows_.empty()) resolved_rows_ = resolved_table_header(any_figures) + resolved_rows_;
     // The moved records are under their points' names now.
     for (const auto& file : misplaced) folder_->remove(file);
     totals_.wall_s = seconds_since(started_);
@@ -312,6 +338,7 @@ class Runner {
   const Study& study_;
   const StudyRunOptions& options_;
   const std::string sweep_hash_;
+  std::string resolved_rows_;  // a training sweep's second table, printed after the first
   const Clock::time_point started_;
   std::optional<RecordFolder> folder_;
   std::vector<std::optional<nlohmann::json>> memory_;

@@ -9,6 +9,7 @@
 #include "topologies/support/atomic_folder.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/sweep/record_folder.hpp"
+#include "workloads/sweep/scaling.hpp"
 #include "workloads/sweep/sweep_record.hpp"
 #include "workloads/sweep/sweep_shard.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
@@ -72,12 +73,14 @@ std::optional<nlohmann::json> read_checked(const Source& source, const RecordFil
   }
   auto& record = read.record;
   if (!record) return record;
-  if (record->at("csv").size() != source.manifest.at("csv_header").size()) {
+  // A point's row holds every column but the scaling ones, which the summary adds (scaling.hpp).
+  const auto header = source.manifest.at("csv_header").get<std::vector<std::string>>();
+  const std::size_t cells = header.size() - (has_scaling_columns(header) ? kScalingCsvColumns.size() : 0);
+  if (record->at("csv").size() != cells) {
     throw InputError(fmt::format(
         "sweep merge: record '{}' has {} cells in its row where the sweep's header has {}; nothing merged: "
         "remove it and run {} again to make it anew",
-        file.path, record->at("csv").size(), source.manifest.at("csv_header").size(),
-        describe_shard(source.manifest)));
+        file.path, record->at("csv").size(), cells, describe_shard(source.manifest)));
   }
   if (record->value("sweep_hash", "") != source.manifest.at("sweep_hash")) {
     throw InputError(fmt::format(
@@ -156,13 +159,27 @@ MergeTotals merge_sweep_folders(const std::string& output, const std::vector<std
   SummaryFiles summary(merged.folder(), header);
   MergeTotals totals;
   totals.sweep = manifest.value("sweep", "");
-  for (const auto& point : found) {
-    const auto record = read_checked(sources[point->source], point->file);
+  auto read_point = [&](const std::optional<Found>& point) {
+    auto record = read_checked(sources[point->source], point->file);
     if (!record)
       throw InputError(fmt::format("sweep merge: '{}' disappeared while merging", point->file.path));
-    merged.write(*record);
-    summary.add(record->at("csv"), record->at("run"));
-    totals.count(*record);
+    return *record;
+  };
+  // The scaling columns compare points with the smallest of their series: gathered first, as a run does.
+  const bool scaling = has_scaling_columns(header.csv_header);
+  std::vector<ScalingInput> scaling_inputs;
+  if (scaling) {
+    for (const auto& point : found)
+      scaling_inputs.push_back(scaling_input_of_run(read_point(point).at("run")));
+  }
+  const auto figures = scaling_figures(scaling_inputs);
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    const nlohmann::json record = read_point(found[i]);
+    merged.write(record);
+    nlohmann::json cells = record.at("csv"), run = record.at("run");
+    if (scaling) add_scaling(cells, run, figures[i]);
+    summary.add(cells, run);
+    totals.count(record);
   }
   summary.commit(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
   staged.commit();

@@ -6,8 +6,10 @@
 
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
+#include "workloads/models/model_kinds.hpp"
 #include "workloads/report/csv_writer.hpp"
 #include "workloads/report/report_context.hpp"
+#include "workloads/sweep/scaling.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
 
 namespace tpusim::workloads {
@@ -16,6 +18,7 @@ const std::vector<std::string> kSweepCsvColumns = {"topology",
                                                    "cores",
                                                    "mesh_shape",
                                                    "layout",
+                                                   "global_batch",
                                                    "parameters",
                                                    "step_time_s",
                                                    "compute_s",
@@ -25,6 +28,9 @@ const std::vector<std::string> kSweepCsvColumns = {"topology",
                                                    "idle_s",
                                                    "model_flops_per_step",
                                                    "mfu",
+                                                   "tokens_per_s",
+                                                   "examples_per_s",
+                                                   "flops_per_s_per_core",
                                                    "memory_per_core_bytes",
                                                    "hbm_per_core_bytes",
                                                    "fits",
@@ -52,6 +58,23 @@ std::string point_columns(const Sweep& sweep, const std::vector<std::string>& ce
   return text;
 }
 
+// A point's rates, from its resolved config and its step time (as tpusim run reports them).
+struct Rates {
+  double tokens_per_s, examples_per_s, flops_per_s_per_core;
+};
+Rates rates_of(const RunConfig& c, const PointResult& r) {
+  return {tokens_per_step(c.model) / r.step_time_s, double(c.model.batch) / r.step_time_s,
+          r.model_flops_per_step / r.step_time_s / double(c.hardware.topology.num_cores())};
+}
+
+// "12.3k", "4.56M": rates on the terminal, three significant digits.
+std::string rate(double per_s) {
+  const char* units[] = {"", "k", "M", "G", "T", "P"};
+  std::size_t u = 0;
+  while (per_s >= 1000 && u + 1 < std::size(units)) per_s /= 1000, ++u;
+  return fmt::format("{:.3g}{}", per_s, units[u]);
+}
+
 }  // namespace
 
 std::string sweep_table_header(const Sweep& sweep) {
@@ -71,10 +94,48 @@ std::string sweep_table_row(const Sweep& sweep, const SweepPoint& point, const P
                              r.fits ? "yes" : "NO");
 }
 
+std::string resolved_table_header(bool scaling) {
+  std::string text = "Every point as it ran: cores, mesh and global batch resolved, and its throughput";
+  text += scaling
+              ? ";\nspeedup and efficiency against the smallest point of its series (the points that differ "
+                "only in the keys\nthat set the cores): speedup is model FLOP/s over the smallest point's, "
+                "efficiency speedup / core ratio\n"
+              : "\n";
+  return text + fmt::format("{:>4}  {:>5}  {:<20}  {:>6}  {:>10}  {:>12}{}\n", "#", "cores", "mesh", "batch",
+                            "tokens/s", "TFLOP/s/core",
+                            scaling ? fmt::format("  {:<7}  {:>7}  {:>8}  {:>10}", "scaling", "against",
+                                                  "speedup", "efficiency")
+                                    : "");
+}
+
+std::string resolved_table_row(const nlohmann::json& run, bool scaling) {
+  const auto& c = run.at("config");
+  std::string text =
+      fmt::format("{:>4}  {:>5}  {:<20}  {:>6}", run.value("point", 0), c.value("cores", 0),
+                  c.value("mesh_shape", ""), c.contains("global_batch") ? c.at("global_batch").dump() : "");
+  if (run.contains("error")) return text + "  did not run\n";
+  text += fmt::format("  {:>10}  {:>12.4g}", rate(run.value("tokens_per_s", 0.0)),
+                      run.value("flops_per_s_per_core", 0.0) / 1e12);
+  if (scaling && run.contains("scaling")) {
+    const auto& s = run.at("scaling");
+    text += fmt::format("  {:<7}  {:>7}  {:>7.2f}x  {:>9.1f}%", s.value("kind", ""),
+                        fmt::format("#{}", s.value("reference_point", 0)), s.value("speedup", 0.0),
+                        100 * s.value("efficiency", 0.0));
+  }
+  return text + "\n";
+}
+
+std::vector<std::string> sweep_csv_columns_after_keys() {
+  std::vector<std::string> columns = kSweepCsvColumns;
+  columns.insert(columns.end(), kScalingCsvColumns.begin(), kScalingCsvColumns.end());
+  return columns;
+}
+
 std::vector<std::string> sweep_csv_header(const Sweep& sweep) {
   std::vector<std::string> header = {"point"};
   for (const auto& axis : sweep.axes) header.push_back(axis.key);
-  header.insert(header.end(), kSweepCsvColumns.begin(), kSweepCsvColumns.end());
+  const auto columns = sweep_csv_columns_after_keys();
+  header.insert(header.end(), columns.begin(), columns.end());
   return header;
 }
 
@@ -82,21 +143,25 @@ nlohmann::json sweep_csv_cells(const SweepPoint& point, const PointResult& r) {
   const auto& c = point.config;
   nlohmann::json cells = nlohmann::json::array({point.index});
   for (const auto& value : point.values) cells.push_back(value);
+  constexpr std::size_t kConfigCells = 5;  // from the config, whether the point ran or not
   for (nlohmann::json cell :
        {nlohmann::json(c.hardware.topology.name()), nlohmann::json(c.hardware.topology.num_cores()),
-        nlohmann::json(c.mesh.shape_text()), nlohmann::json(c.mesh.layout_text())})
+        nlohmann::json(c.mesh.shape_text()), nlohmann::json(c.mesh.layout_text()),
+        nlohmann::json(c.model.batch)})
     cells.push_back(std::move(cell));
   if (!r.error.empty()) {
     // Every measured column empty, but the error itself.
-    for (std::size_t i = 0; i + 1 < kSweepCsvColumns.size() - 4; ++i) cells.push_back(nullptr);
+    for (std::size_t i = 0; i + 1 < kSweepCsvColumns.size() - kConfigCells; ++i) cells.push_back(nullptr);
     cells.push_back(r.error);
     return cells;
   }
+  const Rates rates = rates_of(c, r);
   for (nlohmann::json cell :
        {nlohmann::json(r.parameters), nlohmann::json(r.step_time_s), nlohmann::json(r.compute_s),
         nlohmann::json(r.communication_s), nlohmann::json(r.exposed_communication_s),
         nlohmann::json(r.exposed_communication_fraction()), nlohmann::json(r.idle_s),
-        nlohmann::json(r.model_flops_per_step), nlohmann::json(r.mfu),
+        nlohmann::json(r.model_flops_per_step), nlohmann::json(r.mfu), nlohmann::json(rates.tokens_per_s),
+        nlohmann::json(rates.examples_per_s), nlohmann::json(rates.flops_per_s_per_core),
         nlohmann::json(r.memory_per_core_bytes), nlohmann::json(r.hbm_per_core_bytes), nlohmann::json(r.fits),
         nlohmann::json(r.collective_calls), nlohmann::json(r.wall_s), nlohmann::json(nullptr)})
     cells.push_back(std::move(cell));
@@ -117,6 +182,8 @@ nlohmann::json sweep_run_json(const Sweep& sweep, const SweepPoint& point, const
                           {"mesh_shape", c.mesh.shape_text()},
                           {"mapping", c.mesh.mapping.to_string()},
                           {"layout", c.mesh.layout_text()},
+                          {"global_batch", c.model.batch},
+                          {"example_unit", example_unit(c.model.kind)},
                           {"model_kind", to_string(c.model.kind)},
                           {"numerics", to_string(c.training.numerics)},
                           {"steps", c.training.steps}}}};
@@ -135,6 +202,10 @@ nlohmann::json sweep_run_json(const Sweep& sweep, const SweepPoint& point, const
                       {"idle_s", r.idle_s}};
   run["model_flops_per_step"] = r.model_flops_per_step;
   run["mfu"] = r.mfu;
+  const Rates rates = rates_of(c, r);
+  run["tokens_per_s"] = rates.tokens_per_s;
+  run["examples_per_s"] = rates.examples_per_s;
+  run["flops_per_s_per_core"] = rates.flops_per_s_per_core;
   run["memory_per_core"] = {
       {"total_bytes", r.memory_per_core_bytes}, {"hbm_bytes", r.hbm_per_core_bytes}, {"fits", r.fits}};
   run["collective_calls_per_step"] = r.collective_calls;
@@ -151,17 +222,34 @@ nlohmann::json sweep_description(const Sweep& sweep) {
           {"vary", vary},           {"order", sweep.order()}, {"points", sweep.points.size()}};
 }
 
+std::vector<std::optional<ScalingFigures>> scaling_of(const Sweep& sweep,
+                                                      const std::vector<PointResult>& results) {
+  std::vector<ScalingInput> inputs;
+  for (std::size_t i = 0; i < sweep.points.size() && i < results.size(); ++i)
+    inputs.push_back(scaling_input_of_run(sweep_run_json(sweep, sweep.points[i], results[i])));
+  return scaling_figures(inputs);
+}
+
 void write_sweep_csv(std::ostream& out, const Sweep& sweep, const std::vector<PointResult>& results) {
   CsvWriter csv(out, sweep_csv_header(sweep));
-  for (std::size_t i = 0; i < sweep.points.size() && i < results.size(); ++i)
-    write_csv_cells(csv, sweep_csv_cells(sweep.points[i], results[i]));
+  const auto figures = scaling_of(sweep, results);
+  for (std::size_t i = 0; i < sweep.points.size() && i < results.size(); ++i) {
+    nlohmann::json cells = sweep_csv_cells(sweep.points[i], results[i]);
+    nlohmann::json run;
+    add_scaling(cells, run, figures[i]);
+    write_csv_cells(csv, cells);
+  }
 }
 
 nlohmann::json sweep_json(const Sweep& sweep, const std::vector<PointResult>& results, double wall_s,
                           nlohmann::json inputs) {
   nlohmann::json runs = nlohmann::json::array();
-  for (std::size_t i = 0; i < sweep.points.size() && i < results.size(); ++i)
+  const auto figures = scaling_of(sweep, results);
+  for (std::size_t i = 0; i < sweep.points.size() && i < results.size(); ++i) {
+    nlohmann::json cells = nlohmann::json::array();
     runs.push_back(sweep_run_json(sweep, sweep.points[i], results[i]));
+    add_scaling(cells, runs.back(), figures[i]);
+  }
   return with_report_context({{"sweep", sweep_description(sweep)}, {"runs", runs}, {"wall_s", wall_s}},
                              format::kSweep, "sweep", std::move(inputs));
 }

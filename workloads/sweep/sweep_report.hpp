@@ -10,26 +10,41 @@
 #include <string>
 #include <vector>
 
+#include "workloads/sweep/scaling.hpp"
 #include "workloads/sweep/sweep_run.hpp"
 #include "workloads/sweep/sweep_spec.hpp"
 
 namespace tpusim::workloads {
 
-// topology, cores, mesh_shape, layout, parameters, step_time_s, compute_s, communication_s,
-// exposed_communication_s, exposed_communication_fraction, idle_s, model_flops_per_step, mfu,
-// memory_per_core_bytes, hbm_per_core_bytes, fits, collective_calls, wall_s, error
+// A point's own columns: topology, cores, mesh_shape, layout, global_batch (as resolved: never batch:* or
+// from_mapping), parameters, step_time_s, compute_s, communication_s, exposed_communication_s,
+// exposed_communication_fraction, idle_s, model_flops_per_step, mfu, tokens_per_s, examples_per_s,
+// flops_per_s_per_core, memory_per_core_bytes, hbm_per_core_bytes, fits, collective_calls, wall_s, error.
+// sweep.csv follows them with scaling, speedup and efficiency (scaling.hpp), which depend on other points
+// and so are added as the summary is assembled, not kept in a point's record.
 extern const std::vector<std::string> kSweepCsvColumns;
 
 std::string sweep_table_header(const Sweep& sweep);
 std::string sweep_table_row(const Sweep& sweep, const SweepPoint& point, const PointResult& result);
+// The terminal's second table, printed once every point has its row (the first streams as points finish,
+// before the scaling figures exist): from each sweep.json run, the resolved cores, mesh and global batch,
+// tokens/s and FLOP/s per core, and with `scaling` the run's scaling figures (scaling.hpp).
+std::string resolved_table_header(bool scaling);
+std::string resolved_table_row(const nlohmann::json& run, bool scaling);
 
-// "point", the varied keys, then kSweepCsvColumns.
+// kSweepCsvColumns, then kScalingCsvColumns: sweep.csv's columns after the point and the varied keys.
+std::vector<std::string> sweep_csv_columns_after_keys();
+// "point", the varied keys, kSweepCsvColumns, then kScalingCsvColumns.
 std::vector<std::string> sweep_csv_header(const Sweep& sweep);
-// A row of sweep.csv as typed cells (sweep_summary.hpp's write_csv_cells writes them).
+// A row of sweep.csv as typed cells (sweep_summary.hpp's write_csv_cells writes them), but its scaling cells.
 nlohmann::json sweep_csv_cells(const SweepPoint& point, const PointResult& result);
 // A run of sweep.json's "runs", and its "sweep" block.
 nlohmann::json sweep_run_json(const Sweep& sweep, const SweepPoint& point, const PointResult& result);
 nlohmann::json sweep_description(const Sweep& sweep);
+
+// The scaling figures of points run in memory (scaling.hpp).
+std::vector<std::optional<ScalingFigures>> scaling_of(const Sweep& sweep,
+                                                      const std::vector<PointResult>& results);
 
 // Whole documents of points run in memory (run_sweep): the same rows.
 void write_sweep_csv(std::ostream& out, const Sweep& sweep, const std::vector<PointResult>& results);

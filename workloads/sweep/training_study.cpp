@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "topologies/support/units.hpp"
 #include "workloads/config/resolved_config.hpp"
 #include "workloads/report/report_context.hpp"
 #include "workloads/sweep/content_hash.hpp"
+#include "workloads/sweep/dry_run.hpp"
 #include "workloads/sweep/sweep_report.hpp"
 
 namespace tpusim::workloads {
@@ -43,6 +45,17 @@ std::string TrainingStudy::run_point(std::size_t point) const {
   return point_summary_json(run_training(sweep_.points[point].config));
 }
 
+std::string TrainingStudy::check_point(std::size_t point) const {
+  // The program built and lowered as a run would (a layout the engine rejects throws InputError here), and
+  // its memory per core taken before any step: a limit below every program's memory stops it there.
+  RunOptions lowering_only;
+  lowering_only.memory_limit_bytes = 1;
+  const MemoryReport memory = run_training(sweep_.points[point].config, lowering_only).memory;
+  if (memory.fits()) return "";
+  return fmt::format("does not fit its HBM: {} per core of {}", format_bytes(double(memory.total_bytes)),
+                     format_bytes(double(memory.hbm_bytes)));
+}
+
 std::vector<std::string> TrainingStudy::csv_header() const { return sweep_csv_header(sweep_); }
 
 nlohmann::json TrainingStudy::csv_cells(std::size_t point, const PointOutcome& outcome) const {
@@ -68,14 +81,17 @@ std::string TrainingStudy::table_row(std::size_t point, const PointOutcome& outc
   return sweep_table_row(sweep_, sweep_.points[point], point_result_of(outcome));
 }
 
-std::string TrainingStudy::listing() const {
-  std::string text = fmt::format("sweep {}: {} points of {} (base {}), all valid\n", sweep_.name,
-                                 sweep_.points.size(), sweep_.source, sweep_.base);
+std::string TrainingStudy::listing(const std::vector<PointCheck>& checks) const {
+  std::string text = fmt::format(
+      "sweep {}: {} points of {} (base {}){}{}\n", sweep_.name, sweep_.points.size(), sweep_.source,
+      sweep_.base, checks.empty() ? "" : ": " + dry_run_counts(checks),
+      sweep_.excluded_points == 0 ? "" : fmt::format("; {} more dropped by exclude", sweep_.excluded_points));
   for (const auto& point : sweep_.points) {
     const auto& c = point.config;
-    text += fmt::format("{:>4}  {}  -> {} ({} cores), mesh {}, layout {}\n", point.index,
+    text += fmt::format("{:>4}  {}  -> {} ({} cores), mesh {}, layout {}{}\n", point.index,
                         point.describe(sweep_.axes), c.hardware.topology.name(),
-                        c.hardware.topology.num_cores(), c.mesh.shape_text(), c.mesh.layout_text());
+                        c.hardware.topology.num_cores(), c.mesh.shape_text(), c.mesh.layout_text(),
+                        std::size_t(point.index) < checks.size() ? dry_run_note(checks[point.index]) : "");
   }
   return text;
 }

@@ -24,6 +24,8 @@ class TrainingStudy : public Study {
   std::vector<std::string> values(std::size_t point) const override { return sweep_.points[point].values; }
   std::string point_hash(std::size_t point) const override { return hashes_[point]; }
   std::string run_point(std::size_t point) const override;
+  bool checks_points() const override { return true; }
+  std::string check_point(std::size_t point) const override;
 
   std::vector<std::string> csv_header() const override;
   nlohmann::json csv_cells(std::size_t point, const PointOutcome& outcome) const override;
@@ -33,7 +35,7 @@ class TrainingStudy : public Study {
   std::string banner() const override;
   std::string table_header() const override;
   std::string table_row(std::size_t point, const PointOutcome& outcome) const override;
-  std::string listing() const override;
+  std::string listing(const std::vector<PointCheck>& checks) const override;
 
  private:
   Sweep sweep_;

@@ -162,7 +162,7 @@ std::vector<Row> table() {
        {"sweep", "big.yaml", "--dry-run"},
        {{"big.yaml", sweep_of_points(500)}},
        0,
-       {"sweep big: 2000 points of big.yaml (base tiny-mlp), all valid"}},
+       {"sweep big: 2000 points of big.yaml (base tiny-mlp): 2000 run\n"}},
       // Silently ignored: the first of two keys won.
       {"a key given twice",
        {"run", "c.yaml", "--no-files"},

@@ -95,6 +95,38 @@ TEST_CASE("cli: search writes its folder, and tpusim run runs its best.yaml with
   CHECK(std::filesystem::exists(scratch.work() / "blocked" / "best.yaml"));
 }
 
+TEST_CASE("cli: best.yaml is a config of its own: its name, the mesh it found, and its own results folder") {
+  const Scratch scratch;
+  std::ofstream(scratch.work() / "lm-32.yaml") << kConfig;
+  const auto run = scratch.run({"search", "lm-32.yaml", "--progress", "none"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  const auto folder = scratch.work() / "results" / "lm-32-search";
+  const std::string best = read_text(folder / "best.yaml");
+  // The fastest candidate that fits, as search.json holds it.
+  const auto found = nlohmann::json::parse(read_text(folder / "search.json")).at("best");
+  const std::string mesh = found.at("mesh_shape"), layout = found.at("layout"), mapping = found.at("mapping");
+  CHECK_THAT(best, Catch::Contains("\nname: lm-32-best\n"));
+  // Quoted by the YAML writer, since the layout holds ': '.
+  CHECK_THAT(best, Catch::Contains("description: \"found by tpusim search on lm-32: mesh " + mesh +
+                                   ", mapping " + mapping + ", layout " + layout + ";"));
+  CHECK_THAT(best, Catch::Contains("output: results/lm-32-best"));
+  // Run as a user would, with files: the preset's folder (results/lm-32) is not touched.
+  const auto rerun = scratch.run({"run", "results/lm-32-search/best.yaml"});
+  INFO(rerun.describe());
+  REQUIRE(rerun.exit_status == 0);
+  CHECK_THAT(rerun.out, Catch::Contains("lm-32-best"));
+  CHECK(std::filesystem::exists(scratch.work() / "results" / "lm-32-best" / "summary.json"));
+  CHECK_FALSE(std::filesystem::exists(scratch.work() / "results" / "lm-32"));
+  const auto own = scratch.run({"run", "lm-32.yaml"});
+  REQUIRE(own.exit_status == 0);
+  CHECK(std::filesystem::exists(scratch.work() / "results" / "lm-32" / "summary.json"));
+  CHECK(nlohmann::json::parse(read_text(scratch.work() / "results" / "lm-32-best" / "summary.json"))
+            .at("config")
+            .at("mesh")
+            .at("shape") == mesh);
+}
+
 TEST_CASE("cli: search --json prints the document it writes, and --no-files writes nothing") {
   const Scratch scratch;
   std::ofstream(scratch.work() / "lm-32.yaml") << kConfig;

@@ -44,7 +44,7 @@ class FakeStudy : public Study {
   std::string banner() const override { return "fake " + name_ + "\n"; }
   std::string table_header() const override { return ""; }
   std::string table_row(std::size_t point, const PointOutcome&) const override;
-  std::string listing() const override { return ""; }
+  std::string listing(const std::vector<PointCheck>&) const override { return ""; }
 
  private:
   std::string name_;
