@@ -32,14 +32,18 @@ struct FidelityArgs {
   std::string output = "results/fidelity";
   int jobs = 0;
   std::string progress;
+  std::vector<std::string> sets;
 };
 
 // The study of the measurements the arguments name: the shipped ones, or a file or folder of them.
 std::unique_ptr<workloads::FidelityStudy> make_study(const FidelityArgs& args) {
-  return std::make_unique<workloads::FidelityStudy>(
-      args.path.empty() ? "shipped" : args.path,
-      args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path),
-      args.output);
+  std::vector<workloads::ConfigSetting> sets;
+  for (const auto& set : args.sets) sets.push_back(workloads::parse_set_option(set));
+  std::vector<workloads::TrainingMeasurement> measurements =
+      args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path);
+  for (auto& measurement : measurements) measurement = workloads::with_settings(measurement, sets);
+  return std::make_unique<workloads::FidelityStudy>(args.path.empty() ? "shipped" : args.path,
+                                                    std::move(measurements), args.output);
 }
 
 // The measurements' rows: each simulated (or read from its record of an earlier run) in a child process.
@@ -62,6 +66,7 @@ std::unique_ptr<FidelityRun> run_measurements(const FidelityArgs& args, bool tab
   options.table_rows_done_before = true;
   options.files = !args.no_files;
   options.inputs = {{"measurements", workloads::input_or_null(args.path)}};
+  if (!args.sets.empty()) options.inputs["set"] = args.sets;
   run->inputs = options.inputs;
   const workloads::FidelityStudy& study = *run->study;
   options.on_row = [&run, &study](std::size_t point, const workloads::PointOutcome& outcome) {
@@ -148,6 +153,9 @@ void add_fidelity_command(CLI::App& app) {
       "argument; 3 the results cannot be written, or another tpusim is writing them.");
   command->add_option("measurements", args.path, "A measurement file, or a folder of them (*.yaml)");
   command->add_flag("--dry-run", args.dry_run, "Check every measurement and list them, without running");
+  command->add_option("--set", args.sets,
+                      "Change one config key of every measurement's config, KEY=VALUE (repeatable): a what-if "
+                      "against the measurements, such as --set hardware.op_overhead=1us");
   command->add_flag("--json", args.json, "Print the rows and the summary as JSON instead of the table");
   command->add_option("--output", args.output, "Output folder (default results/fidelity)");
   command->add_flag("--no-files", args.no_files, "Write no records, sweep.csv or sweep.json");

@@ -61,11 +61,8 @@ struct BaseText {
 BaseText read_base(const ConfigNode& base_node, const std::string& file) {
   const std::string base = base_node.scalar();
   if (base.empty()) base_node.fail("must name a preset or a config file");
-  const bool path = base.find('/') != std::string::npos || base.size() > 5 &&
-                                                               (base.substr(base.size() - 5) == ".yaml" ||
-                                                                base.substr(base.size() - 4) == ".yml");
   try {
-    if (!path) return {preset_text(base), preset_source(base)};
+    if (!names_a_config_file(base)) return {preset_text(base), preset_source(base)};
     const auto slash = file.find_last_of('/');
     const std::string resolved =
         base[0] == '/' || slash == std::string::npos ? base : file.substr(0, slash + 1) + base;
@@ -118,13 +115,15 @@ Merged merge(const std::string& text, const ConfigNode& root, int depth, std::se
     return {tree, root.file(), {}};
   }
   if (depth >= kMaxBaseDepth) {
-    base_node->fail(fmt::format("more than {} bases in a chain: do the configs name each other?", kMaxBaseDepth));
+    base_node->fail(
+        fmt::format("more than {} bases in a chain: do the configs name each other?", kMaxBaseDepth));
   }
   const BaseText base = read_base(*base_node, root.file());
   std::error_code error;
   const std::string identity = std::filesystem::weakly_canonical(base.source, error).string();
   if (!seen.insert(identity).second) {
-    base_node->fail(fmt::format("'{}' is a base of itself (the configs name each other)", base_node->scalar()));
+    base_node->fail(
+        fmt::format("'{}' is a base of itself (the configs name each other)", base_node->scalar()));
   }
   const ConfigNode base_root = ConfigNode::parse(base.text, base.source);
   for (const char* sweep_key : {"vary", "points"}) {
@@ -145,6 +144,14 @@ Merged merge(const std::string& text, const ConfigNode& root, int depth, std::se
 }
 
 }  // namespace
+
+bool names_a_config_file(const std::string& base) {
+  const auto ends_with = [&](const std::string& suffix) {
+    return base.size() >= suffix.size() &&
+           base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  return base.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
+}
 
 ConfigSetting parse_set_option(const std::string& text) {
   const auto equals = text.find('=');
@@ -192,7 +199,8 @@ LayeredConfig layer_config(const std::string& text, const std::string& file,
   const bool sets_description =
       std::any_of(sets.begin(), sets.end(), [](const ConfigSetting& s) { return s.key == "description"; });
   if (!sets.empty() && !sets_description) {
-    const std::string name = root.yaml().IsMap() && root.has("name") ? root.child("name").scalar() : stem(file);
+    const std::string name =
+        root.yaml().IsMap() && root.has("name") ? root.child("name").scalar() : stem(file);
     merged.settings.push_back(described(name, sets, "--set", "description"));
   }
   NodeOrigins origins;

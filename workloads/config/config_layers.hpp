@@ -25,6 +25,9 @@ struct ConfigSetting {
   std::string label;  // the key as its file spells it, for messages
 };
 
+// Whether a `base:` names a config file (a path, or a name ending .yaml or .yml) rather than a preset.
+bool names_a_config_file(const std::string& base);
+
 // `--set key=value`: the value is YAML ("[3, 4, 6, 3]", "batch:16;model:32", "{per: model, value: 64}"),
 // the key a config key (tpusim run --schema). InputError naming the option otherwise.
 ConfigSetting parse_set_option(const std::string& text);
@@ -38,8 +41,8 @@ void substitute_setting(YAML::Node root, const std::vector<std::string>& parts, 
 // A config file's keys (`text`, read from `file`) over its base's when it has `base:`, then `sets` over
 // both. The `search:` section, which only tpusim search reads, is left out of the merged tree.
 struct LayeredConfig {
-  ConfigNode root;   // the merged tree, each changed key located where it was written
-  std::string text;  // the merged tree as YAML: what determines the result (its hash, summary.json)
+  ConfigNode root;     // the merged tree, each changed key located where it was written
+  std::string text;    // the merged tree as YAML: what determines the result (its hash, summary.json)
   std::string source;  // the config file (or preset) the user named
 };
 LayeredConfig layer_config(const std::string& text, const std::string& file,

@@ -8,6 +8,7 @@
 
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text_file.hpp"
+#include "workloads/config/config_layers.hpp"
 #include "workloads/config/config_node.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/fidelity/measurement_catalog.hpp"
@@ -22,7 +23,8 @@ const std::vector<std::string> kMeasurementKeys = {"id",          "family", "sou
 // 1 MFLOP/s to 1 ZFLOP/s. Past them a figure is a typo (a unit slip of 1e3 stays inside; 1e-300 does not).
 double plausible_number(const ConfigNode& value, double min, double max, const char* range) {
   const double number = value.number();
-  if (!(number >= min && number <= max)) value.fail(fmt::format("{:g} is not plausible: expected {}", number, range));
+  if (!(number >= min && number <= max))
+    value.fail(fmt::format("{:g} is not plausible: expected {}", number, range));
   return number;
 }
 
@@ -59,8 +61,10 @@ TrainingMeasurement parse_measurement(const std::string& yaml_text, const std::s
   if (section.has("step_s") == section.has("flops_per_s"))
     section.fail("give exactly one of step_s (a measured step time) and flops_per_s (a measured FLOP rate)");
   std::optional<double> step_s, flops_per_s;
-  if (section.has("step_s")) step_s = plausible_number(section.child("step_s"), 1e-6, 86400, "1e-06 to 86400 s");
-  if (section.has("flops_per_s")) flops_per_s = plausible_number(section.child("flops_per_s"), 1e6, 1e21, "1e+06 to 1e+21 FLOP/s");
+  if (section.has("step_s"))
+    step_s = plausible_number(section.child("step_s"), 1e-6, 86400, "1e-06 to 86400 s");
+  if (section.has("flops_per_s"))
+    flops_per_s = plausible_number(section.child("flops_per_s"), 1e6, 1e21, "1e+06 to 1e+21 FLOP/s");
   RunConfig config = parse_run_config(root.child("config"), yaml_text);
   return TrainingMeasurement{std::move(id),
                              std::move(family),
@@ -72,6 +76,21 @@ TrainingMeasurement parse_measurement(const std::string& yaml_text, const std::s
                              flops_per_s,
                              file,
                              std::move(config)};
+}
+
+TrainingMeasurement with_settings(const TrainingMeasurement& measurement,
+                                  const std::vector<ConfigSetting>& sets) {
+  if (sets.empty()) return measurement;
+  // The measurement's config section as a config of its own, under the --set values; its text (and so its
+  // records' hash) is the changed config's.
+  const YAML::Node config = YAML::Load(measurement.config.yaml_text)["config"];
+  const LayeredConfig layers =
+      layer_config(YAML::Dump(config) + "\n", measurement.file + " (config)", sets);
+  TrainingMeasurement changed = measurement;
+  changed.config = parse_run_config(layers.root, layers.text);
+  changed.config.name = measurement.config.name;
+  changed.config.source = measurement.config.source;
+  return changed;
 }
 
 std::vector<TrainingMeasurement> load_measurements(const std::string& path) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/config/config_layers.hpp"
 #include "workloads/config/run_config.hpp"
 
 namespace tpusim::workloads {
@@ -42,6 +43,8 @@ struct TrainingMeasurement {
 };
 
 TrainingMeasurement parse_measurement(const std::string& yaml_text, const std::string& file);
+// The measurement with the command line's --set values over its config (config_layers.hpp).
+TrainingMeasurement with_settings(const TrainingMeasurement& measurement, const std::vector<ConfigSetting>& sets);
 // A measurement file, or every *.yaml of a folder (sorted by name). InputError for a path that is neither,
 // an empty folder, a bad file or two measurements with one id.
 std::vector<TrainingMeasurement> load_measurements(const std::string& path);

@@ -14,14 +14,6 @@
 namespace tpusim::workloads {
 namespace {
 
-bool looks_like_path(const std::string& base) {
-  const auto ends_with = [&](const std::string& suffix) {
-    return base.size() >= suffix.size() &&
-           base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0;
-  };
-  return base.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
-}
-
 bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 
 }  // namespace
@@ -33,13 +25,13 @@ BaseConfig read_base(const ConfigNode& node, const std::string& sweep_file) {
   const std::string path =
       base[0] == '/' || slash == std::string::npos ? base : sweep_file.substr(0, slash + 1) + base;
   std::error_code error;
-  if (looks_like_path(base) && std::filesystem::equivalent(path, sweep_file, error)) {
+  if (names_a_config_file(base) && std::filesystem::equivalent(path, sweep_file, error)) {
     node.fail(fmt::format("'{}' is this sweep file itself; a sweep's base is a preset or a run config", base));
   }
   BaseConfig config;
   std::optional<ConfigNode> root;
   try {
-    if (!looks_like_path(base)) return {preset_text(base), preset_source(base)};
+    if (!names_a_config_file(base)) return {preset_text(base), preset_source(base)};
     config = {read_input_file(path, "config file"), path};
     root.emplace(ConfigNode::parse(config.text, config.source));  // YAML syntax errors, located in the base
   } catch (const InputError& error) {

@@ -48,8 +48,8 @@ TEST_CASE("cli: a config on a base, and --set, equal the base edited by hand, un
 
   const auto edited = run_json(scratch, {"run", "edited.yaml"});
   const auto derived = run_json(scratch, {"run", "wide.yaml"});
-  const auto set =
-      run_json(scratch, {"run", "--preset", "tiny-mlp", "--set", "model.d_ff=128", "--set", "hardware.topology=torus:2x4"});
+  const auto set = run_json(scratch, {"run", "--preset", "tiny-mlp", "--set", "model.d_ff=128", "--set",
+                                      "hardware.topology=torus:2x4"});
   CHECK(without_identity(derived.at("config")) == without_identity(edited.at("config")));
   CHECK(without_identity(set.at("config")) == without_identity(edited.at("config")));
   CHECK(derived.at("step_time") == edited.at("step_time"));
@@ -61,7 +61,8 @@ TEST_CASE("cli: a config on a base, and --set, equal the base edited by hand, un
   // what it changed rather than the base's.
   CHECK(derived.at("config").at("name") == "wide");
   CHECK(derived.at("config").at("training").at("output") == "results/wide");
-  CHECK(derived.at("config").at("description") == "tiny-mlp with hardware.topology torus:2x4, model.d_ff 128");
+  CHECK(derived.at("config").at("description") ==
+        "tiny-mlp with hardware.topology torus:2x4, model.d_ff 128");
   CHECK(set.at("config").at("description") == "tiny-mlp with model.d_ff 128, hardware.topology torus:2x4");
   CHECK(set.at("context").at("inputs").at("set") ==
         nlohmann::json{"model.d_ff=128", "hardware.topology=torus:2x4"});
@@ -76,8 +77,8 @@ TEST_CASE("cli: a config on a base, and --set, equal the base edited by hand, un
 
 TEST_CASE("cli: a problem in a layer is one line at the layer that wrote it") {
   const Scratch scratch;
-  const auto check = [&](const std::map<std::string, std::string>& files, const std::vector<std::string>& args,
-                         const std::string& expected) {
+  const auto check = [&](const std::map<std::string, std::string>& files,
+                         const std::vector<std::string>& args, const std::string& expected) {
     for (const auto& [name, text] : files) std::ofstream(scratch.work() / name) << text;
     const auto run = scratch.run(args);
     INFO(run.describe());
@@ -106,8 +107,8 @@ TEST_CASE("cli: a problem in a layer is one line at the layer that wrote it") {
 TEST_CASE("cli: --set reaches every point of a sweep") {
   const Scratch scratch;
   std::ofstream(scratch.work() / "s.yaml") << "name: s\nbase: tiny-mlp\nvary:\n  training.seed: [1, 2]\n";
-  const auto sweep = scratch.run({"sweep", "s.yaml", "--set", "model.d_ff=128", "--set", "training.numerics=timing",
-                                  "--no-files", "--json", "--progress", "none"});
+  const auto sweep = scratch.run({"sweep", "s.yaml", "--set", "model.d_ff=128", "--set",
+                                  "training.numerics=timing", "--no-files", "--json", "--progress", "none"});
   INFO(sweep.describe());
   REQUIRE(sweep.exit_status == 0);
   const auto document = nlohmann::json::parse(sweep.out);
@@ -124,18 +125,45 @@ TEST_CASE("cli: --set reaches every point of a sweep") {
 
 TEST_CASE("cli: a device that is not the core of its TPU topology is a warning naming both") {
   const Scratch scratch;
-  std::ofstream(scratch.work() / "v3core.yaml")
-      << "base: tiny-mlp\nhardware:\n  topology: tpu-v2-32\n  device: tpu-v3-core\nmesh:\n  shape: batch:32\n";
+  std::ofstream(scratch.work() / "v3core.yaml") << "base: tiny-mlp\nhardware:\n  topology: tpu-v2-32\n  "
+                                                   "device: tpu-v3-core\nmesh:\n  shape: batch:32\n";
   const auto run = scratch.run({"run", "v3core.yaml", "--no-files", "--steps", "1"});
   INFO(run.describe());
   CHECK(run.exit_status == 0);
   CHECK(run.err_lines() ==
-        std::vector<std::string>{"tpusim: warning: v3core.yaml:4: hardware.device: tpu-v3-core is not the core of "
-                                 "topology tpu-v2-32 (tpu-v2-core is); the run uses tpu-v3-core's figures"});
+        std::vector<std::string>{
+            "tpusim: warning: v3core.yaml:4: hardware.device: tpu-v3-core is not the core of "
+            "topology tpu-v2-32 (tpu-v2-core is); the run uses tpu-v3-core's figures"});
   // The core a topology implies is no warning, nor is any core on a topology that is not a TPU preset.
-  std::ofstream(scratch.work() / "v2core.yaml")
-      << "base: tiny-mlp\nhardware:\n  topology: tpu-v2-32\n  device: tpu-v2-core\nmesh:\n  shape: batch:32\n";
+  std::ofstream(scratch.work() / "v2core.yaml") << "base: tiny-mlp\nhardware:\n  topology: tpu-v2-32\n  "
+                                                   "device: tpu-v2-core\nmesh:\n  shape: batch:32\n";
   CHECK(scratch.run({"run", "v2core.yaml", "--no-files", "--steps", "1"}).err.empty());
   std::ofstream(scratch.work() / "spec.yaml") << "base: tiny-mlp\nhardware:\n  device: tpu-v3-core\n";
   CHECK(scratch.run({"run", "spec.yaml", "--no-files", "--steps", "1"}).err.empty());
+}
+
+TEST_CASE("cli: fidelity --set changes every measurement's config, and its prediction with it") {
+  const Scratch scratch;
+  const auto run = [&](const std::vector<std::string>& more) {
+    std::vector<std::string> args = {"fidelity", "--json", "--no-files", "--progress", "none"};
+    args.insert(args.end(), more.begin(), more.end());
+    const auto result = scratch.run(args);
+    INFO(result.describe());
+    REQUIRE(result.exit_status == 0);
+    return nlohmann::json::parse(result.out);
+  };
+  const auto plain = run({});
+  // A fixed cost per op can only make every predicted step slower.
+  const auto slower = run({"--set", "hardware.op_overhead=1us"});
+  CHECK(slower.at("context").at("inputs").at("set") == nlohmann::json{"hardware.op_overhead=1us"});
+  REQUIRE(plain.at("runs").size() == slower.at("runs").size());
+  for (std::size_t i = 0; i < plain.at("runs").size(); ++i) {
+    INFO(plain.at("runs")[i].dump());
+    CHECK(slower.at("runs")[i].at("predicted_step_s").get<double>() >
+          plain.at("runs")[i].at("predicted_step_s").get<double>());
+  }
+  const auto bad = scratch.run({"fidelity", "--set", "hardware.op_overhead=2", "--no-files"});
+  CHECK(bad.exit_status == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--set hardware.op_overhead:1: hardware.op_overhead: '2' is not a "
+                                      "plausible latency"));
 }

@@ -14,9 +14,9 @@
 
 using tpusim::cli_test::check_row;
 using tpusim::cli_test::kConfig;
-using tpusim::cli_test::with_hardware;
 using tpusim::cli_test::Row;
 using tpusim::cli_test::Scratch;
+using tpusim::cli_test::with_hardware;
 
 namespace {
 
@@ -60,7 +60,8 @@ std::vector<Row> table() {
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", with_hardware("inter_chip_latency: 1e-300")}},
        2,
-       {"c.yaml:4: hardware.inter_chip_latency: '1e-300' is not a plausible latency: expected 0, or 1 ps to 1 s"}},
+       {"c.yaml:4: hardware.inter_chip_latency: '1e-300' is not a plausible latency: expected 0, or 1 ps to "
+        "1 s"}},
       {"a learning rate of 1e300",
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", kConfig + "  learning_rate: 1e300\n"}},
@@ -113,17 +114,14 @@ std::vector<Row> table() {
        {},
        2,
        {"--output: an empty value"}},
-      {"an empty --preset",
-       {"search", "--preset", ""},
-       {},
-       2,
-       {"--preset: an empty value"}},
+      {"an empty --preset", {"search", "--preset", ""}, {}, 2, {"--preset: an empty value"}},
       // Blamed where the mistake is.
       {"--mappings with an axis no candidate has",
        {"search", "--preset", "lm-s5", "--mappings", "foo=x", "--no-files"},
        {},
        2,
-       {"tpusim: error: --mappings:1: search.mappings[0]: candidates name their mesh axes batch, model, model2 "
+       {"tpusim: error: --mappings:1: search.mappings[0]: candidates name their mesh axes batch, model, "
+        "model2 "
         "and model3; 'foo' is none of them"}},
       {"a sweep whose base is itself",
        {"sweep", "self.yaml", "--dry-run"},
@@ -174,7 +172,8 @@ std::vector<Row> table() {
 
 }  // namespace
 
-TEST_CASE("cli: inputs at the edges (numbers, empty values, control bytes, wrong kinds of path) are one line") {
+TEST_CASE(
+    "cli: inputs at the edges (numbers, empty values, control bytes, wrong kinds of path) are one line") {
   for (const auto& row : table()) {
     SECTION(row.what) { check_row(row); }
   }
@@ -212,8 +211,8 @@ TEST_CASE("cli: every numeric config key at 0, the ends of a double, NaN and inf
   const auto keys = numeric_keys(scratch);
   // At least the link, HBM, FLOP-rate, learning-rate and model size keys.
   REQUIRE(keys.size() >= 10);
-  const std::vector<std::string> values = {"0",   "4.9e-324", "1.7976931348623157e308", "-1", ".nan",
-                                           "nan", ".inf",     "inf",                    "0x10"};
+  const std::vector<std::string> values = {
+      "0", "4.9e-324", "1.7976931348623157e308", "-1", ".nan", "nan", ".inf", "inf", "0x10"};
   for (const auto& [key, section] : keys) {
     for (const auto& value : values) {
       std::string text = kConfig;
@@ -240,7 +239,8 @@ TEST_CASE("cli: every numeric config key at 0, the ends of a double, NaN and inf
   }
 }
 
-TEST_CASE("cli: --help of every command that writes a results folder names exit status 3 for a folder in use") {
+TEST_CASE(
+    "cli: --help of every command that writes a results folder names exit status 3 for a folder in use") {
   const Scratch scratch;
   for (const char* command : {"run", "sweep", "search", "fidelity", "calibrate", "plot"}) {
     const auto help = scratch.run({command, "--help"});
