@@ -98,6 +98,7 @@ RunConfig unread_config(const std::string& file, const std::string& yaml_text) {
                    {},
                    {},
                    {},
+                   {},
                    {}};
 }
 
