@@ -53,31 +53,6 @@ void collect(const ConfigNode& node, const std::string& prefix, std::vector<Conf
   }
 }
 
-struct BaseText {
-  std::string text;
-  std::string source;
-};
-
-BaseText read_base(const ConfigNode& base_node, const std::string& file) {
-  const std::string base = base_node.scalar();
-  if (base.empty()) base_node.fail("must name a preset or a config file");
-  try {
-    if (!names_a_config_file(base)) return {preset_text(base), preset_source(base)};
-    const auto slash = file.find_last_of('/');
-    const std::string resolved =
-        base[0] == '/' || slash == std::string::npos ? base : file.substr(0, slash + 1) + base;
-    return {read_input_file(resolved, "config file"), resolved};
-  } catch (const InputError& error) {
-    base_node.fail(error.what());
-  }
-}
-
-std::string stem(const std::string& path) {
-  const std::string name = std::filesystem::path(path).filename().string();
-  const auto dot = name.rfind('.');
-  return dot == std::string::npos ? name : name.substr(0, dot);
-}
-
 std::string flow_text(const YAML::Node& node) {
   if (node.IsScalar()) return node.Scalar();
   YAML::Emitter out;
@@ -118,32 +93,50 @@ Merged merge(const std::string& text, const ConfigNode& root, int depth, std::se
     base_node->fail(
         fmt::format("more than {} bases in a chain: do the configs name each other?", kMaxBaseDepth));
   }
-  const BaseText base = read_base(*base_node, root.file());
+  const BaseConfig base = read_base_config(*base_node, root.file());
   std::error_code error;
   const std::string identity = std::filesystem::weakly_canonical(base.source, error).string();
   if (!seen.insert(identity).second) {
     base_node->fail(
         fmt::format("'{}' is a base of itself (the configs name each other)", base_node->scalar()));
   }
-  const ConfigNode base_root = ConfigNode::parse(base.text, base.source);
-  for (const char* sweep_key : {"vary", "points"}) {
-    if (base_root.yaml().IsMap() && base_root.has(sweep_key))
-      base_node->fail(fmt::format("'{}' is a sweep file; a config's base is a preset or a run config",
-                                  base_node->scalar()));
-  }
-  Merged merged = merge(base.text, base_root, depth + 1, seen);
+  Merged merged = merge(base.text, ConfigNode::parse(base.text, base.source), depth + 1, seen);
   std::vector<ConfigSetting> own;
   collect(root, "", own);
   // A derived config is a run of its own: its name is its file's unless it says, so that its results never
   // replace its base's; and its description says what it changed rather than repeating the base's.
   const std::string file = root.file();
-  if (!root.has("name")) own.push_back({"name", YAML::Node(stem(file)), file, "name"});
+  if (!root.has("name")) own.push_back({"name", YAML::Node(config_file_stem(file)), file, "name"});
   if (!root.has("description")) own.push_back(described(base_node->scalar(), own, file, "description"));
   merged.settings.insert(merged.settings.end(), own.begin(), own.end());
   return merged;
 }
 
 }  // namespace
+
+BaseConfig read_base_config(const ConfigNode& base_node, const std::string& file) {
+  const std::string base = base_node.scalar();
+  if (base.empty()) base_node.fail("must name a preset or a config file");
+  BaseConfig config;
+  std::optional<ConfigNode> root;
+  try {
+    if (!names_a_config_file(base)) return {preset_text(base), preset_source(base)};
+    const auto slash = file.find_last_of('/');
+    config.source = base[0] == '/' || slash == std::string::npos ? base : file.substr(0, slash + 1) + base;
+    config.text = read_input_file(config.source, "config file");
+    root.emplace(ConfigNode::parse(config.text, config.source));  // YAML syntax errors, located in the base
+  } catch (const InputError& error) {
+    base_node.fail(error.what());
+  }
+  // A sweep as the base would be read as a run config and fail at its first sweep key, "unknown key".
+  for (const char* sweep_key : {"vary", "points"}) {
+    if (root->yaml().IsMap() && root->has(sweep_key)) {
+      base_node.fail(fmt::format("'{}' is a sweep file ({}:{} has '{}'); a base is a preset or a run config",
+                                 base, config.source, root->child(sweep_key).line(), sweep_key));
+    }
+  }
+  return config;
+}
 
 bool names_a_config_file(const std::string& base) {
   const auto ends_with = [&](const std::string& suffix) {
@@ -200,7 +193,7 @@ LayeredConfig layer_config(const std::string& text, const std::string& file,
       std::any_of(sets.begin(), sets.end(), [](const ConfigSetting& s) { return s.key == "description"; });
   if (!sets.empty() && !sets_description) {
     const std::string name =
-        root.yaml().IsMap() && root.has("name") ? root.child("name").scalar() : stem(file);
+        root.yaml().IsMap() && root.has("name") ? root.child("name").scalar() : config_file_stem(file);
     merged.settings.push_back(described(name, sets, "--set", "description"));
   }
   NodeOrigins origins;

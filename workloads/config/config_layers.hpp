@@ -25,6 +25,16 @@ struct ConfigSetting {
   std::string label;  // the key as its file spells it, for messages
 };
 
+// The text of a config a `base:` names, and where it came from.
+struct BaseConfig {
+  std::string text;
+  std::string source;  // its file, or workloads/presets/NAME.yaml
+};
+
+// The config `base_node` names: a preset, or a config file relative to `file` (checked to be YAML and not a
+// sweep file); problems located at `base_node`.
+BaseConfig read_base_config(const ConfigNode& base_node, const std::string& file);
+
 // Whether a `base:` names a config file (a path, or a name ending .yaml or .yml) rather than a preset.
 bool names_a_config_file(const std::string& base);
 

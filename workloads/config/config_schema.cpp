@@ -10,12 +10,6 @@
 namespace tpusim::workloads {
 namespace {
 
-std::string stem(const std::string& path) {
-  std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-  if (name.rfind("preset:", 0) == 0) name = name.substr(7);
-  const auto dot = name.rfind('.');
-  return dot == std::string::npos ? name : name.substr(0, dot);
-}
 
 bool is_identifier(const std::string& name) {
   if (name.empty()) return false;
@@ -31,7 +25,7 @@ std::vector<ConfigKey> run_keys() {
       ConfigKey("name", "run name: letters, digits, '-', '_' and '.'",
                 "Names the run in reports and the default results folder.")
           .computed("the config file's name without .yaml (a preset's name)",
-                    [](ConfigReading& r) { r.config.name = stem(r.config.source); })
+                    [](ConfigReading& r) { r.config.name = config_file_stem(r.config.source); })
           .reads([](const ConfigNode& value, ConfigReading& r) {
             const std::string name = value.scalar();
             for (char c : name) {
@@ -51,6 +45,13 @@ std::vector<ConfigKey> run_keys() {
 }
 
 }  // namespace
+
+std::string config_file_stem(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  if (name.rfind("preset:", 0) == 0) name = name.substr(7);
+  const auto dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(0, dot);
+}
 
 std::optional<ConfigNode> ConfigReading::node(const std::string& dotted_key) const {
   std::optional<ConfigNode> node = root;

@@ -101,6 +101,9 @@ std::vector<std::string> section_keys(const std::string& section);
 // "hardware.topology", "model.d_ff", ...), for a sweep's `vary`; is_config_key also accepts the subkeys of
 // rows that have them (hardware.collectives.batch).
 std::vector<std::string> config_keys();
+// A config's name when it gives none: its file's name without the extension ("lm-s5" of
+// workloads/presets/lm-s5.yaml).
+std::string config_file_stem(const std::string& path);
 bool is_config_key(const std::string& dotted_key);
 // " and hardware.collectives.<mesh axis>": the keys config_keys cannot list.
 std::string config_subkeys_text();

@@ -20,32 +20,18 @@ bool starts_with(const std::string& text, const std::string& prefix) { return te
 
 BaseConfig read_base(const ConfigNode& node, const std::string& sweep_file) {
   const std::string base = node.scalar();
-  if (base.empty()) node.fail("must name a preset or a config file");
-  const auto slash = sweep_file.find_last_of('/');
-  const std::string path =
-      base[0] == '/' || slash == std::string::npos ? base : sweep_file.substr(0, slash + 1) + base;
   std::error_code error;
-  if (names_a_config_file(base) && std::filesystem::equivalent(path, sweep_file, error)) {
-    node.fail(fmt::format("'{}' is this sweep file itself; a sweep's base is a preset or a run config", base));
+  if (names_a_config_file(base)) {
+    const auto slash = sweep_file.find_last_of('/');
+    const std::string path =
+        base[0] == '/' || slash == std::string::npos ? base : sweep_file.substr(0, slash + 1) + base;
+    if (std::filesystem::equivalent(path, sweep_file, error))
+      node.fail(fmt::format("'{}' is this sweep file itself; a sweep's base is a preset or a run config", base));
   }
-  BaseConfig config;
-  std::optional<ConfigNode> root;
-  try {
-    if (!names_a_config_file(base)) return {preset_text(base), preset_source(base)};
-    config = {read_input_file(path, "config file"), path};
-    root.emplace(ConfigNode::parse(config.text, config.source));  // YAML syntax errors, located in the base
-  } catch (const InputError& error) {
-    node.fail(error.what());
-  }
-  // A sweep as the base would be read as a run config and fail at its first sweep key, "unknown key".
-  for (const char* sweep_key : {"vary", "points"}) {
-    if (root->yaml().IsMap() && root->has(sweep_key)) {
-      node.fail(fmt::format("'{}' is a sweep file ({}:{} has '{}'); a sweep's base is a preset or a run config",
-                            base, path, root->child(sweep_key).line(), sweep_key));
-    }
-  }
+  BaseConfig config = read_base_config(node, sweep_file);
   // A run config on a base of its own is merged here; the points change the merged config.
-  if (root->yaml().IsMap() && root->has("base")) {
+  const ConfigNode root = ConfigNode::parse(config.text, config.source);
+  if (root.yaml().IsMap() && root.has("base")) {
     try {
       config.text = layer_config(config.text, config.source, {}).text;
     } catch (const InputError& error) {

@@ -8,18 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "workloads/config/config_layers.hpp"
 #include "workloads/config/config_node.hpp"
 #include "workloads/config/run_config.hpp"
 #include "workloads/sweep/sweep_sections.hpp"
 
 namespace tpusim::workloads {
 
-struct BaseConfig {
-  std::string text;
-  std::string source;  // its file, or workloads/presets/NAME.yaml
-};
-
-// The config `base` names (a preset, or a file relative to the sweep file); problems located at `base`.
+// The config `base` names (read_base_config, relative to the sweep file), merged when it has a base of its
+// own; problems located at `base`.
 BaseConfig read_base(const ConfigNode& base, const std::string& sweep_file);
 
 class SweepPointBuilder {
