@@ -62,8 +62,11 @@ int parse_link(const Topology& topology, const std::string& text, const std::str
 
 double parse_factor(const std::string& text, const std::string& item, double min, double max,
                     const char* range) {
-  const std::size_t length = plain_decimal_length(text);
-  const double value = length > 0 && length == text.size() ? std::strtod(text.c_str(), nullptr) : -1;
+  double value = -1;  // what is not a plain number is out of every range
+  try {
+    value = parse_plain_number(text);
+  } catch (const InputError&) {
+  }
   if (!(value >= min && value <= max)) {
     throw InputError(fmt::format("fault '{}': factor '{}' must be a number {}", item, text, range));
   }
