@@ -10,14 +10,10 @@ namespace {
 
 double cores_of(const SweepRow& row) { return row.number({"cores"}); }
 
-// Whether each value of `key` comes with one core count, so that the key moves the points along x.
 bool sets_cores(const std::string& key, const std::vector<const SweepRow*>& rows) {
-  std::map<std::string, double> cores;
-  for (const SweepRow* row : rows) {
-    const auto [it, inserted] = cores.emplace(row->value_of(key), cores_of(*row));
-    if (!inserted && it->second != cores_of(*row)) return false;
-  }
-  return true;
+  std::vector<std::pair<std::string, double>> value_and_cores;
+  for (const SweepRow* row : rows) value_and_cores.emplace_back(row->value_of(key), cores_of(*row));
+  return sets_core_count(value_and_cores);
 }
 
 // The index of `text` in `seen`, appending it when new: series and labels keep the order of first use.
@@ -35,6 +31,15 @@ std::string strategy_of(const SweepRow& row, const std::vector<std::string>& key
 }
 
 }  // namespace
+
+bool sets_core_count(const std::vector<std::pair<std::string, double>>& value_and_cores) {
+  std::map<std::string, double> cores;
+  for (const auto& [value, count] : value_and_cores) {
+    const auto [it, inserted] = cores.emplace(value, count);
+    if (!inserted && it->second != count) return false;
+  }
+  return true;
+}
 
 PlotLayout plot_layout(const SweepDocument& document, const std::vector<const SweepRow*>& rows) {
   PlotLayout layout;

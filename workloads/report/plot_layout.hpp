@@ -26,4 +26,9 @@ struct PlotLayout {
 // `rows` are those to draw, in point order; every one has a finite "cores".
 PlotLayout plot_layout(const SweepDocument& document, const std::vector<const SweepRow*>& rows);
 
+// Whether a varied key sets the core count: each of its values (as text) comes with one core count, given
+// one (value, cores) pair per point. The plots put such keys on x; the scaling figures leave them out of a
+// series.
+bool sets_core_count(const std::vector<std::pair<std::string, double>>& value_and_cores);
+
 }  // namespace tpusim::workloads

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "workloads/report/plot_layout.hpp"
+
 namespace tpusim::workloads {
 namespace {
 
@@ -13,15 +15,14 @@ bool usable(const ScalingInput& p) {
 
 double throughput(const ScalingInput& p) { return p.model_flops_per_step / p.step_time_s; }
 
-// Whether each value of key `k` comes with one core count among the usable points.
+// Whether key `k` sets the core count among the usable points (as the plots decide it).
 bool sets_cores(std::size_t k, const std::vector<const ScalingInput*>& points) {
-  std::map<std::string, double> cores;
+  std::vector<std::pair<std::string, double>> value_and_cores;
   for (const ScalingInput* p : points) {
     if (k >= p->values.size()) return false;
-    const auto [it, inserted] = cores.emplace(p->values[k], p->cores);
-    if (!inserted && it->second != p->cores) return false;
+    value_and_cores.emplace_back(p->values[k], p->cores);
   }
-  return true;
+  return sets_core_count(value_and_cores);
 }
 
 }  // namespace
