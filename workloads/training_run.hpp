@@ -97,6 +97,9 @@ struct RunOptions {
   // When the memory per core exceeds this (0: never), no step runs: the report has the memory and the
   // counters, no steps and no timeline. A search needs no step time of a config that cannot run.
   std::uint64_t memory_limit_bytes = 0;
+  // Build and lower the program and take its memory, but run no step: what a sweep's --dry-run needs to say
+  // whether a point can be laid out and fits, without simulating it.
+  bool lower_only = false;
 };
 
 // InputError for config problems found while building or lowering (layout legality, algorithm names), located

@@ -154,3 +154,35 @@ TEST_CASE("the matrix and vector units alone lengthen the default step") {
   CHECK(run_training(default_run(true, tpusim::mtf::FusionPolicy::none)).timeline.step_time_s >
         kRooflineDefaultStep_s);
 }
+
+TEST_CASE("lower_only gives the memory a full run reports, and runs no step") {
+  const RunConfig config = parse_run_config(
+      "hardware: {topology: ring-8, hbm_per_core: 64KiB}\n"
+      "mesh: {shape: \"batch:2;model:4\"}\n"
+      "model: {kind: transformer_lm, layers: 2, d_model: 64, d_ff: 256, heads: 4, d_kv: 16, vocab: 256, "
+      "batch: 4, length: 16}\n",
+      "configs/lower-only.yaml");
+  const auto summary = [&](bool lower_only) {
+    return tpusim::run_in_child([&] {
+             RunOptions options;
+             options.lower_only = lower_only;
+             const RunReport report = run_training(config, options);
+             std::ostringstream text;
+             text << report.memory.total_bytes << " " << report.steps.size() << " "
+                  << report.timeline.entries.size();
+             return text.str();
+           })
+        .output;
+  };
+  std::istringstream full(summary(false)), lowered(summary(true));
+  std::uint64_t full_bytes = 0, lowered_bytes = 0;
+  std::size_t full_steps = 0, lowered_steps = 0, full_entries = 0, lowered_entries = 0;
+  full >> full_bytes >> full_steps >> full_entries;
+  lowered >> lowered_bytes >> lowered_steps >> lowered_entries;
+  CHECK(lowered_bytes == full_bytes);
+  CHECK(full_bytes > 65536);  // over its HBM, which a full run reports and still simulates
+  CHECK(full_steps == 1);
+  CHECK(full_entries > 0);
+  CHECK(lowered_steps == 0);
+  CHECK(lowered_entries == 0);
+}
