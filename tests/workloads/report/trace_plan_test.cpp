@@ -136,7 +136,7 @@ TEST_CASE("trace plan: all writes every chip, N the first N, and says what it le
   CHECK(plan_trace(topology_from_spec("torus:1,cores=2,bw=62GBps,lat=1us"), {}).summary().empty());
 }
 
-TEST_CASE("trace selection: classes, all, N, 0 as all; anything else one line naming the choices") {
+TEST_CASE("trace selection: classes, all, N or 0 for all, and anything else is one line naming the choices") {
   CHECK(parse_trace_selection("classes").mode == TraceChipsMode::classes);
   CHECK(parse_trace_selection("all").mode == TraceChipsMode::all);
   CHECK(parse_trace_selection("0").mode == TraceChipsMode::all);
