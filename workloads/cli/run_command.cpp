@@ -21,6 +21,8 @@
 #include "workloads/report/result_files.hpp"
 #include "workloads/report/step_reporter.hpp"
 #include "workloads/report/step_explanation.hpp"
+#include "workloads/report/trace_plan.hpp"
+#include "workloads/report/trace_selection.hpp"
 #include "workloads/search/search_spec.hpp"
 #include "workloads/training_run.hpp"
 
@@ -38,15 +40,11 @@ struct RunArgs {
   bool explain = false;
   std::string output;
   int steps = 0;
-  int trace_chips = -1;
+  std::string trace_chips;  // "" when not given: classes
   std::string faults;
   std::string progress;
   std::vector<std::string> sets;
 };
-
-// Every chip's tracks repeat the same SPMD timeline; past this many events the trace keeps the first chips
-// only.
-constexpr std::size_t kMaxTraceEvents = 1000000;
 
 void list_presets() {
   for (const auto& name : workloads::preset_names()) {
@@ -112,6 +110,9 @@ void run(const RunArgs& args) {
   std::unique_ptr<StagedFolder> results;
   if (!args.no_files) results = workloads::stage_result_folder(config.training.output_dir);
 
+  // The option's validator refused a bad value as the command line was parsed, before any work.
+  const auto trace = args.trace_chips.empty() ? workloads::TraceSelection{}
+                                              : workloads::parse_trace_selection(args.trace_chips);
   workloads::RunOptions options;
   const auto progress_mode = args.json && args.progress.empty() ? workloads::ProgressMode::none
                                                                 : workloads::parse_progress_mode(args.progress);
@@ -143,21 +144,10 @@ void run(const RunArgs& args) {
     }
   }
   if (!args.no_files) {
-    const int chips = config.hardware.topology.num_chips();
-    int trace_chips = args.trace_chips >= 0 ? args.trace_chips : 0;
-    const std::size_t events = std::max<std::size_t>(1, report.timeline.entries.size());
-    if (args.trace_chips < 0 && events * std::size_t(chips) > kMaxTraceEvents) {
-      trace_chips = static_cast<int>(std::max<std::size_t>(1, kMaxTraceEvents / events));
-    }
-    const auto paths = workloads::write_result_files(*results, config, report, trace_chips, inputs);
+    const auto paths = workloads::write_result_files(*results, config, report, trace, inputs);
     if (!args.json) {
-      std::cout << fmt::format(
-          "results in {}/ (summary.json, collectives.csv, trace.json{})\n", paths.folder,
-          trace_chips > 0 && trace_chips < chips
-              ? fmt::format(": chips 0-{} of {}, all running the same timeline; --trace-chips 0 "
-                            "writes every chip",
-                            trace_chips - 1, chips)
-              : "");
+      std::cout << fmt::format("results in {}/ (summary.json, collectives.csv, trace.json{})\n", paths.folder,
+                               workloads::plan_trace(config.hardware.topology, trace).summary());
     }
   }
   std::cout << std::flush;
@@ -181,9 +171,9 @@ void add_run_command(CLI::App& app) {
       "memory per core and collectives.\n"
       "Without a config: the built-in default, lm-s5 (the paper's 4.9B-parameter language model, mesh "
       "batch:16;model:32) for one timing-only step on the 512-core TPU v2 pod.\n"
-      "Writes <output>/summary.json, collectives.csv and trace.json (Chrome trace, opens in Perfetto); "
-      "output "
-      "is training.output of the config, default results/<name>.\n"
+      "Writes <output>/summary.json, collectives.csv and trace.json (Chrome trace: open it in "
+      "https://ui.perfetto.dev or chrome://tracing; --trace-chips says which chips it shows); output is "
+      "training.output of the config, default results/<name>.\n"
       "The output folder is written as one unit: staged beside it and renamed into place, replacing an "
       "earlier run's folder (a folder holding other files is refused).\n"
       "Exit status: 0 done; 1 the model does not fit the HBM of its device (the report is still printed, "
@@ -204,9 +194,25 @@ void add_run_command(CLI::App& app) {
   command->add_option("--output", args.output, "Output folder (overrides training.output)");
   add_whole_number_option(command, "--steps", args.steps, 1, workloads::kMaxSteps,
                           "Number of steps (overrides training.steps)", "the most steps a run may have");
-  add_whole_number_option(command, "--trace-chips", args.trace_chips, 0, topo::kMaxChips,
-                          "Write the trace tracks of the first N chips only; 0 = every chip (default: every "
-                          "chip while the trace stays under a million events)");
+  command
+      ->add_option("--trace-chips", args.trace_chips,
+                   "classes, all or N: which chips trace.json shows. classes (default): since every chip runs "
+                   "the same timeline, one chip's tracks per class of chips, standing for the others: the "
+                   "healthy chips, and each kind of fault (a straggler, a down link, a slow link) with the "
+                   "chips it touches; all: every chip (84 MB for the default run); N: the first N chips (0 = "
+                   "all)")
+      ->type_name("TEXT")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (text.empty()) return "";  // main's check of every option names an empty value
+            try {
+              workloads::parse_trace_selection(text);
+              return "";
+            } catch (const InputError& error) {
+              return error.what();
+            }
+          },
+          "", ""));
   command->add_option(
       "--faults", args.faults,
       "Faults of the pod (overrides hardware.faults): down:3.4+x, slow:3.4+x:0.5, "

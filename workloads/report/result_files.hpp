@@ -5,8 +5,9 @@
 //   summary.json     the context block (report_context.hpp), the resolved config, step time breakdown, FLOPs
 //                    and MFU, memory, collectives
 //   collectives.csv  one row per collective of the last step, columns kCollectivesCsvColumns (csv_writer.hpp)
-//   trace.json       Chrome trace format (opens in Perfetto / chrome://tracing): one process per chip, a
-//                    compute track and a collectives track each
+//   trace.json       Chrome trace format (opens in Perfetto / chrome://tracing): one process per chip shown,
+//                    a compute track and a collectives track each; by default one chip per class of chips,
+//                    standing for the others (chrome_trace.hpp, trace_plan.hpp)
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -15,6 +16,7 @@
 
 #include "topologies/support/atomic_folder.hpp"
 #include "workloads/config/run_config.hpp"
+#include "workloads/report/chrome_trace.hpp"
 #include "workloads/training_run.hpp"
 
 namespace tpusim::workloads {
@@ -30,10 +32,6 @@ void print_run_report(std::ostream& out, const RunConfig& config, const RunRepor
 // element_bytes, bytes_per_core, time_s, algbw_Bps, busbw_Bps, issued_as (collective_backend.hpp)
 extern const std::vector<std::string> kCollectivesCsvColumns;
 void write_collectives_csv(std::ostream& out, const RunReport& report);
-// Every chip runs the same SPMD program with the same simulated timing, so every chip's tracks hold the same
-// events; max_chips limits how many chips are written (0 = all).
-void write_chrome_trace(std::ostream& out, const RunConfig& config, const RunReport& report,
-                        int max_chips = 0);
 
 struct ResultPaths {
   std::string folder, summary, collectives, trace;
@@ -47,11 +45,11 @@ extern const std::vector<std::string> kRunResultFiles;
 std::unique_ptr<StagedFolder> stage_result_folder(const std::string& folder);
 // Writes the three files into the staged folder and puts it in place: they appear together or not at all.
 ResultPaths write_result_files(StagedFolder& staged, const RunConfig& config, const RunReport& report,
-                               int trace_max_chips = 0,
+                               const TraceSelection& trace = {},
                                const nlohmann::json& inputs = nlohmann::json::object());
 // The same, staging `folder` first.
 ResultPaths write_result_files(const std::string& folder, const RunConfig& config, const RunReport& report,
-                               int trace_max_chips = 0,
+                               const TraceSelection& trace = {},
                                const nlohmann::json& inputs = nlohmann::json::object());
 
 }  // namespace tpusim::workloads

@@ -229,7 +229,8 @@ std::vector<Row> table() {
        {"run", "--trace-chips", "-1"},
        {},
        2,
-       {"tpusim: error: --trace-chips: -1 is out of range: expected 0 to 65536"}},
+       {"tpusim: error: --trace-chips: '-1' is not a choice of chips: expected classes (one track set per "
+        "class of chips), all, or how many of the first chips to write (1 to 65536; 0 is all)"}},
       // The environment: a results folder that cannot be written, found before simulating (stdout is
       // empty: no report was printed, so nothing was simulated).
       {"a read-only results folder",
