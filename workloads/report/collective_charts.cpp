@@ -111,7 +111,7 @@ Chart size_chart(const OpRows& group, const std::string& field, Chart chart, dou
     if (i++ % step == 0) chart.x_tics.emplace_back(bytes, format_bytes(bytes));
   }
   chart.x_label = "message size per member (log2 scale)";
-  chart.log2_x = true;
+  chart.x_scale = Chart::Scale::log2;
   return chart;
 }
 
@@ -148,9 +148,9 @@ SweepCharts collective_charts(const SweepDocument& document) {
     ratio.y_label = "simulated time / lower bound (1 = the bound)";
     ratio = size_chart(group, "ratio_to_lower_bound", ratio, 1);
     for (Chart* chart : {&busbw, &ratio}) {
-      chart->log_y = wide_range(*chart);
+      if (wide_range(*chart)) chart->y_scale = Chart::Scale::log10;
       // Both labels end in their unit's parenthesis: "bus bandwidth (GB/s, log scale)".
-      if (chart->log_y) chart->y_label.insert(chart->y_label.size() - 1, ", log scale");
+      if (chart->y_scale == Chart::Scale::log10) chart->y_label.insert(chart->y_label.size() - 1, ", log scale");
     }
     for (Chart* chart : {&busbw, &ratio}) {
       if (!chart->empty()) {

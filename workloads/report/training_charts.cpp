@@ -37,7 +37,8 @@ Throughput throughput_for(const std::vector<const SweepRow*>& rows) {
 Chart series_chart(const PlotLayout& layout, const std::vector<const SweepRow*>& rows, Chart chart,
                    const std::function<double(const SweepRow&)>& value) {
   chart.x_label = layout.by_cores ? "cores (log2 scale)" : layout.x_label;
-  chart.log2_x = layout.by_cores;
+  chart.x_scale = layout.by_cores ? Chart::Scale::log2 : Chart::Scale::linear;
+  chart.categories = !layout.by_cores;
   chart.x_tics = layout.x_tics;
   chart.legend_title = layout.legend_title;
   for (const auto& title : layout.series_titles) chart.series.push_back(ChartSeries{title, {}});

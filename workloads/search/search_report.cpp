@@ -105,7 +105,7 @@ Chart pareto_chart(const SearchResult& result) {
   chart.title = "Search: step time against memory per core";
   chart.x_label = "memory per core (GiB)";
   chart.y_label = "step time (ms, simulated)";
-  ChartSeries all{"candidates that fit", {}, false}, front{"Pareto front", {}, true};
+  ChartSeries all{"candidates that fit", {}, ChartSeries::Draw::points}, front{"Pareto front", {}};
   for (std::size_t i = 0; i < result.outcomes.size(); ++i) {
     const auto& o = result.outcomes[i];
     if (o.status != CandidateOutcome::Status::fits) continue;
@@ -121,7 +121,7 @@ Chart pareto_chart(const SearchResult& result) {
     chart.series.push_back(
         {"the config's own layout",
          {{double(result.base->memory_per_core_bytes) / (1 << 30), result.base->step_time_s * 1e3}},
-         false});
+         ChartSeries::Draw::points});
   }
   return chart;
 }

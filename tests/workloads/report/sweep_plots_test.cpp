@@ -54,7 +54,7 @@ TEST_CASE("sweep plots: a training sweep over core counts draws four plots and r
   CHECK_THAT(read_text(fs::path(folder) / "plots/throughput.gp"),
              Catch::Contains("set ylabel 'model TFLOP/s per core'"));
   CHECK_THAT(read_text(fs::path(folder) / "plots/breakdown.dat"),
-             Catch::Contains("\"#4 linear tpu-v2-32 (no fit)\"\t"));
+             Catch::Contains("\n4\t#4 linear tpu-v2-32 (no fit)\t"));
 
   const std::string report = read_text(outputs.report);
   CHECK_THAT(report,
@@ -118,8 +118,8 @@ TEST_CASE("sweep plots: a collective study draws busbw and the ratio to the boun
     check_drawn(plots, name);
   // One series per algorithm and topology (the group axes follow the topology), sizes on a log2 axis.
   const std::string script = read_text(plots / "busbw_allreduce.gp");
-  CHECK_THAT(script, Catch::Contains(
-                         "set key outside right top Left reverse title 'algorithm, topology, group_axes'"));
+  CHECK_THAT(script, Catch::Contains("set key outside below center horizontal Left reverse title "
+                                     "\"\\nalgorithm, topology, group_axes\""));
   CHECK_THAT(script, Catch::Contains("title 'ring ring-8 x'"));
   CHECK_THAT(script, Catch::Contains("title 'bidir_ring torus-8x8 x,y'"));
   CHECK_THAT(script, Catch::Contains("set logscale x 2"));
