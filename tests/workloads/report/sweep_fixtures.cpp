@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -114,6 +115,27 @@ nlohmann::json same_cores_sweep_fixture() {
             {"points", 6}}},
           {"runs", runs},
           {"wall_s", 2.0}};
+}
+
+nlohmann::json with_values(nlohmann::json document, const std::vector<std::string>& keys,
+                           const std::vector<std::vector<std::string>>& values) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    std::vector<std::string> distinct;
+    for (const auto& row : values) {
+      if (std::find(distinct.begin(), distinct.end(), row[k]) == distinct.end()) distinct.push_back(row[k]);
+    }
+    axes.emplace_back(keys[k], distinct);
+  }
+  document["sweep"]["vary"] = vary(axes);
+  auto& runs = document["runs"];
+  runs.erase(runs.begin() + std::ptrdiff_t(values.size()), runs.end());
+  for (std::size_t r = 0; r < values.size(); ++r) {
+    runs[r]["values"] = nlohmann::json::array();
+    for (std::size_t k = 0; k < keys.size(); ++k)
+      runs[r]["values"].push_back({{"key", keys[k]}, {"value", values[r][k]}});
+  }
+  return document;
 }
 
 nlohmann::json collective_sweep_fixture() {

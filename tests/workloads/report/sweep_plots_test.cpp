@@ -54,7 +54,7 @@ TEST_CASE("sweep plots: a training sweep over core counts draws four plots and r
   CHECK_THAT(read_text(fs::path(folder) / "plots/throughput.gp"),
              Catch::Contains("set ylabel 'model TFLOP/s per core'"));
   CHECK_THAT(read_text(fs::path(folder) / "plots/breakdown.dat"),
-             Catch::Contains("\n4\t#4 linear tpu-v2-32 (no fit)\t"));
+             Catch::Contains("\n4\t32 cores, mapping linear (no fit)\t"));
 
   const std::string report = read_text(outputs.report);
   CHECK_THAT(report,
@@ -97,11 +97,11 @@ TEST_CASE("sweep plots: on one core count the plots go against the first varied 
   for (const char* name : {"step_time", "throughput", "mfu", "breakdown"})
     check_drawn(fs::path(folder) / "plots", name);
   const std::string script = read_text(fs::path(folder) / "plots/mfu.gp");
-  CHECK_THAT(script, Catch::Contains("set xlabel 'mesh.shape'"));
-  CHECK_THAT(script,
-             Catch::Contains("set xtics ('batch:16;model:2' 0, 'batch:8;model:4' 1, 'batch:4;model:8' 2)"));
+  CHECK_THAT(script, Catch::Contains("set xlabel 'mesh'"));
+  CHECK_THAT(script, Catch::Contains(
+                         "set xtics ('batch 16 × model 2' 0, 'batch 8 × model 4' 1, 'batch 4 × model 8' 2)"));
   CHECK_THAT(read_text(fs::path(folder) / "report.md"),
-             Catch::Contains("![Step time against mesh.shape: fixture-layout]"));
+             Catch::Contains("![Step time against mesh: fixture-layout]"));
 }
 
 TEST_CASE("sweep plots: a collective study draws busbw and the ratio to the bound per op") {
