@@ -165,6 +165,7 @@ SweepCharts training_charts(const SweepDocument& document) {
     mfu.y_label = "MFU (% of peak FLOP/s)";
     out.charts.push_back(
         series_chart(layout, drawn, mfu, [](const SweepRow& row) { return 100 * row.number({"mfu"}); }));
+    for (auto& chart : scaling_charts(document, layout, drawn)) out.charts.push_back(std::move(chart));
   }
   out.charts.push_back(breakdown_chart(document, ran));
   std::vector<Chart> charts;

@@ -117,6 +117,41 @@ nlohmann::json same_cores_sweep_fixture() {
           {"wall_s", 2.0}};
 }
 
+nlohmann::json scaling_sweep_fixture() {
+  const std::vector<std::string> batches = {"128", "{per: batch, value: 8}"},
+                                 topologies = {"tpu-v2-8", "tpu-v2-32", "tpu-v2-128"};
+  const int cores[] = {8, 32, 128};
+  const double strong_speedups[] = {1, 2.5, 4}, weak_efficiencies[] = {1, 0.95, 0.8};
+  nlohmann::json runs = nlohmann::json::array();
+  int point = 0;
+  for (const auto& batch : batches) {
+    const bool strong = batch == "128";
+    for (std::size_t t = 0; t < topologies.size(); ++t, ++point) {
+      const double ratio = double(cores[t]) / cores[0];
+      const double speedup = strong ? strong_speedups[t] : weak_efficiencies[t] * ratio;
+      // Strong: the same work in less time; weak: work growing with the cores at falling efficiency.
+      const double step = strong ? 0.4 / speedup : 0.4 / weak_efficiencies[t];
+      nlohmann::json run = training_run(point, {{"model.batch", batch}, {"hardware.topology", topologies[t]}},
+                                        cores[t], "batch:" + std::to_string(cores[t]), step, 0.5, true);
+      run["scaling"] = {{"kind", strong ? "strong" : "weak"},
+                        {"reference_point", strong ? 0 : 3},
+                        {"speedup", speedup},
+                        {"efficiency", speedup / ratio}};
+      runs.push_back(run);
+    }
+  }
+  return {{"context", context()},
+          {"sweep",
+           {{"name", "fixture-strong-weak"},
+            {"kind", "training"},
+            {"description", "a fixture: strong and weak scaling over three slices"},
+            {"base", "lm-s0"},
+            {"vary", vary({{"model.batch", batches}, {"hardware.topology", topologies}})},
+            {"points", 6}}},
+          {"runs", runs},
+          {"wall_s", 3.0}};
+}
+
 nlohmann::json with_values(nlohmann::json document, const std::vector<std::string>& keys,
                            const std::vector<std::vector<std::string>>& values) {
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
