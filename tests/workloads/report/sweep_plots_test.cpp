@@ -116,12 +116,14 @@ TEST_CASE("sweep plots: a collective study draws busbw and the ratio to the boun
   const fs::path plots = fs::path(folder) / "plots";
   for (const char* name : {"busbw_allreduce", "ratio_allreduce", "busbw_allgather", "ratio_allgather"})
     check_drawn(plots, name);
-  // One series per algorithm and topology (the group axes follow the topology), sizes on a log2 axis.
+  // One series per algorithm (a colour) and topology (a dash type); the group axes follow the topology and
+  // name nothing. Sizes on a log2 axis.
   const std::string script = read_text(plots / "busbw_allreduce.gp");
   CHECK_THAT(script, Catch::Contains("set key outside below center horizontal Left reverse title "
-                                     "\"\\nalgorithm, topology, group_axes\""));
-  CHECK_THAT(script, Catch::Contains("title 'ring ring-8 x'"));
-  CHECK_THAT(script, Catch::Contains("title 'bidir_ring torus-8x8 x,y'"));
+                                     "\"\\nalgorithm (colour), topology (dash)\""));
+  CHECK_THAT(script, Catch::Contains("keyentry with linespoints lt 2 dt 1 title 'bidir ring'"));
+  CHECK_THAT(script, Catch::Contains("keyentry with lines lc rgb '#000000' lw 2 dt 2 title 'torus-8x8'"));
+  CHECK_THAT(read_text(plots / "busbw_allreduce.dat"), Catch::Contains("# index 3: bidir ring, torus-8x8\n"));
   CHECK_THAT(script, Catch::Contains("set logscale x 2"));
   CHECK_THAT(script, Catch::Contains("'1 KiB' 1024"));
   CHECK_THAT(read_text(plots / "ratio_allreduce.gp"), Catch::Contains("set logscale y"));
