@@ -9,6 +9,8 @@
 #include <set>
 
 #include "topologies/support/units.hpp"
+#include "workloads/report/plot_words.hpp"
+#include "workloads/report/series_styles.hpp"
 #include "workloads/report/sweep_charts.hpp"
 
 namespace tpusim::workloads {
@@ -20,6 +22,8 @@ const std::vector<std::string> kAlgorithmFields = {"algorithm", "algorithms", "a
 const std::vector<std::string> kSeriesFields = {"topology", "group_axes", "groups", "network"};
 constexpr std::initializer_list<const char*> kBytesFields = {"bytes", "bytes_per_member", "message_bytes",
                                                              "size_bytes"};
+// The colours a grid of series takes (the first of series_styles.hpp's, all solid).
+constexpr std::size_t kGridColours = 8;
 // At most this many labelled sizes on the x axis; more are thinned to every second, fourth, ...
 constexpr std::size_t kMaxTics = 12;
 
@@ -68,8 +72,32 @@ struct OpRows {
   std::vector<const SweepRow*> rows;
 };
 
-Chart size_chart(const OpRows& group, const std::string& field, Chart chart, double scale) {
-  // Only the parts that differ between rows of this op name the series.
+// A series part's value in words: a topology as "4x4 torus", an algorithm as "bidir ring".
+std::string part_in_words(const std::string& name, const std::string& value) {
+  return value_in_words(name == "topology" ? "hardware.topology" : name, value);
+}
+
+// Whether, among the rows, the value of part `name` follows from the values of the parts in `others`: then
+// it tells no series apart (the group axes an algorithm takes by default on a topology).
+bool follows_from(const std::string& name, const std::vector<std::string>& others, const OpRows& group) {
+  std::map<std::vector<std::string>, std::string> seen;
+  for (const SweepRow* row : group.rows) {
+    const auto parts = series_parts(*row);
+    std::vector<std::string> key;
+    std::string value;
+    for (const auto& [n, v] : parts) {
+      if (n == name) value = v;
+      if (std::find(others.begin(), others.end(), n) != others.end()) key.push_back(n + "=" + v);
+    }
+    const auto [it, inserted] = seen.emplace(key, value);
+    if (!inserted && it->second != value) return false;
+  }
+  return true;
+}
+
+// The parts that tell this op's series apart, the algorithm first: those that differ between rows, less
+// those that follow from the others.
+std::vector<std::string> distinguishing_parts(const OpRows& group) {
   std::vector<std::string> names;
   std::map<std::string, std::set<std::string>> seen;
   for (const SweepRow* row : group.rows) {
@@ -77,32 +105,64 @@ Chart size_chart(const OpRows& group, const std::string& field, Chart chart, dou
       if (seen[name].insert(value).second && seen[name].size() == 2) names.push_back(name);
     }
   }
-  if (names.empty()) names.push_back("algorithm");
   std::stable_sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) {
     return (a == "algorithm") > (b == "algorithm");
   });
-  chart.legend_title = fmt::format("{}", fmt::join(names, ", "));
-  std::vector<std::string> titles;
+  for (std::size_t i = names.size(); i-- > 0;) {
+    if (names[i] == "algorithm") continue;
+    std::vector<std::string> others = names;
+    others.erase(others.begin() + std::ptrdiff_t(i));
+    if (follows_from(names[i], others, group)) names.erase(names.begin() + std::ptrdiff_t(i));
+  }
+  if (names.empty() || names.front() != "algorithm") names.insert(names.begin(), "algorithm");
+  return names;
+}
+
+Chart size_chart(const OpRows& group, const std::string& field, Chart chart, double scale) {
+  const std::vector<std::string> names = distinguishing_parts(group);
+  std::vector<std::string> name_words;
+  for (const auto& name : names) name_words.push_back(key_in_words(name));
+  chart.legend_title = fmt::format("{}", fmt::join(name_words, ", "));
+  // Each series is an algorithm (its colour) on one of the rest (its dash type).
+  std::vector<std::string> titles, algorithms, rests;
   std::set<double> sizes;
   for (const SweepRow* row : group.rows) {
     const double bytes = row->number(kBytesFields), y = row->number({field.c_str()});
     if (!(bytes > 0) || !std::isfinite(y)) continue;
     const auto parts = series_parts(*row);
-    std::vector<std::string> shown;
+    std::string algorithm;
+    std::vector<std::string> rest;
     for (const auto& name : names) {
       for (const auto& part : parts) {
-        if (part.first == name) shown.push_back(part.second);
+        if (part.first != name) continue;
+        if (name == "algorithm") {
+          algorithm = part_in_words(name, part.second);
+        } else {
+          rest.push_back(part_in_words(name, part.second));
+        }
       }
     }
-    const std::string title = fmt::format("{}", fmt::join(shown, " "));
+    const std::string rest_words = fmt::format("{}", fmt::join(rest, ", "));
+    const std::string title = rest.empty() ? algorithm : algorithm + ", " + rest_words;
     auto it = std::find(titles.begin(), titles.end(), title);
     if (it == titles.end()) {
       titles.push_back(title);
-      chart.series.push_back(ChartSeries{title, {}});
+      ChartSeries series{title, {}};
+      series.colour = int(std::find(algorithms.begin(), algorithms.end(), algorithm) - algorithms.begin());
+      if (series.colour == int(algorithms.size())) algorithms.push_back(algorithm);
+      series.dash = int(std::find(rests.begin(), rests.end(), rest_words) - rests.begin());
+      if (series.dash == int(rests.size())) rests.push_back(rest_words);
+      chart.series.push_back(series);
       it = titles.end() - 1;
     }
     chart.series[std::size_t(it - titles.begin())].points.emplace_back(bytes, y * scale);
     sizes.insert(bytes);
+  }
+  // A grid the colours and dash types can show has a legend of each; a larger one, an entry per series.
+  if (rests.size() > 1 && algorithms.size() <= kGridColours && rests.size() <= grid_dash_types().size()) {
+    chart.colours = {"algorithm", algorithms};
+    name_words.erase(name_words.begin());
+    chart.dashes = {fmt::format("{}", fmt::join(name_words, ", ")), rests};
   }
   for (auto& series : chart.series) std::stable_sort(series.points.begin(), series.points.end());
   const std::size_t step = std::max<std::size_t>(1, (sizes.size() + kMaxTics - 1) / kMaxTics);
@@ -111,7 +171,7 @@ Chart size_chart(const OpRows& group, const std::string& field, Chart chart, dou
     if (i++ % step == 0) chart.x_tics.emplace_back(bytes, format_bytes(bytes));
   }
   chart.x_label = "message size per member (log2 scale)";
-  chart.log2_x = true;
+  chart.x_scale = Chart::Scale::log2;
   return chart;
 }
 
@@ -148,9 +208,10 @@ SweepCharts collective_charts(const SweepDocument& document) {
     ratio.y_label = "simulated time / lower bound (1 = the bound)";
     ratio = size_chart(group, "ratio_to_lower_bound", ratio, 1);
     for (Chart* chart : {&busbw, &ratio}) {
-      chart->log_y = wide_range(*chart);
+      if (wide_range(*chart)) chart->y_scale = Chart::Scale::log10;
       // Both labels end in their unit's parenthesis: "bus bandwidth (GB/s, log scale)".
-      if (chart->log_y) chart->y_label.insert(chart->y_label.size() - 1, ", log scale");
+      if (chart->y_scale == Chart::Scale::log10)
+        chart->y_label.insert(chart->y_label.size() - 1, ", log scale");
     }
     for (Chart* chart : {&busbw, &ratio}) {
       if (!chart->empty()) {

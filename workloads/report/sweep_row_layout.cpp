@@ -42,6 +42,8 @@ std::vector<SweepRowField> training_fields() {
           // Written since tpusim 0.4 (sweep.json of earlier versions lacks them, and still reads).
           {"global_batch", {"config", "global_batch"}, Type::count, When::optional},
           {"tokens_per_s", {"tokens_per_s"}, Type::number, When::optional},
+          {"examples_per_s", {"examples_per_s"}, Type::number, When::optional},
+          {"example_unit", {"config", "example_unit"}, Type::text, When::optional},
           {"flops_per_s_per_core", {"flops_per_s_per_core"}, Type::number, When::optional},
           {"scaling", {"scaling", "kind"}, Type::text, When::optional},
           {"speedup", {"scaling", "speedup"}, Type::number, When::optional},

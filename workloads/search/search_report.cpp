@@ -16,6 +16,7 @@
 #include "workloads/report/csv_writer.hpp"
 #include "workloads/report/gnuplot.hpp"
 #include "workloads/report/report_context.hpp"
+#include "workloads/search/pareto_chart.hpp"
 
 namespace tpusim::workloads {
 
@@ -97,33 +98,6 @@ std::string stop_reason(const SearchResult& result, const SearchSpec& spec) {
   if (result.stopped_by == "time_limit")
     return fmt::format("stopped at the time limit of {} s", spec.time_limit_s);
   return "stopped: no candidate left that a restart could find";
-}
-
-Chart pareto_chart(const SearchResult& result) {
-  Chart chart;
-  chart.name = "pareto";
-  chart.title = "Search: step time against memory per core";
-  chart.x_label = "memory per core (GiB)";
-  chart.y_label = "step time (ms, simulated)";
-  ChartSeries all{"candidates that fit", {}, false}, front{"Pareto front", {}, true};
-  for (std::size_t i = 0; i < result.outcomes.size(); ++i) {
-    const auto& o = result.outcomes[i];
-    if (o.status != CandidateOutcome::Status::fits) continue;
-    const std::pair<double, double> point{double(o.memory_per_core_bytes) / (1 << 30), o.step_time_s * 1e3};
-    all.points.push_back(point);
-  }
-  for (const std::size_t i : result.pareto) {
-    const auto& o = result.outcomes[i];
-    front.points.emplace_back(double(o.memory_per_core_bytes) / (1 << 30), o.step_time_s * 1e3);
-  }
-  chart.series = {all, front};
-  if (result.base && result.base->status == CandidateOutcome::Status::fits) {
-    chart.series.push_back(
-        {"the config's own layout",
-         {{double(result.base->memory_per_core_bytes) / (1 << 30), result.base->step_time_s * 1e3}},
-         false});
-  }
-  return chart;
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ TEST_CASE("cli: plot: a real sweep's folder gets valid PNG and SVG plots and rep
   CHECK_THAT(report, Catch::Contains("| #0 | batch:4;model:2 | 8 |"));
   CHECK_THAT(report, Catch::Contains("| #1 | batch:8;model:1 | 8 |"));
   CHECK_THAT(report, Catch::Contains("Among the points that fit their HBM:\n\n- highest MFU"));
-  CHECK_THAT(report, Catch::Contains("![Step time against mesh.shape: tiny](plots/step_time.png)"));
+  CHECK_THAT(report, Catch::Contains("![Step time against mesh: tiny](plots/step_time.png)"));
   CHECK_THAT(report, Catch::Contains("![Where the step time goes, per point: tiny](plots/breakdown.png)"));
   // Drawing again replaces the plots.
   const auto again = scratch.run({"plot", "results/tiny/"});

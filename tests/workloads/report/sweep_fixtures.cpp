@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -114,6 +115,62 @@ nlohmann::json same_cores_sweep_fixture() {
             {"points", 6}}},
           {"runs", runs},
           {"wall_s", 2.0}};
+}
+
+nlohmann::json scaling_sweep_fixture() {
+  const std::vector<std::string> batches = {"128", "{per: batch, value: 8}"},
+                                 topologies = {"tpu-v2-8", "tpu-v2-32", "tpu-v2-128"};
+  const int cores[] = {8, 32, 128};
+  const double strong_speedups[] = {1, 2.5, 4}, weak_efficiencies[] = {1, 0.95, 0.8};
+  nlohmann::json runs = nlohmann::json::array();
+  int point = 0;
+  for (const auto& batch : batches) {
+    const bool strong = batch == "128";
+    for (std::size_t t = 0; t < topologies.size(); ++t, ++point) {
+      const double ratio = double(cores[t]) / cores[0];
+      const double speedup = strong ? strong_speedups[t] : weak_efficiencies[t] * ratio;
+      // Strong: the same work in less time; weak: work growing with the cores at falling efficiency.
+      const double step = strong ? 0.4 / speedup : 0.4 / weak_efficiencies[t];
+      nlohmann::json run = training_run(point, {{"model.batch", batch}, {"hardware.topology", topologies[t]}},
+                                        cores[t], "batch:" + std::to_string(cores[t]), step, 0.5, true);
+      run["scaling"] = {{"kind", strong ? "strong" : "weak"},
+                        {"reference_point", strong ? 0 : 3},
+                        {"speedup", speedup},
+                        {"efficiency", speedup / ratio}};
+      runs.push_back(run);
+    }
+  }
+  return {{"context", context()},
+          {"sweep",
+           {{"name", "fixture-strong-weak"},
+            {"kind", "training"},
+            {"description", "a fixture: strong and weak scaling over three slices"},
+            {"base", "lm-s0"},
+            {"vary", vary({{"model.batch", batches}, {"hardware.topology", topologies}})},
+            {"points", 6}}},
+          {"runs", runs},
+          {"wall_s", 3.0}};
+}
+
+nlohmann::json with_values(nlohmann::json document, const std::vector<std::string>& keys,
+                           const std::vector<std::vector<std::string>>& values) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> axes;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    std::vector<std::string> distinct;
+    for (const auto& row : values) {
+      if (std::find(distinct.begin(), distinct.end(), row[k]) == distinct.end()) distinct.push_back(row[k]);
+    }
+    axes.emplace_back(keys[k], distinct);
+  }
+  document["sweep"]["vary"] = vary(axes);
+  auto& runs = document["runs"];
+  runs.erase(runs.begin() + std::ptrdiff_t(values.size()), runs.end());
+  for (std::size_t r = 0; r < values.size(); ++r) {
+    runs[r]["values"] = nlohmann::json::array();
+    for (std::size_t k = 0; k < keys.size(); ++k)
+      runs[r]["values"].push_back({{"key", keys[k]}, {"value", values[r][k]}});
+  }
+  return document;
 }
 
 nlohmann::json collective_sweep_fixture() {

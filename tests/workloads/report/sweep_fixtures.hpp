@@ -15,6 +15,14 @@ namespace tpusim::test {
 nlohmann::json training_sweep_fixture();
 // The same sweep's shape on one core count: mesh.shape x mesh.mapping on 32 cores, all fitting.
 nlohmann::json same_cores_sweep_fixture();
+// Strong and weak scaling in one training sweep: model.batch (128, {per: batch, value: 8}) x
+// hardware.topology (8, 32, 128 cores), every point fitting, with the scaling block tpusim sweep writes: the
+// strong series' speedups 1, 2.5 and 4, the weak series' efficiencies 1, 0.95 and 0.8.
+nlohmann::json scaling_sweep_fixture();
+// `document` (a fixture) with these varied keys and, per run in order, these values: the runs beyond them
+// are dropped, and sweep.vary lists each key's values in order of first use.
+nlohmann::json with_values(nlohmann::json document, const std::vector<std::string>& keys,
+                           const std::vector<std::vector<std::string>>& values);
 // A collective study varying collective.op (allreduce, allgather), hardware.topology (ring-8, torus-8x8),
 // collective.algorithm (ring, bidir_ring) and collective.bytes (1 KiB to 1 MiB by 4): ring is best up to
 // 64 KiB, bidir_ring from 256 KiB.

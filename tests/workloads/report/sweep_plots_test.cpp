@@ -54,7 +54,7 @@ TEST_CASE("sweep plots: a training sweep over core counts draws four plots and r
   CHECK_THAT(read_text(fs::path(folder) / "plots/throughput.gp"),
              Catch::Contains("set ylabel 'model TFLOP/s per core'"));
   CHECK_THAT(read_text(fs::path(folder) / "plots/breakdown.dat"),
-             Catch::Contains("\"#4 linear tpu-v2-32 (no fit)\"\t"));
+             Catch::Contains("\n4\t32 cores, mapping linear (no fit)\t"));
 
   const std::string report = read_text(outputs.report);
   CHECK_THAT(report,
@@ -97,11 +97,11 @@ TEST_CASE("sweep plots: on one core count the plots go against the first varied 
   for (const char* name : {"step_time", "throughput", "mfu", "breakdown"})
     check_drawn(fs::path(folder) / "plots", name);
   const std::string script = read_text(fs::path(folder) / "plots/mfu.gp");
-  CHECK_THAT(script, Catch::Contains("set xlabel 'mesh.shape'"));
-  CHECK_THAT(script,
-             Catch::Contains("set xtics ('batch:16;model:2' 0, 'batch:8;model:4' 1, 'batch:4;model:8' 2)"));
+  CHECK_THAT(script, Catch::Contains("set xlabel 'mesh'"));
+  CHECK_THAT(script, Catch::Contains(
+                         "set xtics ('batch 16 × model 2' 0, 'batch 8 × model 4' 1, 'batch 4 × model 8' 2)"));
   CHECK_THAT(read_text(fs::path(folder) / "report.md"),
-             Catch::Contains("![Step time against mesh.shape: fixture-layout]"));
+             Catch::Contains("![Step time against mesh: fixture-layout]"));
 }
 
 TEST_CASE("sweep plots: a collective study draws busbw and the ratio to the bound per op") {
@@ -116,12 +116,14 @@ TEST_CASE("sweep plots: a collective study draws busbw and the ratio to the boun
   const fs::path plots = fs::path(folder) / "plots";
   for (const char* name : {"busbw_allreduce", "ratio_allreduce", "busbw_allgather", "ratio_allgather"})
     check_drawn(plots, name);
-  // One series per algorithm and topology (the group axes follow the topology), sizes on a log2 axis.
+  // One series per algorithm (a colour) and topology (a dash type); the group axes follow the topology and
+  // name nothing. Sizes on a log2 axis.
   const std::string script = read_text(plots / "busbw_allreduce.gp");
-  CHECK_THAT(script, Catch::Contains(
-                         "set key outside right top Left reverse title 'algorithm, topology, group_axes'"));
-  CHECK_THAT(script, Catch::Contains("title 'ring ring-8 x'"));
-  CHECK_THAT(script, Catch::Contains("title 'bidir_ring torus-8x8 x,y'"));
+  CHECK_THAT(script, Catch::Contains("set key outside below center horizontal Left reverse title "
+                                     "\"\\nalgorithm (colour), topology (dash)\""));
+  CHECK_THAT(script, Catch::Contains("keyentry with linespoints lt 2 dt 1 title 'bidir ring'"));
+  CHECK_THAT(script, Catch::Contains("keyentry with lines lc rgb '#000000' lw 2 dt 2 title 'torus-8x8'"));
+  CHECK_THAT(read_text(plots / "busbw_allreduce.dat"), Catch::Contains("# index 3: bidir ring, torus-8x8\n"));
   CHECK_THAT(script, Catch::Contains("set logscale x 2"));
   CHECK_THAT(script, Catch::Contains("'1 KiB' 1024"));
   CHECK_THAT(read_text(plots / "ratio_allreduce.gp"), Catch::Contains("set logscale y"));
