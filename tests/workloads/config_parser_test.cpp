@@ -307,6 +307,15 @@ TEST_CASE("the matrix unit, vector unit and fusion keys: defaults, overrides and
         "configs/test.yaml:5: hardware.transcendental_vector_ops: the vector unit is off "
         "(hardware.vector_unit: "
         "peak_rate)");
+  // The vector unit's ALUs, a user setting where no source gives them (v6e): 128 lanes x 8 sublanes x 4.
+  const auto alus = parse_run_config(with("  vector_alus_per_sublane: 4\n"), "configs/test.yaml");
+  CHECK(alus.hardware.device.vector_unit()->alus_per_sublane() == 4);
+  CHECK(alus.hardware.device.vector_unit()->ops_per_cycle() == 128 * 8 * 4);
+  CHECK(error_of(with("  vector_alus_per_sublane: 0\n")) ==
+        "configs/test.yaml:4: hardware.vector_alus_per_sublane: 0 is not plausible: expected 1 to 4096");
+  CHECK(error_of(with("  vector_unit: peak_rate\n  vector_alus_per_sublane: 2\n")) ==
+        "configs/test.yaml:5: hardware.vector_alus_per_sublane: the vector unit is off "
+        "(hardware.vector_unit: peak_rate)");
   CHECK(error_of(with("  matrix_unit_side: 4\n")) ==
         "configs/test.yaml:4: hardware.matrix_unit_side: 4 is not plausible: expected 8 to 1024");
   CHECK(error_of(with("  matrix_units_per_core: -1\n")) ==
