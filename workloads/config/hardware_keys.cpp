@@ -189,7 +189,7 @@ std::vector<ConfigKey> hardware_keys() {
           .reports([](const RunConfig& c) { return c.hardware.topology.faults().text(); }),
       ConfigKey("hardware.device", "one of " + join(mtf::DeviceModel::preset_names()),
                 "The device model of each core (mtf::DeviceModel); the keys below override its figures.")
-          .computed("the core of a tpu-v3 or tpu-v4 topology preset, else tpu-v2-core",
+          .computed("the core of a tpu-v* topology preset's generation, else tpu-v2-core",
                     [](ConfigReading& r) {
                       r.config.hardware.device =
                           mtf::DeviceModel::for_topology(r.config.hardware.topology.name());
@@ -279,12 +279,13 @@ std::vector<ConfigKey> hardware_keys() {
           "excluded: mesh_tf/matrix_unit.hpp), or peak_rate, every matmul at the peak FLOP rate "
           "(the plain roofline)."),
       matrix_unit_shape_key("hardware.matrix_unit_side", "whole number of cells",
-                            "Side of each systolic array of the matrix unit (128 on TPU v2 to v4).", 8, 1024,
-                            &mtf::MatrixUnit::side),
+                            "Side of each systolic array of the matrix unit (128 on TPU v2 to v5p, 256 on "
+                            "v6e).",
+                            8, 1024, &mtf::MatrixUnit::side),
       matrix_unit_shape_key(
           "hardware.matrix_units_per_core", "whole number",
-          "Systolic arrays per core (1 on TPU v2, 2 on v3, 4 on v4). The clock follows from "
-          "the peak FLOP rate: peak / (2 x side^2 x arrays).",
+          "Systolic arrays per core (1 on TPU v2, 2 on v3, 4 on v4 and v5e, 8 on v5p's megacore, 2 on v6e). "
+          "The clock follows from the peak FLOP rate: peak / (2 x side^2 x arrays).",
           1, 64, &mtf::MatrixUnit::arrays_per_core),
       unit_timing_key(
           "hardware.vector_unit", vector_unit_modes(), &mtf::DeviceModel::with_vector_unit_timing,
