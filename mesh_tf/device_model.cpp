@@ -63,11 +63,55 @@ DeviceModel DeviceModel::tpu_v4_core() {
       .with_vector_unit(tpu_vector_unit());
 }
 
+// TPU v5e, v5p and v6e from Google Cloud's pages (https://docs.cloud.google.com/tpu/docs/v5e, /v5p, /v6e) and
+// Austin et al., "How to Scale Your Model" (2025), TPU chapter (https://jax-ml.github.io/scaling-book/tpus/).
+// One device per chip: v5e and v6e have one TensorCore per chip; v5p's two run as one megacore (below). The
+// int8 rates the sources give are noted, not modelled: the engine has no int8 dtype. Vector units: 128 lanes
+// x 8 sublanes (Austin et al.; the v6e page) with 4 ALUs per lane and sublane on v5 (Austin et al., whose
+// appendix describes v5p); no source gives v6e's ALUs, so its preset assumes v5's 4, a user setting
+// (hardware.vector_alus_per_sublane) like the other figures no source gives.
+namespace {
+VectorUnit tpu_v5_vector_unit(int tensor_cores) { return VectorUnit(128, 8, 4 * tensor_cores); }
+}  // namespace
+// v5e: 197 TFLOP/s bf16 (393 TOPS int8), 16 GB of HBM2 (the page's decimal GB; the smaller reading) at
+// 819 GB/s (a later version of the page writes "800 GiBps"), four MXUs per TensorCore, 128 x 128 as on every
+// generation before v6e (Austin et al.). Implied clock 197e12 / (2 x 4 x 16384) = 1.503 GHz; Austin et al.:
+// 1.5 GHz.
+DeviceModel DeviceModel::tpu_v5e_core() {
+  return DeviceModel("tpu-v5e-core", 197e12, 819e9, 16'000'000'000ull)
+      .with_matrix_unit(MatrixUnit(128, 4, 8))
+      .with_vector_unit(tpu_v5_vector_unit(1));
+}
+// v5p: 459 TFLOP/s bf16 per chip (918 TOPS int8: Austin et al.; the Cloud page gives FP8, also 459), 95 GiB
+// of HBM (96 GiB physical, 1 GiB kept by the runtime, the page says) at 2765 GB/s, two TensorCores of four
+// 128 x 128 MXUs. The device is the chip's megacore: the two TensorCores share the HBM and XLA runs them as
+// one device, so JAX sees one device per chip (Austin et al.: "one large accelerator ... megacore", since v4)
+// and a mesh never splits a chip over an on-chip link no program uses. Its units are both TensorCores': 8
+// MXUs, and 2 x 4 ALUs per lane and sublane. Implied clock 459e12 / (2 x 8 x 16384) = 1.751 GHz; Austin et
+// al.: 1.75 GHz. (The tpu-v4 presets still model v4's two TensorCores as two cores.)
+DeviceModel DeviceModel::tpu_v5p_core() {
+  return DeviceModel("tpu-v5p-core", 459e12, 2765e9, 95ull << 30)
+      .with_matrix_unit(MatrixUnit(128, 8, 8))
+      .with_vector_unit(tpu_v5_vector_unit(2));
+}
+// v6e (Trillium): 918 TFLOP/s bf16 (1836 TOPS int8), 32 GB of HBM at 1638 GB/s (earlier versions of the page:
+// 1640 and 1600), two 256 x 256 MXUs per TensorCore. No source gives the clock; the two MXUs imply
+// 918e12 / (2 x 2 x 65536) = 3.50 GHz. An earlier version of the page said four MXUs (1.75 GHz):
+// hardware.matrix_units_per_core: 4 runs that reading.
+DeviceModel DeviceModel::tpu_v6e_core() {
+  return DeviceModel("tpu-v6e-core", 918e12, 1638e9, 32'000'000'000ull)
+      .with_matrix_unit(MatrixUnit(256, 2, 8))
+      .with_vector_unit(tpu_v5_vector_unit(1));
+}
+
 namespace {
 const NameTable<DeviceModel (*)()>& presets() {
   static const NameTable<DeviceModel (*)()> table("device", {{"tpu-v2-core", DeviceModel::tpu_v2_core},
                                                              {"tpu-v3-core", DeviceModel::tpu_v3_core},
-                                                             {"tpu-v4-core", DeviceModel::tpu_v4_core}});
+                                                             {"tpu-v4-core", DeviceModel::tpu_v4_core},
+                                                             {"tpu-v5e-core", DeviceModel::tpu_v5e_core},
+                                                             {"tpu-v5p-core", DeviceModel::tpu_v5p_core},
+                                                             {"tpu-v6e-core", DeviceModel::tpu_v6e_core}});
   return table;
 }
 }  // namespace

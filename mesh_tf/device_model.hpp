@@ -5,7 +5,8 @@
 // with either unit's timing off, its work runs at the peak FLOP rate (the plain roofline). Bytes follow the
 // tensors' dtypes (bf16 activations cost 2 bytes in HBM even though numerics run in fp32). Presets are half
 // a chip's public figures (v2, v3: Jouppi et al., CACM 2020, see shared reference mesh_tf.md; v4: the Cloud
-// TPU v4 page, 275 TFLOP/s, 32 GiB and 1200 GB/s of HBM per chip of two TensorCores).
+// TPU v4 page, 275 TFLOP/s, 32 GiB and 1200 GB/s of HBM per chip of two TensorCores); v5e, v5p and v6e are a
+// whole chip (one TensorCore, or v5p's megacore), sources cited in device_model.cpp.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,12 +37,15 @@ class DeviceModel {
   // is a latency).
   DeviceModel(std::string name, double peak_flops, double hbm_bandwidth_Bps, std::uint64_t hbm_bytes,
               double op_overhead_s = 0);
-  // With their matrix units (128 x 128 arrays, 1, 2 and 4 of them per core) and vector units (128 lanes x 8
-  // sublanes x 2 ALUs), both timed.
+  // With their matrix units (128 x 128 arrays, 1, 2 and 4 of them per core on v2 to v4) and vector units (128
+  // lanes x 8 sublanes x 2 ALUs; 4 ALUs per TensorCore from v5), both timed.
   static DeviceModel tpu_v2_core();                    // 22.5 TFLOP/s bf16, 350 GB/s, 8 GiB
   static DeviceModel tpu_v3_core();                    // 61.5 TFLOP/s bf16, 450 GB/s, 16 GiB
   static DeviceModel tpu_v4_core();                    // 137.5 TFLOP/s bf16, 600 GB/s, 16 GiB
-  static DeviceModel preset(const std::string& name);  // "tpu-v2-core" .. "tpu-v4-core", InputError otherwise
+  static DeviceModel tpu_v5e_core();                   // 197 TFLOP/s bf16, 819 GB/s, 16 GB; 4 128x128 MXUs
+  static DeviceModel tpu_v5p_core();                   // 459 TFLOP/s bf16, 2765 GB/s, 95 GiB; 8 128x128 MXUs
+  static DeviceModel tpu_v6e_core();                   // 918 TFLOP/s bf16, 1638 GB/s, 32 GB; 2 256x256 MXUs
+  static DeviceModel preset(const std::string& name);  // "tpu-v2-core" .. "tpu-v6e-core", else InputError
   // The core of the TPU generation a topology preset names ("tpu-v3-pod" -> tpu-v3-core), else tpu-v2-core.
   static DeviceModel for_topology(const std::string& topology_name);
   static std::vector<std::string> preset_names();

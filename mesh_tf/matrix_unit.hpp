@@ -3,11 +3,12 @@
 // cells. One operand's [k, n] block is held in an array a side x side tile at a time while the other
 // operand's rows stream through it, one row per cycle per array. Sources, cited beside the presets in
 // device_model.cpp: 128 x 128 arrays (Cloud TPU system architecture page), 1, 2 and 4 arrays per core on TPU
-// v2, v3 and v4 (that page; Jouppi et al., ISCA 2023), rows streamed in groups of 8 sublanes (a
-// bf16[8,128] x bf16[128,128] product every 8 cycles: Austin et al., "How to Scale Your Model", 2025, TPU
+// v2, v3 and v4 (that page; Jouppi et al., ISCA 2023), 4 on v5e, 8 on v5p's megacore of two TensorCores and
+// two 256 x 256 arrays on v6e (the Cloud TPU v5e, v5p and v6e pages), rows streamed in groups of 8 sublanes
+// (a bf16[8,128] x bf16[128,128] product every 8 cycles: Austin et al., "How to Scale Your Model", 2025, TPU
 // chapter), and a tile shifted into the array in `side` cycles, hidden behind the previous tile's rows by
-// double buffering only when that tile streams at least `side` rows (Jouppi et al., ISCA 2017, section 2:
-// "to hide the 256 cycles it takes to shift a tile in" on the 256-wide TPU v1 array).
+// double buffering only when that tile streams at least `side` rows (Jouppi et al., ISCA 2017, section 2: "to
+// hide the 256 cycles it takes to shift a tile in" on the 256-wide TPU v1 array).
 #include <cstdint>
 
 namespace tpusim::mtf {

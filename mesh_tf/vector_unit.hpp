@@ -4,7 +4,10 @@
 // operations per cycle per core, at the core's clock (Norrie and Patil, "Google's Training Chips Revealed:
 // TPUv2 and TPUv3", Hot Chips 32, 2020; Norrie et al., IEEE Micro 2021). The Cloud TPU v4 page and Jouppi et
 // al., ISCA 2023 keep the 128-lane vector unit beside four matrix units; its sublanes and ALUs are not
-// published, so the v4 preset keeps v3's, a documented assumption.
+// published, so the v4 preset keeps v3's, a documented assumption. On v5 each lane and sublane has 4 ALUs
+// (Austin et al., "How to Scale Your Model", 2025, TPU chapter): 4096 operations per cycle per TensorCore,
+// 8192 on v5p's megacore of two; v6e's ALUs are not published and its preset assumes v5's, a user setting
+// (hardware.vector_alus_per_sublane).
 //
 // A transcendental function (exp, log, tanh, sqrt, rsqrt, the logistic: the ops XLA's HloCostAnalysis counts
 // as transcendentals rather than FLOPs) costs `transcendental_ops` vector operations per element. No public

@@ -29,6 +29,31 @@ const LinkParams kV3OnChip(450e9, 0.5e-6);
 // assumptions as for v2 and v3.
 const LinkParams kV4Link(400e9 / 8, 1e-6);
 const LinkParams kV4OnChip(600e9, 0.5e-6);
+// TPU v5e, v5p and v6e (Trillium) from Google Cloud's pages (https://docs.cloud.google.com/tpu/docs/v5e,
+// /v5p, /v6e), which give each chip's bidirectional ICI bandwidth; the figure per link and direction is
+// derived: per chip / links per chip / 2 directions. The hop latency stays our 1 us assumption (lat=). v5e:
+// 400 GB/s per chip over 4 ICI ports: 50 GB/s (400 Gbit/s) each way. An earlier version of the page gave 1600
+// Gbit/s per chip, the same 4 x 400 Gbit/s one way; its pod figures agree: bisection 1.6 TB/s = the 16x16
+// torus's 32 links cut x 50 GB/s, all-reduce 51.2 TB/s = 256 chips x 4 links x 50 GB/s.
+const LinkParams kV5eLink(400e9 / 4 / 2, 1e-6);
+// v6e: 800 GB/s per chip over 4 ICI ports: 100 GB/s (800 Gbit/s) each way (earlier versions: 3200 Gbit/s per
+// chip one way; one said 3584, which its own 3.2 TB/s bisection = 32 links x 100 GB/s contradicts).
+const LinkParams kV6eLink(800e9 / 4 / 2, 1e-6);
+// v5p: 1200 GB/s per chip (4800 Gbit/s one way in an earlier version); the page's 3D torus gives a chip 6
+// links, 2 per dimension ("connected to the nearest 6 neighbors": Austin et al., How to Scale Your Model,
+// 2025, https://jax-ml.github.io/scaling-book/tpus/), so 100 GB/s (800 Gbit/s) each way.
+const LinkParams kV5pLink(1200e9 / 6 / 2, 1e-6);
+// These presets have one core per chip (the device is the chip, or v5p's megacore: mesh_tf/device_model.cpp),
+// so no on-chip link carries data; a spec's cores= would use this one: half the chip's HBM bandwidth (819,
+// 2765 and 1638 GB/s) and 0.5 us, the assumption of v2 to v4.
+const LinkParams kV5eOnChip(819e9 / 2, 0.5e-6);
+const LinkParams kV5pOnChip(2765e9 / 2, 0.5e-6);
+const LinkParams kV6eOnChip(1638e9 / 2, 0.5e-6);
+// Which slices wrap around (Austin et al., TPU chapter): on v5e and v6e only an axis of 16 chips does
+// ("smaller topologies can be requested without wraps on dims < 16"), so the 4x4 slices are meshes; on v5p
+// the optical switches that close the wraparounds join whole 4x4x4 cubes, so a slice of whole cubes wraps on
+// every axis and the presets are such slices. v5p's largest slice is 16x16x24 (the Cloud page); the pod's
+// 8960 chips (the Cloud page) are 16x20x28 = 140 cubes (Austin et al.'s shape).
 
 struct PresetEntry {
   const char* name;
@@ -100,6 +125,62 @@ const std::vector<PresetEntry>& table() {
        2,
        kV4Link,
        kV4OnChip},
+      {"tpu-v5e-16",
+       "TPU v5e slice: 4x4 chips without wraparound (a mesh), 1 core per chip (16 cores)",
+       {4, 4},
+       false,
+       1,
+       kV5eLink,
+       kV5eOnChip},
+      {"tpu-v5e-256",
+       "TPU v5e pod: 16x16 chip 2D torus, 1 core per chip (256 cores)",
+       {16, 16},
+       true,
+       1,
+       kV5eLink,
+       kV5eOnChip},
+      {"tpu-v5p-cube",
+       "TPU v5p cube: 4x4x4 chip 3D torus, 1 megacore per chip (64 cores)",
+       {4, 4, 4},
+       true,
+       1,
+       kV5pLink,
+       kV5pOnChip},
+      {"tpu-v5p-8x8x8",
+       "TPU v5p slice: 8x8x8 chip 3D torus, 1 megacore per chip (512 cores)",
+       {8, 8, 8},
+       true,
+       1,
+       kV5pLink,
+       kV5pOnChip},
+      {"tpu-v5p-16x16x24",
+       "TPU v5p largest slice: 16x16x24 chip 3D torus, 1 megacore per chip (6144 cores)",
+       {16, 16, 24},
+       true,
+       1,
+       kV5pLink,
+       kV5pOnChip},
+      {"tpu-v5p-pod",
+       "TPU v5p pod: 16x20x28 chip 3D torus, 1 megacore per chip (8960 cores)",
+       {16, 20, 28},
+       true,
+       1,
+       kV5pLink,
+       kV5pOnChip},
+      {"tpu-v6e-16",
+       "TPU v6e (Trillium) slice: 4x4 chips without wraparound (a mesh), 1 core per chip (16 cores)",
+       {4, 4},
+       false,
+       1,
+       kV6eLink,
+       kV6eOnChip},
+      {"tpu-v6e-256",
+       "TPU v6e (Trillium) pod: 16x16 chip 2D torus, 1 core per chip (256 cores)",
+       {16, 16},
+       true,
+       1,
+       kV6eLink,
+       kV6eOnChip},
       {"ring-8", "8 single-core chips on a ring", {8}, true, 1, kV2Link, kV2OnChip},
       {"torus-4x4", "4x4 torus of single-core chips", {4, 4}, true, 1, kV2Link, kV2OnChip},
       {"torus-8x8", "8x8 torus of single-core chips", {8, 8}, true, 1, kV2Link, kV2OnChip},

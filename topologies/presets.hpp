@@ -2,6 +2,9 @@
 // Named topologies. TPU figures from Jouppi et al. (CACM 2020), see shared reference mesh_tf.md:
 //   tpu-v2-pod: 16x16 torus, 2 cores/chip, 496 Gbit/s per inter-chip link direction.
 //   tpu-v3-pod: 32x32 torus, 2 cores/chip, 656 Gbit/s.
+// TPU v4, v5e, v5p and v6e slices and pods follow Google Cloud's pages, each figure cited beside its link in
+// presets.cpp (tpu-v5e-256: 16x16 torus, 400 Gbit/s; tpu-v5p-cube: 4x4x4 torus, 800 Gbit/s; tpu-v6e-256:
+// 16x16 torus, 800 Gbit/s; one core per chip on these three generations).
 // Small ones (ring-8, torus-4x4, torus-8x8, torus-4x4x4, mesh-4x4, ...) are for tests and examples.
 #include <string>
 #include <vector>

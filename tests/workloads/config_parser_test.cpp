@@ -5,7 +5,9 @@
 #include <utility>
 
 #include "tests/topologies/support/input_error_of.hpp"
+#include "topologies/presets.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 
 using tpusim::InputError;
 using tpusim::workloads::parse_run_config;
@@ -189,12 +191,8 @@ TEST_CASE("hardware keys resolve topologies and devices and overrides") {
         "configs/test.yaml:4: hardware.faults: fault 'slow:0.0+x:0': factor '0' must be a number from 0.001 "
         "to 1 (down: for a link that is off)");
   CHECK(error_of(replace(kValid, "tpu-v2-32", "tpu-v9")) ==
-        "configs/test.yaml:3: hardware.topology: unknown topology preset 'tpu-v9'; valid presets are "
-        "tpu-v2-pod, "
-        "tpu-v3-pod, tpu-v2-32, tpu-v2-128, tpu-v4-cube, tpu-v4-4x4x8, tpu-v4-4x4x8-twisted, tpu-v4-pod, "
-        "ring-8, torus-4x4, torus-8x8, torus-4x4x4, mesh-4x4 (or a spec "
-        "such as "
-        "torus:8x8,cores=2)");
+        "configs/test.yaml:3: hardware.topology: unknown topology preset 'tpu-v9'; valid presets are " +
+            tpusim::join(tpusim::topo::preset_names()) + " (or a spec such as torus:8x8,cores=2)");
   CHECK(
       error_of(replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  hbm_per_core: lots\n")) ==
       "configs/test.yaml:4: hardware.hbm_per_core: 'lots' is not a size: expected a size such as 4096, "
@@ -307,6 +305,15 @@ TEST_CASE("the matrix unit, vector unit and fusion keys: defaults, overrides and
         "configs/test.yaml:5: hardware.transcendental_vector_ops: the vector unit is off "
         "(hardware.vector_unit: "
         "peak_rate)");
+  // The vector unit's ALUs, a user setting where no source gives them (v6e): 128 lanes x 8 sublanes x 4.
+  const auto alus = parse_run_config(with("  vector_alus_per_sublane: 4\n"), "configs/test.yaml");
+  CHECK(alus.hardware.device.vector_unit()->alus_per_sublane() == 4);
+  CHECK(alus.hardware.device.vector_unit()->ops_per_cycle() == 128 * 8 * 4);
+  CHECK(error_of(with("  vector_alus_per_sublane: 0\n")) ==
+        "configs/test.yaml:4: hardware.vector_alus_per_sublane: 0 is not plausible: expected 1 to 4096");
+  CHECK(error_of(with("  vector_unit: peak_rate\n  vector_alus_per_sublane: 2\n")) ==
+        "configs/test.yaml:5: hardware.vector_alus_per_sublane: the vector unit is off "
+        "(hardware.vector_unit: peak_rate)");
   CHECK(error_of(with("  matrix_unit_side: 4\n")) ==
         "configs/test.yaml:4: hardware.matrix_unit_side: 4 is not plausible: expected 8 to 1024");
   CHECK(error_of(with("  matrix_units_per_core: -1\n")) ==

@@ -87,6 +87,22 @@ void set_matrix_unit(const ConfigNode& value, ConfigReading& r, std::optional<in
   }
 }
 
+// The device with one figure of its vector unit changed (ALUs or a transcendental's cost), or InputError at
+// the key.
+void set_vector_unit(const ConfigNode& value, ConfigReading& r, std::optional<int> alus,
+                     std::optional<double> transcendental_ops) {
+  mtf::DeviceModel& device = r.config.hardware.device;
+  if (!device.times_vector_unit()) value.fail("the vector unit is off (hardware.vector_unit: peak_rate)");
+  const mtf::VectorUnit& unit = *device.vector_unit();
+  try {
+    device = device.with_vector_unit(mtf::VectorUnit(unit.lanes(), unit.sublanes(),
+                                                     alus.value_or(unit.alus_per_sublane()),
+                                                     transcendental_ops.value_or(unit.transcendental_ops())));
+  } catch (const InputError& error) {
+    value.fail(error.what());
+  }
+}
+
 // hardware.matrix_unit_side or hardware.matrix_units_per_core: one figure of the matrix unit's shape.
 ConfigKey matrix_unit_shape_key(const std::string& key, const std::string& type, const std::string& help,
                                 int min, int max, int (mtf::MatrixUnit::*figure)() const) {
@@ -173,7 +189,7 @@ std::vector<ConfigKey> hardware_keys() {
           .reports([](const RunConfig& c) { return c.hardware.topology.faults().text(); }),
       ConfigKey("hardware.device", "one of " + join(mtf::DeviceModel::preset_names()),
                 "The device model of each core (mtf::DeviceModel); the keys below override its figures.")
-          .computed("the core of a tpu-v3 or tpu-v4 topology preset, else tpu-v2-core",
+          .computed("the core of a tpu-v* topology preset's generation, else tpu-v2-core",
                     [](ConfigReading& r) {
                       r.config.hardware.device =
                           mtf::DeviceModel::for_topology(r.config.hardware.topology.name());
@@ -263,12 +279,13 @@ std::vector<ConfigKey> hardware_keys() {
           "excluded: mesh_tf/matrix_unit.hpp), or peak_rate, every matmul at the peak FLOP rate "
           "(the plain roofline)."),
       matrix_unit_shape_key("hardware.matrix_unit_side", "whole number of cells",
-                            "Side of each systolic array of the matrix unit (128 on TPU v2 to v4).", 8, 1024,
-                            &mtf::MatrixUnit::side),
+                            "Side of each systolic array of the matrix unit (128 on TPU v2 to v5p, 256 on "
+                            "v6e).",
+                            8, 1024, &mtf::MatrixUnit::side),
       matrix_unit_shape_key(
           "hardware.matrix_units_per_core", "whole number",
-          "Systolic arrays per core (1 on TPU v2, 2 on v3, 4 on v4). The clock follows from "
-          "the peak FLOP rate: peak / (2 x side^2 x arrays).",
+          "Systolic arrays per core (1 on TPU v2, 2 on v3, 4 on v4 and v5e, 8 on v5p's megacore, 2 on v6e). "
+          "The clock follows from the peak FLOP rate: peak / (2 x side^2 x arrays).",
           1, 64, &mtf::MatrixUnit::arrays_per_core),
       unit_timing_key(
           "hardware.vector_unit", vector_unit_modes(), &mtf::DeviceModel::with_vector_unit_timing,
@@ -285,20 +302,25 @@ std::vector<ConfigKey> hardware_keys() {
           .absent_means("the device's (1)")
           .needs({"hardware.vector_unit"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            mtf::DeviceModel& device = r.config.hardware.device;
-            if (!device.times_vector_unit())
-              value.fail("the vector unit is off (hardware.vector_unit: peak_rate)");
-            const mtf::VectorUnit& unit = *device.vector_unit();
-            try {
-              device = device.with_vector_unit(
-                  mtf::VectorUnit(unit.lanes(), unit.sublanes(), unit.alus_per_sublane(), value.number()));
-            } catch (const InputError& error) {
-              value.fail(error.what());
-            }
+            set_vector_unit(value, r, std::nullopt, value.number());
           })
           .reports([](const RunConfig& c) {
             return c.hardware.device.vector_unit() ? c.hardware.device.vector_unit()->transcendental_ops()
                                                    : 0.0;
+          }),
+      ConfigKey("hardware.vector_alus_per_sublane", "whole number",
+                "ALUs of each lane and sublane of the vector unit: 2 on TPU v2 and v3 (Norrie and Patil, Hot "
+                "Chips 2020), 4 per TensorCore on v5 (Austin et al., How to Scale Your Model, 2025; 8 on "
+                "v5p's megacore of two). A user setting where no source gives it: v4 keeps v3's 2 and v6e "
+                "v5's 4.")
+          .ranged("1 to 4096")
+          .absent_means("the device's")
+          .needs({"hardware.vector_unit"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            set_vector_unit(value, r, whole_number_in(value, 1, 4096), std::nullopt);
+          })
+          .reports([](const RunConfig& c) {
+            return c.hardware.device.vector_unit() ? c.hardware.device.vector_unit()->alus_per_sublane() : 0;
           }),
       ConfigKey("hardware.inter_chip_bandwidth", kBandwidth, "Bandwidth of each link between chips, one way.")
           .ranged(kBandwidthRange_Bps.text)

@@ -1,5 +1,6 @@
 // tpusim topo list: every preset, as text and as JSON, held to the names `topo describe` accepts, to each
-// preset's own figures there, and to the published TPU figures (Jouppi et al., CACM 2020).
+// preset's own figures there, and to the published TPU figures (Jouppi et al., CACM 2020; Google Cloud's v5e,
+// v5p and v6e pages).
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -48,6 +49,17 @@ TEST_CASE("cli: topo list prints a line per preset with its shape, cores, link a
   // TPU v3 pod: 32x32 chips, 2 cores each, 656 Gbit/s = 82 GB/s.
   CHECK(std::regex_search(
       run.out, std::regex("\ntpu-v3-pod +torus +32x32 chips x 2 cores +2048 +82 GB/s, 1 us +tpu-v3-core\n")));
+  // Google Cloud's pages, per link each way = ICI per chip (both ways) / links / 2. TPU v5e pod: 16x16 chips,
+  // one core each, 400 GB/s over 4 links = 50 GB/s.
+  CHECK(std::regex_search(
+      run.out, std::regex("\ntpu-v5e-256 +torus +16x16 chips x 1 core +256 +50 GB/s, 1 us +tpu-v5e-core\n")));
+  // TPU v5p cube: 4x4x4 chips, one megacore each, 1200 GB/s over 6 links = 100 GB/s.
+  CHECK(std::regex_search(
+      run.out,
+      std::regex("\ntpu-v5p-cube +torus +4x4x4 chips x 1 core +64 +100 GB/s, 1 us +tpu-v5p-core\n")));
+  // TPU v6e slice: 4x4 chips without wraparound, 800 GB/s over 4 links = 100 GB/s.
+  CHECK(std::regex_search(
+      run.out, std::regex("\ntpu-v6e-16 +mesh +4x4 chips x 1 core +16 +100 GB/s, 1 us +tpu-v6e-core\n")));
   CHECK(scratch.entries().empty());
 }
 
@@ -73,10 +85,10 @@ TEST_CASE("cli: topo list --json gives every preset the figures topo describe gi
                               "inter_chip_latency_s", "intra_chip_bandwidth_Bps", "intra_chip_latency_s"}) {
       CHECK(preset.at(field) == figures.at(field));
     }
-    // hardware.device's documented default: the core of a tpu-v3 or tpu-v4 preset, else tpu-v2-core.
-    const std::string device = name.rfind("tpu-v3-", 0) == 0   ? "tpu-v3-core"
-                               : name.rfind("tpu-v4-", 0) == 0 ? "tpu-v4-core"
-                                                               : "tpu-v2-core";
+    // hardware.device's documented default: the core of the TPU generation a tpu-v* preset names
+    // (tpu-v5e-256: tpu-v5e-core), else tpu-v2-core.
+    const std::string device =
+        name.rfind("tpu-v", 0) == 0 ? name.substr(0, name.find('-', 4)) + "-core" : "tpu-v2-core";
     CHECK(preset.at("device") == device);
   }
   CHECK(listed == preset_names(scratch));
