@@ -39,13 +39,13 @@ constexpr std::array<OpRow, kOpKindCount> kOps = {{
     {OpKind::pool_gradient, "pool_gradient", lower_pool_gradient, nullptr, nullptr, R::none},
 }};
 
-constexpr bool rows_in_enum_order() {
+constexpr bool op_rows_in_enum_order() {
   for (int i = 0; i < kOpKindCount; ++i) {
     if (static_cast<int>(kOps[i].kind) != i) return false;
   }
   return true;
 }
-static_assert(rows_in_enum_order(), "one row per OpKind, in enum order");
+static_assert(op_rows_in_enum_order(), "one row per OpKind, in enum order");
 
 }  // namespace
 

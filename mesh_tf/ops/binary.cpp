@@ -71,13 +71,13 @@ constexpr std::array<BinaryRow, kBinaryOpCount> kBinaryOps = {{
 }};
 
 // A row left out is value-initialised, naming op 0 at a later place, so the order check also catches it.
-constexpr bool rows_in_enum_order() {
+constexpr bool binary_rows_in_enum_order() {
   for (int i = 0; i < kBinaryOpCount; ++i) {
     if (static_cast<int>(kBinaryOps[i].op) != i) return false;
   }
   return true;
 }
-static_assert(rows_in_enum_order(), "one row per BinaryOp, in enum order");
+static_assert(binary_rows_in_enum_order(), "one row per BinaryOp, in enum order");
 
 const BinaryRow& row(BinaryOp op) { return kBinaryOps[static_cast<int>(op)]; }
 

@@ -88,13 +88,13 @@ constexpr std::array<UnaryRow, kUnaryOpCount> kUnaryOps = {{
 }};
 
 // A row left out is value-initialised, naming op 0 at a later place, so the order check also catches it.
-constexpr bool rows_in_enum_order() {
+constexpr bool unary_rows_in_enum_order() {
   for (int i = 0; i < kUnaryOpCount; ++i) {
     if (static_cast<int>(kUnaryOps[i].op) != i) return false;
   }
   return true;
 }
-static_assert(rows_in_enum_order(), "one row per UnaryOp, in enum order");
+static_assert(unary_rows_in_enum_order(), "one row per UnaryOp, in enum order");
 
 const UnaryRow& row(UnaryOp op) { return kUnaryOps[static_cast<int>(op)]; }
 

@@ -31,7 +31,7 @@ Schedule reduce_scatter_choosing(const Line& line, ElementRange range, std::vect
 }
 
 // bounds.md, one reduce-scatter or allgather on a line of k members: (k-1) a + (k-1)/k S/(2B).
-double half_time(int k, double s, double alpha, double bandwidth) {
+double bidir_ring_half_time(int k, double s, double alpha, double bandwidth) {
   if (k <= 1) return 0.0;
   const double fraction = static_cast<double>(k - 1) / k;
   return (k - 1) * alpha + fraction * s / (2 * bandwidth);
@@ -67,7 +67,7 @@ const LineOperations bidir_ring_line = {reduce_scatter_choosing,   bidir_ring_al
 
 ClosedForm bidir_ring_closed_form(const ClosedFormInput& input) {
   const int p = input.members();
-  const double half = half_time(p, input.bytes, input.alpha, input.bandwidth);
+  const double half = bidir_ring_half_time(p, input.bytes, input.alpha, input.bandwidth);
   switch (input.kind) {
     case CollectiveKind::allreduce:
       return {p <= 1 ? 0.0 : 2 * half, "2(p-1)a + (p-1)/p S/B"};

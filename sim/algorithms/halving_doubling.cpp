@@ -199,7 +199,7 @@ Schedule allgather(const Line& line, const std::vector<ElementRange>& owned, boo
 //     unfold    a + c/B (reduce-scatter: the extra member's chunk) or a + s/B (allgather: the whole result,
 //               one message rather than the two around the member's own chunk).
 //   Both: (m + 2) a + (k + p' + sum_{i<m} min(e, 2^i)) c/B.
-double half_time(int k, double s, double alpha, double bandwidth) {
+double halving_doubling_half_time(int k, double s, double alpha, double bandwidth) {
   if (k <= 1) return 0.0;
   int core = 1, steps = 0;
   while (core * 2 <= k) core *= 2, ++steps;
@@ -278,14 +278,15 @@ ClosedForm halving_doubling_closed_form(const ClosedFormInput& input) {
       const char* formula = power_of_two ? "2 log2(p) a + 2(p-1)/p S/B"
                                          : "2(a + S/B) + 2 log2(p') a + 2(p'-1)/p' S/B, p' = 2^floor(log2 p)";
       if (p <= 1) return {0.0, formula};
-      if (power_of_two) return {2 * half_time(p, s, alpha, bandwidth), formula};
+      if (power_of_two) return {2 * halving_doubling_half_time(p, s, alpha, bandwidth), formula};
       int core = 1;
       while (core * 2 <= p) core *= 2;
-      return {2 * (alpha + s / bandwidth) + 2 * half_time(core, s, alpha, bandwidth), formula};
+      return {2 * (alpha + s / bandwidth) + 2 * halving_doubling_half_time(core, s, alpha, bandwidth),
+              formula};
     }
     case CollectiveKind::reduce_scatter:
     case CollectiveKind::allgather:
-      return {half_time(p, s, alpha, bandwidth),
+      return {halving_doubling_half_time(p, s, alpha, bandwidth),
               power_of_two ? "log2(p) a + (p-1)/p S/B"
                            : "(log2(p')+2) a + (p + p' + sum_{i<log2 p'} min(e, 2^i)) S/(pB), p' = "
                              "2^floor(log2 p), e = p-p'"};

@@ -49,7 +49,7 @@ Schedule reduce_scatter_choosing(const Line& line, ElementRange range, std::vect
 }
 
 // bounds.md, one reduce-scatter or allgather on a line of k members: (k-1) a + (k-1)/k S/B.
-double half_time(int k, double s, double alpha, double bandwidth) {
+double ring_half_time(int k, double s, double alpha, double bandwidth) {
   if (k <= 1) return 0.0;
   const double fraction = static_cast<double>(k - 1) / k;
   return (k - 1) * alpha + fraction * s / bandwidth;
@@ -79,7 +79,7 @@ const LineOperations ring_line = {reduce_scatter_choosing, ring_allgather, ring_
 
 ClosedForm ring_closed_form(const ClosedFormInput& input) {
   const int p = input.members();
-  const double half = half_time(p, input.bytes, input.alpha, input.bandwidth);
+  const double half = ring_half_time(p, input.bytes, input.alpha, input.bandwidth);
   switch (input.kind) {
     case CollectiveKind::allreduce:
       return {p <= 1 ? 0.0 : 2 * half, "2(p-1)a + 2(p-1)/p S/B"};

@@ -25,25 +25,27 @@ LiveMemory chain(FusionPolicy fusion) {
   return executor.live_memory();
 }
 
-constexpr std::uint64_t kMiB = 1 << 20, kRow = 4096;
+constexpr std::uint64_t kLivenessMiB = 1 << 20, kRow = 4096;
 
 }  // namespace
 
 TEST_CASE("buffer liveness: without fusion the peak is the input and two intermediates at once") {
   // Step 0 relu: x, relu's result. Step 1 exp reads relu: x, relu, exp. Step 2 sum reads exp: x, exp, sum.
   const LiveMemory memory = chain(FusionPolicy::none);
-  CHECK(memory.source_bytes == kMiB);
-  CHECK(memory.peak_bytes == 3 * kMiB);
+  CHECK(memory.source_bytes == kLivenessMiB);
+  CHECK(memory.peak_bytes == 3 * kLivenessMiB);
   CHECK(memory.peak_step == 1);
 }
 
 TEST_CASE("buffer liveness: fused intermediates have no buffer") {
   // relu and exp fuse into the sum: only x and the sum's result are ever in HBM.
   const LiveMemory memory = chain(FusionPolicy::xla);
-  CHECK(memory.peak_bytes == kMiB + kRow);
+  CHECK(memory.peak_bytes == kLivenessMiB + kRow);
 }
 
-TEST_CASE("buffer liveness: a duplicated value has no buffer, and what it is computed from lives to its last copy") {
+TEST_CASE(
+    "buffer liveness: a duplicated value has no buffer, and what it is computed from lives to its last "
+    "copy") {
   // Steps in order: 0 matmul z = x.w (read by sum0 and by relu, so written), 1 sum0, 2 relu (duplicated into
   // its readers), 3 sum1 (sibling of sum0: one pass), 4 exp t (an output, so its own kernel), 5 mul(relu, t)
   // (fused into sum2, computing relu again from z), 6 sum2. z lives to step 5, where t is live too: the peak
@@ -64,7 +66,6 @@ TEST_CASE("buffer liveness: a duplicated value has no buffer, and what it is com
   options.outputs = {sum0, sum1, sum2, t};
   const Executor executor(g, MeshShape(), LayoutRules(), nullptr, options);
   const LiveMemory memory = executor.live_memory();
-  CHECK(memory.source_bytes == 2 * kMiB + kMiB / 4);  // x, x2, w
-  CHECK(memory.peak_bytes == memory.source_bytes + 2 * kMiB + 2 * kRow);
+  CHECK(memory.source_bytes == 2 * kLivenessMiB + kLivenessMiB / 4);  // x, x2, w
+  CHECK(memory.peak_bytes == memory.source_bytes + 2 * kLivenessMiB + 2 * kRow);
 }
-

@@ -14,7 +14,7 @@ using namespace tpusim::mtf;
 
 namespace {
 
-constexpr std::uint64_t kMiB = 1 << 20, kRow = 4096;
+constexpr std::uint64_t kRematMiB = 1 << 20, kRematRow = 4096;
 
 }  // namespace
 
@@ -54,23 +54,23 @@ RematRun remat_chain(std::uint64_t hbm_bytes) {
 }  // namespace
 
 TEST_CASE("rematerialization: a value held across the peak is computed again for its later reader") {
-  const RematRun held = remat_chain(8 * kMiB);  // fits: nothing changes
-  CHECK(held.memory.peak_bytes == 4 * kMiB + kRow);
+  const RematRun held = remat_chain(8 * kRematMiB);  // fits: nothing changes
+  CHECK(held.memory.peak_bytes == 4 * kRematMiB + kRematRow);
   CHECK(held.memory.peak_step == 3);
   CHECK(held.memory.rematerialization.values == 0);
   // Under 3.5 MiB: a is dropped after step 1 and computed again (relu's time) in the kernel of step 5. The
   // peak moves to step 5: x, a, d, and the rows of s1 and s2.
-  const RematRun fitted = remat_chain(3 * kMiB + kMiB / 2);
+  const RematRun fitted = remat_chain(3 * kRematMiB + kRematMiB / 2);
   CHECK(fitted.memory.rematerialization.values == 1);
   CHECK(fitted.memory.rematerialization.recompute_s == Approx(held.time_s.at("a")));
-  CHECK(fitted.memory.peak_bytes == 4 * kMiB - kMiB + 2 * kRow);
+  CHECK(fitted.memory.peak_bytes == 4 * kRematMiB - kRematMiB + 2 * kRematRow);
   CHECK(fitted.memory.peak_step == 5);
   CHECK(fitted.time_s.at("d") == Approx(held.time_s.at("d") + held.time_s.at("a")));
   CHECK(fitted.time_s.at("a") == held.time_s.at("a"));
   // Under 2.5 MiB no choice fits (x, b and c are all needed at step 3): left as assigned.
-  const RematRun unfit = remat_chain(2 * kMiB + kMiB / 2);
+  const RematRun unfit = remat_chain(2 * kRematMiB + kRematMiB / 2);
   CHECK(unfit.memory.rematerialization.values == 0);
-  CHECK(unfit.memory.peak_bytes == 4 * kMiB + kRow);
+  CHECK(unfit.memory.peak_bytes == 4 * kRematMiB + kRematRow);
   CHECK(unfit.time_s.at("d") == held.time_s.at("d"));
 }
 
@@ -127,7 +127,7 @@ TEST_CASE(
       for (const auto& op : executor.counters().ops) time_s += op.time_s;
       return std::make_pair(executor.live_memory(), time_s);
     };
-    const auto [held, held_s] = run(kMiB << 10, RematerializationPolicy::none);
+    const auto [held, held_s] = run(kRematMiB << 10, RematerializationPolicy::none);
     // A memory between what the sources need and the held peak.
     const std::uint64_t floor = held.source_bytes;
     const std::uint64_t memory = floor + (held.peak_bytes - floor) * (30 + random() % 70) / 100;

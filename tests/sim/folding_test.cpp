@@ -13,13 +13,13 @@ using namespace tpusim::sim;
 
 namespace {
 
-struct Outcome {
+struct FoldingOutcome {
   double time_s;
   std::uint64_t messages, simulated, folded;
 };
 
-Outcome run_child(const std::string& topology_spec, const std::string& algorithm, const std::string& bytes,
-                  bool fold, const std::string& axes = "") {
+FoldingOutcome run_child(const std::string& topology_spec, const std::string& algorithm,
+                         const std::string& bytes, bool fold, const std::string& axes = "") {
   const auto child = run_in_child([&] {
     const auto topology = topo::topology_from_spec(topology_spec);
     SimOptions options;
@@ -32,7 +32,7 @@ Outcome run_child(const std::string& topology_spec, const std::string& algorithm
     return out.str();
   });
   std::istringstream in(child.output);
-  Outcome outcome{};
+  FoldingOutcome outcome{};
   in >> outcome.time_s >> outcome.messages >> outcome.simulated >> outcome.folded;
   return outcome;
 }
@@ -86,7 +86,9 @@ TEST_CASE("a collective reports its rounds as they are taken up, folded or not, 
       SimOptions options;
       options.fold_repeated_rounds = fold;
       std::vector<std::pair<std::size_t, std::size_t>> calls;
-      options.on_rounds = [&calls](std::size_t taken, std::size_t rounds) { calls.emplace_back(taken, rounds); };
+      options.on_rounds = [&calls](std::size_t taken, std::size_t rounds) {
+        calls.emplace_back(taken, rounds);
+      };
       Simulator simulator(topology, options);
       simulator.run(testing::request_along(topology, "allreduce", "ring", "64MiB"));
       std::ostringstream out;

@@ -26,7 +26,7 @@ const char* const kMinimal =
     "hardware: {topology: ring-8}\n"
     "model: {kind: mlp, layers: 1, d_model: 8, d_ff: 16, batch: 8}\n";
 
-std::string error_of(const std::string& yaml) {
+std::string schema_error_of(const std::string& yaml) {
   return tpusim::test_support::input_error_of([&] { parse_run_config(yaml, "schema.yaml"); });
 }
 
@@ -159,7 +159,7 @@ TEST_CASE("schema: a misspelt key is an unknown key that suggests the real one")
       root[section][wrong] = "1";
     }
     const std::string path = (section.empty() ? "" : section + ".") + wrong;
-    const std::string error = error_of(YAML::Dump(root));
+    const std::string error = schema_error_of(YAML::Dump(root));
     INFO(error);
     CHECK_THAT(error,
                Catch::Contains(": " + path + ": unknown key (did you mean '" + name + "'?); valid keys are"));

@@ -16,7 +16,7 @@ using namespace tpusim::workloads;
 namespace {
 
 // A valid U-Net config; tests replace one line to break it. Line numbers matter: the errors quote them.
-const std::string kUNet =
+const std::string kImageUNet =
     "name: images\n"                  // 1
     "hardware:\n"                     // 2
     "  topology: ring-8\n"            // 3
@@ -33,7 +33,7 @@ const std::string kUNet =
     "training:\n"                     // 14
     "  numerics: timing\n";           // 15
 
-std::string replace(const std::string& text, const std::string& from, const std::string& to) {
+std::string image_replace(const std::string& text, const std::string& from, const std::string& to) {
   const auto at = text.find(from);
   REQUIRE(at != std::string::npos);
   return text.substr(0, at) + to + text.substr(at + from.size());
@@ -42,18 +42,19 @@ std::string replace(const std::string& text, const std::string& from, const std:
 // The same on a ResNet: its blocks line replaces line 9 (with "", the default blocks move every later line up
 // by one) and the images are split by the batch only, since ResNet-50 halves 32 rows down to 1.
 std::string resnet(const std::string& blocks_line) {
-  return replace(replace(replace(kUNet, "  kind: unet\n", "  kind: resnet\n"), "  levels: 3\n", blocks_line),
-                 "  layout: batch:batch;h:rows\n", "  layout: batch:batch\n");
+  return image_replace(image_replace(image_replace(kImageUNet, "  kind: unet\n", "  kind: resnet\n"),
+                                     "  levels: 3\n", blocks_line),
+                       "  layout: batch:batch;h:rows\n", "  layout: batch:batch\n");
 }
 
-std::string error_of(const std::string& yaml) {
+std::string image_error_of(const std::string& yaml) {
   return tpusim::test_support::input_error_of([&] { parse_run_config(yaml, "img.yaml"); });
 }
 
 }  // namespace
 
 TEST_CASE("image models: a valid config gets the kind's defaults and reports images") {
-  const RunConfig unet = parse_run_config(kUNet, "img.yaml");
+  const RunConfig unet = parse_run_config(kImageUNet, "img.yaml");
   CHECK(unet.model.image_channels == 1);
   CHECK(unet.model.activation_dtype == tpusim::mtf::DType::bfloat16);
   CHECK(example_unit(unet.model.kind) == "images");
@@ -72,40 +73,40 @@ TEST_CASE("image models: stage_blocks is a list or comma-separated text, and rea
   const RunConfig text = parse_run_config(resnet("  stage_blocks: \"2, 1\"\n"), "img.yaml");
   CHECK(list.model.stage_blocks == std::vector<int>{2, 1});
   CHECK(text.model.stage_blocks == list.model.stage_blocks);
-  CHECK(error_of(resnet("  stage_blocks: [3, 0]\n")) ==
+  CHECK(image_error_of(resnet("  stage_blocks: [3, 0]\n")) ==
         "img.yaml:9: model.stage_blocks[1]: 0 must be at least 1");
-  CHECK(error_of(resnet("  stage_blocks: \"2, x\"\n")) ==
+  CHECK(image_error_of(resnet("  stage_blocks: \"2, x\"\n")) ==
         "img.yaml:9: model.stage_blocks: 'x' is not a whole number");
-  CHECK(error_of(resnet("  stage_blocks: \"1,1,1,1,1,1,1,1,1\"\n")) ==
+  CHECK(image_error_of(resnet("  stage_blocks: \"1,1,1,1,1,1,1,1,1\"\n")) ==
         "img.yaml:9: model.stage_blocks: 9 stages is more than the 8 a ResNet may have");
-  CHECK(error_of(resnet("  stage_blocks: [600, 600]\n")) ==
+  CHECK(image_error_of(resnet("  stage_blocks: [600, 600]\n")) ==
         "img.yaml:9: model.stage_blocks: more than the 1000 blocks a model may have");
 }
 
 TEST_CASE("image models: an unknown key or a bad size is one line at its key") {
   CHECK(
-      error_of(replace(kUNet, "  image_size: 32\n", "  image_sise: 32\n")) ==
+      image_error_of(image_replace(kImageUNet, "  image_size: 32\n", "  image_sise: 32\n")) ==
       "img.yaml:11: model.image_sise: unknown key (did you mean 'image_size'?); valid keys are kind, levels, "
       "width, image_size, image_channels, classes, batch, activation_dtype");
-  CHECK(error_of(replace(kUNet, "  image_size: 32\n", "  image_size: -32\n")) ==
+  CHECK(image_error_of(image_replace(kImageUNet, "  image_size: 32\n", "  image_size: -32\n")) ==
         "img.yaml:11: model.image_size: -32 must be at least 1");
-  CHECK(error_of(replace(kUNet, "  levels: 3\n", "  levels: 17\n")) ==
+  CHECK(image_error_of(image_replace(kImageUNet, "  levels: 3\n", "  levels: 17\n")) ==
         "img.yaml:9: model.levels: 17 levels is more than the 16 a U-Net may have");
   // A resnet key in a U-Net is an unknown key.
-  CHECK(error_of(replace(kUNet, "  levels: 3\n", "  levels: 3\n  stage_blocks: [1]\n"))
+  CHECK(image_error_of(image_replace(kImageUNet, "  levels: 3\n", "  levels: 3\n  stage_blocks: [1]\n"))
             .rfind("img.yaml:10: model.stage_blocks: unknown key", 0) == 0);
-  CHECK(error_of(replace(kUNet, "  image_size: 32\n", "  image_size: 1048576\n")) ==
+  CHECK(image_error_of(image_replace(kImageUNet, "  image_size: 32\n", "  image_size: 1048576\n")) ==
         "img.yaml:7: model: its tensor [batch, h, w, image_channels] would have 8.8e+12 elements, more than "
         "the "
         "1.1e+12 a tensor may have");
 }
 
 TEST_CASE("image models: an image size the model cannot halve enough times is reported at image_size") {
-  CHECK(error_of(replace(kUNet, "  image_size: 32\n", "  image_size: 34\n")) ==
+  CHECK(image_error_of(image_replace(kImageUNet, "  image_size: 32\n", "  image_size: 34\n")) ==
         "img.yaml:11: model.image_size: 34 is not a multiple of 4: the model halves the image 2 times (a 2x2 "
         "max "
         "pool down to each level below the top; levels 3)");
-  CHECK(error_of(replace(resnet(""), "  image_size: 32\n", "  image_size: 100\n")) ==
+  CHECK(image_error_of(image_replace(resnet(""), "  image_size: 32\n", "  image_size: 100\n")) ==
         "img.yaml:10: model.image_size: 100 is not a multiple of 32: the model halves the image 5 times (the "
         "stem's stride-2 convolution and max pool, and a stride-2 block starting each stage after the first; "
         "stages 4)");
@@ -113,25 +114,26 @@ TEST_CASE("image models: an image size the model cannot halve enough times is re
 
 TEST_CASE("image models: a layout must split the smallest image and width evenly") {
   // 36 / 4 = 9 rows at the bottom level: not two equal tiles.
-  CHECK(error_of(replace(kUNet, "  image_size: 32\n", "  image_size: 36\n")) ==
+  CHECK(image_error_of(image_replace(kImageUNet, "  image_size: 32\n", "  image_size: 36\n")) ==
         "img.yaml:11: model.image_size: h is 9 at its smallest (image_size 36 / 4), which does not split "
         "evenly "
         "over mesh axis 'rows' of size 2 (layout rule h:rows)");
-  CHECK(error_of(replace(replace(kUNet, "  width: 8\n", "  width: 9\n"), "h:rows", "filters:rows")) ==
+  CHECK(image_error_of(image_replace(image_replace(kImageUNet, "  width: 8\n", "  width: 9\n"), "h:rows",
+                                     "filters:rows")) ==
         "img.yaml:10: model.width: filters is 9 at its smallest (width 9), which does not split evenly over "
         "mesh "
         "axis 'rows' of size 2 (layout rule filters:rows)");
-  CHECK(error_of(replace(kUNet, "h:rows", "channels:rows")) ==
+  CHECK(image_error_of(image_replace(kImageUNet, "h:rows", "channels:rows")) ==
         "img.yaml:6: mesh.layout: channels is laid out on mesh axis 'rows', but the U-Net concatenates its "
         "skip "
         "connections along channels, which cannot be split");
-  CHECK(error_of(replace(kUNet, "h:rows", "hh:rows"))
+  CHECK(image_error_of(image_replace(kImageUNet, "h:rows", "hh:rows"))
             .rfind("img.yaml:6: mesh.layout: a unet has no dimension 'hh' (did you mean 'h'?)", 0) == 0);
 }
 
 TEST_CASE("image models: full numerics of a large image model is refused") {
-  CHECK(error_of(replace(replace(kUNet, "  numerics: timing\n", "  numerics: full\n"), "  image_size: 32\n",
-                         "  image_size: 4096\n"))
+  CHECK(image_error_of(image_replace(image_replace(kImageUNet, "  numerics: timing\n", "  numerics: full\n"),
+                                     "  image_size: 32\n", "  image_size: 4096\n"))
             .rfind("img.yaml:15: training.numerics: full numerics of this run would need about", 0) == 0);
 }
 
@@ -162,8 +164,8 @@ TEST_CASE("synthetic images: a ResNet image's first channel is shifted by its cl
 }
 
 TEST_CASE("synthetic images: a U-Net pixel's class is the sign of its neighbourhood's first channel") {
-  RunConfig config =
-      parse_run_config(replace(kUNet, "  classes: 2\n", "  classes: 2\n  image_channels: 2\n"), "img.yaml");
+  RunConfig config = parse_run_config(
+      image_replace(kImageUNet, "  classes: 2\n", "  classes: 2\n  image_channels: 2\n"), "img.yaml");
   const auto images = synthetic_values(config.model, InputRole::images, 3, 0);
   const auto labels = synthetic_values(config.model, InputRole::pixel_labels, 3, 0);
   const std::int64_t S = 32;

@@ -28,7 +28,7 @@ std::string config_with(const std::string& mapping_line) {
          "training: {optimizer: sgd}\n";
 }
 
-std::string error_of(const std::string& yaml) {
+std::string mapping_error_of(const std::string& yaml) {
   return tpusim::test_support::input_error_of([&] { parse_run_config(yaml, "configs/map.yaml"); });
 }
 
@@ -50,38 +50,38 @@ TEST_CASE("mesh.mapping accepts rings, linear and an explicit assignment, defaul
 }
 
 TEST_CASE("a bad mesh.mapping is reported at its line with the valid forms") {
-  const std::string unknown = error_of(config_with("  mapping: ring\n"));
+  const std::string unknown = mapping_error_of(config_with("  mapping: ring\n"));
   CHECK(unknown.rfind(
             "configs/map.yaml:4: mesh.mapping: 'ring' is not a mesh mapping (did you mean 'rings'?)", 0) ==
         0);
   CHECK(unknown.find("linear") != std::string::npos);
   CHECK(unknown.find("model=core+x;batch=y") != std::string::npos);
 
-  const std::string size = error_of(config_with("  mapping: model=core;batch=x+y\n"));
+  const std::string size = mapping_error_of(config_with("  mapping: model=core;batch=x+y\n"));
   INFO(size);
   CHECK(size.rfind("configs/map.yaml:4: mesh.mapping: mesh mapping 'model=core;batch=x+y': rule 'model=core' "
                    "gives mesh dimension 'model' of size 32 physical axes of 2 cores",
                    0) == 0);
 
-  const std::string missing = error_of(config_with("  mapping: model=core+x+y\n"));
+  const std::string missing = mapping_error_of(config_with("  mapping: model=core+x+y\n"));
   CHECK(missing.rfind("configs/map.yaml:4: mesh.mapping: ", 0) == 0);
   CHECK(missing.find("rule 'model=core+x+y' gives mesh dimension 'model' of size 32") != std::string::npos);
 
-  const std::string unassigned = error_of(config_with("  mapping: model=core+x\n"));
+  const std::string unassigned = mapping_error_of(config_with("  mapping: model=core+x\n"));
   CHECK(unassigned.rfind("configs/map.yaml:4: mesh.mapping: mesh mapping 'model=core+x': mesh dimension "
                          "'batch' (size 16) is not assigned",
                          0) == 0);
 
-  const std::string axis = error_of(config_with("  mapping: model=core+z;batch=y\n"));
+  const std::string axis = mapping_error_of(config_with("  mapping: model=core+z;batch=y\n"));
   CHECK(axis.rfind(
             "configs/map.yaml:4: mesh.mapping: mesh mapping 'model=core+z;batch=y': rule 'model=core+z': "
             "unknown axis 'z'",
             0) == 0);
 
-  const std::string twice = error_of(config_with("  mapping: model=core+x;batch=x\n"));
+  const std::string twice = mapping_error_of(config_with("  mapping: model=core+x;batch=x\n"));
   CHECK(twice.find("physical axis 'x' is used twice") != std::string::npos);
 
-  const std::string dim = error_of(config_with("  mapping: modle=core+x;batch=y\n"));
+  const std::string dim = mapping_error_of(config_with("  mapping: modle=core+x;batch=y\n"));
   CHECK(dim.find("names mesh dimension 'modle', but mesh batch:16;model:32 has no such dimension (did you "
                  "mean 'model'?)") != std::string::npos);
 }

@@ -13,7 +13,7 @@ namespace {
 
 Sweep parse(const std::string& yaml) { return parse_sweep(yaml, "sweeps/f.yaml"); }
 
-std::string error_of(const std::string& yaml) {
+std::string forms_error_of(const std::string& yaml) {
   return tpusim::test_support::input_error_of([&] { parse(yaml); });
 }
 
@@ -28,7 +28,7 @@ std::vector<std::string> shapes(const Sweep& sweep) {
 TEST_CASE("sweep forms: a mesh that follows the topology needs no mesh per point") {
   // Without it, lm-s2's mesh does not fit the second topology.
   const std::string topologies = "vary:\n  hardware.topology: [tpu-v2-32, tpu-v2-128, tpu-v2-pod]\n";
-  CHECK(error_of("base: lm-s2\n" + topologies) ==
+  CHECK(forms_error_of("base: lm-s2\n" + topologies) ==
         "sweeps/f.yaml:3: vary.hardware.topology[1]: workloads/presets/lm-s2.yaml:9: mesh.shape: "
         "batch:8;model:4 has 32 cores but the topology tpu-v2-128 has 128");
   const Sweep sweep = parse("base: lm-s2\nset:\n  mesh.shape: batch:*;model:4\n" + topologies);
@@ -177,71 +177,73 @@ TEST_CASE("sweep forms: exclude drops the points that have all of a filter's val
 }
 
 TEST_CASE("sweep forms: each problem of the new sections is one line at its place") {
-  CHECK(error_of("base: tiny-mlp\nvary: {training.steps: [1]}\nzipp: []\n") ==
+  CHECK(forms_error_of("base: tiny-mlp\nvary: {training.steps: [1]}\nzipp: []\n") ==
         "sweeps/f.yaml:3: zipp: unknown key (did you mean 'zip'?); valid keys are name, description, kind, "
         "base, set, vary, zip, points, exclude, output");
-  CHECK(error_of("base: tiny-mlp\n") ==
+  CHECK(forms_error_of("base: tiny-mlp\n") ==
         "sweeps/f.yaml:1: a sweep needs vary (config keys and their lists of values, crossed) or points (a "
         "list "
         "of points), or both");
   const std::string vary = "base: tiny-mlp\nvary:\n  training.steps: [1, 2]\n  training.seed: [1, 2, 3]\n";
-  CHECK(error_of(vary + "zip: [[training.steps, training.sede]]\n") ==
+  CHECK(forms_error_of(vary + "zip: [[training.steps, training.sede]]\n") ==
         "sweeps/f.yaml:5: zip[0][1]: 'training.sede' is not a key of vary (did you mean 'training.seed'?); a "
         "zip group advances lists of vary together, and vary has training.steps, training.seed");
   CHECK(
-      error_of(vary + "zip:\n  - [training.steps, training.seed]\n") ==
+      forms_error_of(vary + "zip:\n  - [training.steps, training.seed]\n") ==
       "sweeps/f.yaml:6: zip[0]: vary.training.steps has 2 values but vary.training.seed has 3; the lists of "
       "a zip group advance together, so they must be as long");
-  CHECK(error_of(vary + "zip: [[training.steps]]\n") ==
+  CHECK(forms_error_of(vary + "zip: [[training.steps]]\n") ==
         "sweeps/f.yaml:5: zip[0]: expected a list of two or more keys of vary, such as [hardware.topology, "
         "model.batch]");
-  CHECK(error_of("base: tiny-mlp\nvary:\n  training.steps: [1, 2]\n  training.seed: [1, 1]\n"
-                 "zip:\n  - [training.steps, training.seed]\n  - [training.seed, training.steps]\n") ==
+  CHECK(forms_error_of("base: tiny-mlp\nvary:\n  training.steps: [1, 2]\n  training.seed: [1, 1]\n"
+                       "zip:\n  - [training.steps, training.seed]\n  - [training.seed, training.steps]\n") ==
         "sweeps/f.yaml:7: zip[1][0]: training.seed is in zip[0] already");
-  CHECK(error_of("base: tiny-mlp\nvary:\n  training.steps: [1, 1]\n  training.seed: [4, 4]\n"
-                 "zip: [[training.steps, training.seed]]\n") ==
+  CHECK(forms_error_of("base: tiny-mlp\nvary:\n  training.steps: [1, 1]\n  training.seed: [4, 4]\n"
+                       "zip: [[training.steps, training.seed]]\n") ==
         "sweeps/f.yaml:5: zip[0]: the values [1] of its lists (training.steps=1, training.seed=4) repeat the "
         "values [0]");
-  CHECK(error_of(vary + "exclude:\n  - {training.stpes: 2}\n") ==
+  CHECK(forms_error_of(vary + "exclude:\n  - {training.stpes: 2}\n") ==
         "sweeps/f.yaml:6: exclude[0].training.stpes: training.stpes is not varied (did you mean "
         "'training.steps'?); a filter names keys of vary or points, here training.steps, training.seed");
-  CHECK(error_of(vary + "exclude:\n  - {training.steps: 2}\n  - {training.steps: 7}\n") ==
+  CHECK(forms_error_of(vary + "exclude:\n  - {training.steps: 2}\n  - {training.steps: 7}\n") ==
         "sweeps/f.yaml:7: exclude[1]: matches no point (training.steps=7); values are compared as written");
-  CHECK(error_of(vary + "exclude:\n  - {training.steps: 1}\n  - {training.steps: 2}\n") ==
+  CHECK(forms_error_of(vary + "exclude:\n  - {training.steps: 1}\n  - {training.steps: 2}\n") ==
         "sweeps/f.yaml:5: exclude: excludes every point (6 of 6): nothing would run");
-  CHECK(error_of(vary + "points:\n  - {training.steps: 2, training.seed: 3}\n") ==
+  CHECK(forms_error_of(vary + "points:\n  - {training.steps: 2, training.seed: 3}\n") ==
         "sweeps/f.yaml:6: points[0]: the same point as one of vary's (training.steps=2, training.seed=3)");
-  CHECK(error_of("base: tiny-mlp\npoints:\n  - {training.seed: 3}\n  - {training.seed: 3}\n") ==
+  CHECK(forms_error_of("base: tiny-mlp\npoints:\n  - {training.seed: 3}\n  - {training.seed: 3}\n") ==
         "sweeps/f.yaml:4: points[1]: the same point as points[0] (training.seed=3)");
-  CHECK(error_of(vary + "set: {training.seed: 4}\n") ==
+  CHECK(forms_error_of(vary + "set: {training.seed: 4}\n") ==
         "sweeps/f.yaml:4: vary.training.seed: training.seed is also set by set.training.seed: a key is set "
         "for every point or varied, not both");
-  CHECK(error_of("base: tiny-mlp\nvary:\n  model: [{kind: mlp, layers: 1, d_model: 8, d_ff: 16, batch: 8}]\n"
-                 "points:\n  - {model.d_ff: 32}\n") ==
+  CHECK(forms_error_of(
+            "base: tiny-mlp\nvary:\n  model: [{kind: mlp, layers: 1, d_model: 8, d_ff: 16, batch: 8}]\n"
+            "points:\n  - {model.d_ff: 32}\n") ==
         "sweeps/f.yaml:5: points[0].model.d_ff: overlaps vary.model: vary a section or keys inside it, not "
         "both");
   CHECK_THAT(
-      error_of("base: tiny-mlp\npoints:\n  - {mesh.shap: batch:8}\n"),
+      forms_error_of("base: tiny-mlp\npoints:\n  - {mesh.shap: batch:8}\n"),
       Catch::StartsWith("sweeps/f.yaml:3: points[0].mesh.shap: 'mesh.shap' is not a config key (did you "
                         "mean 'mesh.shape'?)"));
   CHECK(
-      error_of("base: tiny-mlp\npoints: []\n") ==
+      forms_error_of("base: tiny-mlp\npoints: []\n") ==
       "sweeps/f.yaml:2: points: expected a non-empty list of points, each a map from config keys to values, "
       "such as [{hardware.topology: tpu-v2-32, mesh.shape: batch:8;model:4}]");
-  CHECK(error_of("base: tiny-mlp\npoints: [3]\n") ==
+  CHECK(forms_error_of("base: tiny-mlp\npoints: [3]\n") ==
         "sweeps/f.yaml:2: points[0]: expected a map from config keys to values, such as "
         "{mesh.shape: batch:8;model:4}");
-  CHECK(error_of("base: tiny-mlp\nvary: {training.steps: [1, 2]}\nexclude:\n  - {}\n") ==
+  CHECK(forms_error_of("base: tiny-mlp\nvary: {training.steps: [1, 2]}\nexclude:\n  - {}\n") ==
         "sweeps/f.yaml:4: exclude[0]: expected a map from varied keys to values, such as "
         "{mesh.shape: batch:4;model:128}");
-  CHECK(error_of("base: tiny-mlp\nvary: {training.steps: [1, 2]}\nset: [mesh.shape]\n") ==
+  CHECK(forms_error_of("base: tiny-mlp\nvary: {training.steps: [1, 2]}\nset: [mesh.shape]\n") ==
         "sweeps/f.yaml:3: set: expected a map from config keys (such as mesh.shape) to the value every point "
         "gets");
   // A listed point's bad value is located at it.
-  CHECK(error_of("base: tiny-mlp\npoints:\n  - {training.steps: 2}\n  - {mesh.shape: batch:4;model:4}\n") ==
+  CHECK(forms_error_of(
+            "base: tiny-mlp\npoints:\n  - {training.steps: 2}\n  - {mesh.shape: batch:4;model:4}\n") ==
         "sweeps/f.yaml:4: points[1].mesh.shape: batch:4;model:4 has 16 cores but the topology ring-8 has 8");
   CHECK(
-      error_of("base: tiny-mlp\nset: {mesh.shape: batch:*;model:3}\nvary: {training.steps: [1]}\n") ==
+      forms_error_of("base: tiny-mlp\nset: {mesh.shape: batch:*;model:3}\nvary: {training.steps: [1]}\n") ==
       "sweeps/f.yaml:2: set.mesh.shape: mesh 'batch:*;model:3': the 8 cores of ring-8 are not a multiple of "
       "3 (the other sizes), so '*' has no whole size");
 }

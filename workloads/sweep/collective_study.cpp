@@ -13,9 +13,6 @@
 namespace tpusim::workloads {
 namespace {
 
-// Indices into CollectiveStudySpec::point_spec, in collective_study_keys() order.
-enum Key { kOp, kAlgorithm, kBytes, kGroupAxes, kReduce, kTopology, kNetwork };
-
 // The figures a point's child sends back, in the order of the CSV columns they fill.
 const std::vector<const char*> kFigures = {
     "simulated_s",      "prediction_s",        "contention_free",      "closed_form_s", "lower_bound_s",

@@ -26,8 +26,6 @@ namespace {
 
 const std::vector<std::string> kStudyKeys = {"name", "description", "kind", "set", "vary", "output"};
 
-enum Key { kOp, kAlgorithm, kBytes, kGroupAxes, kReduce, kTopology, kNetwork, kKeyCount };
-
 std::vector<std::string> key_names() {
   std::vector<std::string> names;
   for (const auto& key : collective_study_keys()) names.push_back(key.key);

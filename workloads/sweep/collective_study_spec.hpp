@@ -45,6 +45,8 @@ struct CollectiveKey {
 };
 // In the order above.
 const std::vector<CollectiveKey>& collective_study_keys();
+// Indices into collective_study_keys() and CollectiveStudySpec::point_spec.
+enum CollectiveKeyIndex { kOp, kAlgorithm, kBytes, kGroupAxes, kReduce, kTopology, kNetwork, kKeyCount };
 
 // What checking a point found.
 struct CollectivePointFacts {

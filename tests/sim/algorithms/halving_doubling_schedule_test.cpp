@@ -15,7 +15,7 @@ using namespace tpusim::sim;
 namespace {
 
 using Line = algorithms::Line;
-using Buffers = std::map<Rank, std::vector<double>>;
+using HalvingBuffers = std::map<Rank, std::vector<double>>;
 
 bool overlap(const ElementRange& a, const ElementRange& b) {
   return a.count > 0 && b.count > 0 && a.offset < b.end() && b.offset < a.end();
@@ -25,7 +25,7 @@ bool overlap(const ElementRange& a, const ElementRange& b) {
 // may start some of a rank's transfers of a round before others of that round end, so this is its result
 // only if no rank is written in a round where it is read (checked). Also checks that the transfers between
 // two ranks in one round are not adjacent: adjacent ranges go as one message.
-void interpret(const Schedule& schedule, Buffers& buffers) {
+void interpret(const Schedule& schedule, HalvingBuffers& buffers) {
   std::vector<Transfer> round;
   for (std::size_t k = 0; k < schedule.round_count(); ++k) {
     round.clear();
@@ -69,9 +69,9 @@ Line line_of(int p) {
   return line;
 }
 
-Buffers random_buffers(int p, std::uint64_t n, std::mt19937& random) {
+HalvingBuffers random_buffers(int p, std::uint64_t n, std::mt19937& random) {
   std::uniform_real_distribution<double> uniform(-1, 1);
-  Buffers buffers;
+  HalvingBuffers buffers;
   for (int i = 0; i < p; ++i) {
     auto& buffer = buffers[i];
     buffer.resize(n);
@@ -93,8 +93,8 @@ std::vector<ElementRange> random_assignment(int p, std::uint64_t n, std::mt19937
 }
 
 void check_reduce_scatter(const Schedule& schedule, int p, const std::vector<ElementRange>& owned,
-                          Buffers buffers) {
-  const Buffers inputs = buffers;
+                          HalvingBuffers buffers) {
+  const HalvingBuffers inputs = buffers;
   interpret(schedule, buffers);
   for (int i = 0; i < p; ++i) {
     for (std::uint64_t e = owned[i].offset; e < owned[i].end(); ++e) {
@@ -106,8 +106,8 @@ void check_reduce_scatter(const Schedule& schedule, int p, const std::vector<Ele
 }
 
 void check_allgather(const Schedule& schedule, int p, const std::vector<ElementRange>& owned,
-                     Buffers buffers) {
-  const Buffers inputs = buffers;
+                     HalvingBuffers buffers) {
+  const HalvingBuffers inputs = buffers;
   interpret(schedule, buffers);
   for (int m = 0; m < p; ++m) {
     for (int i = 0; i < p; ++i) {

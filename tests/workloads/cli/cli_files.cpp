@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 namespace tpusim::cli_test {
@@ -115,5 +116,14 @@ std::string ended_pid() {
   ::waitpid(pid, &status, 0);
   return std::to_string(pid);
 }
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+nlohmann::json read_json(const std::filesystem::path& path) { return nlohmann::json::parse(read_text(path)); }
 
 }  // namespace tpusim::cli_test

@@ -5,12 +5,16 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 namespace tpusim::cli_test {
 
 void write_file(const std::filesystem::path& path, const std::string& text);
+// A file's whole text (empty when it cannot be read), and a JSON file parsed.
+std::string read_text(const std::filesystem::path& path);
+nlohmann::json read_json(const std::filesystem::path& path);
 std::vector<std::string> lines_of(const std::filesystem::path& path);
 // A sweep.csv without its wall_s column (measured, not simulated). The tiny sweeps of the tests quote no
 // field.

@@ -22,7 +22,7 @@ namespace {
 
 const std::string kSweep = "name: s\nbase: tiny-mlp\nvary:\n  training.seed: [1, 2]\n";
 
-std::vector<Row> table() {
+std::vector<Row> edge_input_table() {
   const std::vector<std::string> collective = {"collective", "--topology", "torus:4x4", "--op", "allreduce"};
   const auto with = [](std::vector<std::string> args, const std::vector<std::string>& more) {
     args.insert(args.end(), more.begin(), more.end());
@@ -174,7 +174,7 @@ std::vector<Row> table() {
 
 TEST_CASE(
     "cli: inputs at the edges (numbers, empty values, control bytes, wrong kinds of path) are one line") {
-  for (const auto& row : table()) {
+  for (const auto& row : edge_input_table()) {
     SECTION(row.what) { check_row(row); }
   }
 }
@@ -262,8 +262,8 @@ TEST_CASE(
     std::string text = help.out;
     // CLI11 wraps nothing, but the footer may break a line anywhere a word ends.
     for (auto& c : text) c = c == '\n' ? ' ' : c;
-    // By hand, not Catch::Matches: std::regex recurses once per character of a repetition, which overflows the
-    // stack of a sanitizer build on a help text this long.
+    // By hand, not Catch::Matches: std::regex recurses once per character of a repetition, which overflows
+    // the stack of a sanitizer build on a help text this long.
     const auto phrase = text.find("another tpusim is writing");
     REQUIRE(phrase != std::string::npos);
     const auto clause = text.rfind(';', phrase);

@@ -4,8 +4,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cli_files.hpp"
 #include "cli_runner.hpp"
 
+using tpusim::cli_test::read_text;
 using tpusim::cli_test::Scratch;
 
 namespace {
@@ -28,13 +30,6 @@ nlohmann::json context_of(const std::string& text) {
   CHECK(context.at("simgrid_version").get<std::string>().rfind("3.", 0) == 0);
   CHECK(context.at("inputs").is_object());
   return nlohmann::json::parse(context.dump());
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 struct Case {
@@ -137,9 +132,11 @@ TEST_CASE("cli: the files in a result folder carry the context block of the comm
   const auto printed = context_of(run.out);
   const auto written = context_of(read_text(scratch.work() / "out" / "summary.json"));
   CHECK(written == printed);
-  CHECK(written.at("inputs") ==
-        nlohmann::json{{"config", nullptr}, {"preset", "tiny-mlp"}, {"steps", nullptr}, {"faults", nullptr},
-                       {"set", nullptr}});
+  CHECK(written.at("inputs") == nlohmann::json{{"config", nullptr},
+                                               {"preset", "tiny-mlp"},
+                                               {"steps", nullptr},
+                                               {"faults", nullptr},
+                                               {"set", nullptr}});
 
   std::ofstream(scratch.work() / "tiny.yaml") << "name: tiny\n"
                                                  "base: tiny-mlp\n"

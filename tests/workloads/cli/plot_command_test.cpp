@@ -8,19 +8,14 @@
 
 #include "../report/image_checks.hpp"
 #include "../report/sweep_fixtures.hpp"
+#include "cli_files.hpp"
 #include "cli_runner.hpp"
 
 namespace fs = std::filesystem;
+using tpusim::cli_test::read_text;
 using tpusim::cli_test::Scratch;
 
 namespace {
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // A two-point sweep of the tiny MLP on ring-8, run for real.
 void run_tiny_sweep(const Scratch& scratch) {

@@ -230,6 +230,49 @@ TEST_CASE("readme: the figures quoted in prose are what the commands print") {
   }
 }
 
+// The table of every preset's step: each row's step time and MFU, with the mechanisms and as the plain
+// roofline (matrix unit, vector unit and fusion off), are what `tpusim run --preset` prints.
+TEST_CASE("readme: the preset table's steps are what each preset runs") {
+  const std::string header =
+      "| preset | pod | step time | MFU | plain roofline | MFU |\n|---|---|---|---|---|---|\n";
+  const Readme readme = load_readme();
+  const auto at = readme.text.find(header);
+  REQUIRE(at != std::string::npos);
+  std::istringstream rows(readme.text.substr(at + header.size()));
+  const std::vector<std::string> roofline = {"--set", "hardware.matrix_unit=peak_rate",
+                                             "--set", "hardware.vector_unit=peak_rate",
+                                             "--set", "hardware.fusion=none"};
+  int checked = 0;
+  for (std::string row; std::getline(rows, row) && row.rfind("| ", 0) == 0;) {
+    std::vector<std::string> cells;  // trimmed
+    std::istringstream split(row.substr(1));
+    for (std::string cell; std::getline(split, cell, '|');) {
+      cells.push_back(cell.substr(1, cell.find_last_not_of(' ')));
+    }
+    INFO("README row: " << row);
+    REQUIRE(cells.size() == 6);
+    for (const bool plain : {false, true}) {
+      std::vector<std::string> args = {"run", "--preset", cells[0], "--no-files"};
+      if (plain) args.insert(args.end(), roofline.begin(), roofline.end());
+      const Scratch scratch;
+      const CliRun run = scratch.run(args);
+      INFO(run.describe());
+      REQUIRE(run.exit_status == 0);
+      std::smatch step, mfu;
+      REQUIRE(std::regex_search(run.out, step, std::regex(R"(\nstep time \(simulated\) +(\S+ \S+))")));
+      REQUIRE(std::regex_search(run.out, mfu, std::regex(R"(MFU ([0-9.]+%))")));
+      const std::string& shown_step = cells[plain ? 4 : 2];
+      const std::string& shown_mfu = cells[plain ? 5 : 3];
+      INFO((plain ? "plain roofline: " : "") << "README shows " << shown_step << ", MFU " << shown_mfu
+                                             << "; the run prints " << step[1] << ", MFU " << mfu[1]);
+      CHECK(same_figure(shown_step, step[1]));
+      CHECK(same_figure(shown_mfu, mfu[1]));
+    }
+    ++checked;
+  }
+  CHECK(checked >= 10);
+}
+
 TEST_CASE("readme: figures compare at the README's precision, with the same unit") {
   CHECK(same_figure("36.2 ms", "36.19 ms"));
   CHECK(same_figure("10.1 ms", "10.08 ms"));

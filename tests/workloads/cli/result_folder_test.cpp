@@ -9,28 +9,22 @@
 #include "cli_runner.hpp"
 
 using tpusim::cli_test::ended_pid;
+using tpusim::cli_test::read_text;
 using tpusim::cli_test::Scratch;
 
 namespace {
 
-const std::string kConfig =
+const std::string kFolderConfig =
     "name: folder\n"
     "hardware: {topology: ring-8}\n"
     "mesh: {shape: batch:4;model:2}\n"
     "model: {kind: mlp, layers: 2, d_model: 16, d_ff: 64, batch: 32}\n";
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 }  // namespace
 
 TEST_CASE("cli: run: the results replace an earlier run's folder wholesale and killed runs' leftovers go") {
   const Scratch scratch;
-  std::ofstream(scratch.work() / "c.yaml") << kConfig;
+  std::ofstream(scratch.work() / "c.yaml") << kFolderConfig;
   const auto out = scratch.work() / "results" / "folder";
   std::filesystem::create_directories(out);
   std::ofstream(out / "summary.json") << "an earlier run\n";
@@ -53,7 +47,7 @@ TEST_CASE("cli: run: the results replace an earlier run's folder wholesale and k
 
 TEST_CASE("cli: run --no-files and bad input leave nothing, not even a results folder") {
   const Scratch scratch;
-  std::ofstream(scratch.work() / "c.yaml") << kConfig;
+  std::ofstream(scratch.work() / "c.yaml") << kFolderConfig;
   CHECK(scratch.run({"run", "c.yaml", "--no-files"}).exit_status == 0);
   // The layout is found illegal only by the engine, after the results folder was staged.
   std::ofstream(scratch.work() / "bad.yaml")

@@ -45,8 +45,6 @@ std::vector<std::string> notes_of(const CliRun& run) {
   return notes;
 }
 
-nlohmann::json read_json(const fs::path& path) { return nlohmann::json::parse(std::ifstream(path)); }
-
 // Every "step_time_s" in `value` multiplied by `factor`.
 void scale_step_times(nlohmann::json& value, double factor) {
   if (value.is_object()) {

@@ -9,22 +9,17 @@
 #include <sstream>
 
 #include "../report/image_checks.hpp"
+#include "cli_files.hpp"
 #include "cli_runner.hpp"
 #include "tests/workloads/search/lm32_config.hpp"
 
+using tpusim::cli_test::read_text;
 using tpusim::cli_test::Scratch;
 
 namespace {
 
 const std::string kConfig =
     tpusim::workloads::test::lm32_yaml("  algorithms: [default, ring]\n  memory_cap: 9MiB\n");
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // The first capture of `pattern` in `text`, "" when it does not match.
 std::string captured(const std::string& text, const std::string& pattern) {
@@ -202,9 +197,10 @@ TEST_CASE("cli: a cap below every candidate is a search that ran and found none:
   INFO(run.describe());
   CHECK(run.exit_status == 1);
   REQUIRE(run.err_lines().size() == 1);
-  CHECK_THAT(run.err_lines()[0],
-             Catch::StartsWith("tpusim: failure: no candidate of lm-32 fits: 1 KiB per core (tight.yaml:19: "
-                               "search.memory_cap) is below the memory of every candidate evaluated; the least"));
+  CHECK_THAT(
+      run.err_lines()[0],
+      Catch::StartsWith("tpusim: failure: no candidate of lm-32 fits: 1 KiB per core (tight.yaml:19: "
+                        "search.memory_cap) is below the memory of every candidate evaluated; the least"));
   const auto folder = scratch.work() / "results" / "lm-32-search";
   CHECK(std::filesystem::exists(folder / "candidates.csv"));
   CHECK_FALSE(std::filesystem::exists(folder / "best.yaml"));

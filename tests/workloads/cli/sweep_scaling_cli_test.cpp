@@ -17,7 +17,7 @@ using namespace tpusim::cli_test;
 
 namespace {
 
-const std::string kBase =
+const std::string kScalingBase =
     "name: small\n"
     "hardware: {topology: torus:2x2}\n"
     "mesh: {shape: \"batch:4\"}\n"
@@ -56,7 +56,7 @@ double number(const std::map<std::string, std::string>& row, const std::string& 
 
 TEST_CASE("cli: sweep: strong scaling, a fixed global batch, reports the step time ratio as speedup") {
   const Scratch scratch;
-  write_file(scratch.work() / "small.yaml", kBase);
+  write_file(scratch.work() / "small.yaml", kScalingBase);
   write_file(scratch.work() / "strong.yaml",
              "name: strong\nbase: small.yaml\nvary:\n  mesh.shape: [\"batch:*\"]\n"
              "  hardware.topology: [torus:2x2, torus:4x4, torus:4x8]\n");
@@ -116,7 +116,7 @@ TEST_CASE("cli: sweep: strong scaling, a fixed global batch, reports the step ti
 
 TEST_CASE("cli: sweep: weak scaling, the batch growing with the cores, reports throughput per core") {
   const Scratch scratch;
-  write_file(scratch.work() / "small.yaml", kBase);
+  write_file(scratch.work() / "small.yaml", kScalingBase);
   write_file(scratch.work() / "weak.yaml",
              "name: weak\nbase: small.yaml\nset:\n  model.batch: {per: batch, value: 8}\nvary:\n"
              "  mesh.shape: [\"batch:*\"]\n  hardware.topology: [torus:2x2, torus:4x4, torus:4x8]\n");

@@ -9,19 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli_files.hpp"
 #include "cli_runner.hpp"
 
 using tpusim::cli_test::CliRun;
+using tpusim::cli_test::read_json;
 using tpusim::cli_test::Scratch;
 
 namespace {
-
-nlohmann::json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str());
-}
 
 // Complete events per process, and each process's name.
 struct TraceProcesses {

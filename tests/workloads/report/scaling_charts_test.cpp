@@ -9,7 +9,7 @@ using namespace tpusim::workloads;
 
 namespace {
 
-const Chart* chart_named(const SweepCharts& charts, const std::string& name) {
+const Chart* scaling_chart_named(const SweepCharts& charts, const std::string& name) {
   for (const auto& chart : charts.charts) {
     if (chart.name == name) return &chart;
   }
@@ -21,7 +21,7 @@ const Chart* chart_named(const SweepCharts& charts, const std::string& name) {
 TEST_CASE("scaling charts: strong scaling is speedup against cores on log-log axes, with the ideal line") {
   const auto document = sweep_document_from_json(tpusim::test::scaling_sweep_fixture(), "f");
   const SweepCharts charts = training_charts(document);
-  const Chart* speedup = chart_named(charts, "speedup");
+  const Chart* speedup = scaling_chart_named(charts, "speedup");
   REQUIRE(speedup != nullptr);
   CHECK(speedup->x_scale == Chart::Scale::log2);
   CHECK(speedup->y_scale == Chart::Scale::log2);
@@ -40,7 +40,7 @@ TEST_CASE("scaling charts: strong scaling is speedup against cores on log-log ax
 TEST_CASE("scaling charts: weak scaling is parallel efficiency against cores, with the ideal 100%") {
   const auto document = sweep_document_from_json(tpusim::test::scaling_sweep_fixture(), "f");
   const SweepCharts charts = training_charts(document);
-  const Chart* efficiency = chart_named(charts, "efficiency");
+  const Chart* efficiency = scaling_chart_named(charts, "efficiency");
   REQUIRE(efficiency != nullptr);
   CHECK_THAT(efficiency->y_label, Catch::Contains("efficiency (%"));
   CHECK(efficiency->x_scale == Chart::Scale::log2);
@@ -73,7 +73,7 @@ TEST_CASE("scaling charts: a sweep without scaling figures, or on one core count
        {tpusim::test::training_sweep_fixture(), tpusim::test::same_cores_sweep_fixture()}) {
     const auto document = sweep_document_from_json(fixture, "f");
     const SweepCharts charts = training_charts(document);
-    CHECK(chart_named(charts, "speedup") == nullptr);
-    CHECK(chart_named(charts, "efficiency") == nullptr);
+    CHECK(scaling_chart_named(charts, "speedup") == nullptr);
+    CHECK(scaling_chart_named(charts, "efficiency") == nullptr);
   }
 }

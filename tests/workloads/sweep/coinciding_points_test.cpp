@@ -25,7 +25,7 @@ struct Killed : std::runtime_error {
   Killed() : std::runtime_error("killed") {}
 };
 
-StudyRunTotals run(const Study& study, int jobs = 1, std::size_t kill_after = SIZE_MAX) {
+StudyRunTotals run_coinciding(const Study& study, int jobs = 1, std::size_t kill_after = SIZE_MAX) {
   StudyRunOptions options;
   options.jobs = jobs;
   std::size_t finished = 0;
@@ -67,8 +67,8 @@ TEST_CASE("coinciding points: killed and resumed, every point keeps its own reco
   study.result_by_config = true;
   study.configs = {"c0", "c1", "c2", "c1", "c4", "c2"};
   REQUIRE(study.point_hash(1) == study.point_hash(3));
-  CHECK_THROWS_AS(run(study, 1, 2), Killed);  // points 0 and 1 have their records
-  const auto resumed = run(study);
+  CHECK_THROWS_AS(run_coinciding(study, 1, 2), Killed);  // points 0 and 1 have their records
+  const auto resumed = run_coinciding(study);
   // Point 3 is done by point 1's record; 2, 4 and 5 run.
   CHECK(resumed.done_before == 3);
   CHECK(resumed.ran == 3);
@@ -77,13 +77,13 @@ TEST_CASE("coinciding points: killed and resumed, every point keeps its own reco
         std::vector<std::string>{"point,config,square,error", "0,c0,0,", "1,c1,1,", "2,c2,4,", "3,c1,1,",
                                  "4,c4,16,", "5,c2,4,"});
   CHECK(record_names(temp.path("out")) == expected_record_names(study));
-  const auto again = run(study);
+  const auto again = run_coinciding(study);
   CHECK(again.done_before == 6);
   CHECK(again.ran == 0);
   CHECK(again.rows == 6);
   // A point whose own record is gone takes the result of its twin again, without running.
   fs::remove(record_path(study, 5));
-  const auto twin = run(study);
+  const auto twin = run_coinciding(study);
   CHECK(twin.ran == 0);
   CHECK(twin.rows == 6);
   CHECK(record_names(temp.path("out")) == expected_record_names(study));
@@ -109,7 +109,7 @@ TEST_CASE(
       const std::size_t after = 1 + random() % points;
       story += fmt::format("; killed after {}", after);
       try {
-        run(study, jobs, after);
+        run_coinciding(study, jobs, after);
       } catch (const Killed&) {
       }
       // Some records lost too (deleted, or cut short as by a disk that filled), as a kill could not do.
@@ -125,7 +125,7 @@ TEST_CASE(
       }
     }
     INFO(story);
-    const auto totals = run(study, jobs);
+    const auto totals = run_coinciding(study, jobs);
     CHECK(totals.rows == points);
     CHECK(totals.done_before + totals.ran == points);
     CHECK(csv_without_wall(temp.path("out/sweep.csv")) == expected_rows(study));
@@ -151,7 +151,7 @@ TEST_CASE("coinciding points: a run whose summary lacks a point it counted done 
   }
   // The summary of what there is was written; running again runs the point that is missing.
   CHECK(csv_without_wall(temp.path("out/sweep.csv")).size() == 4);
-  const auto again = run(study);
+  const auto again = run_coinciding(study);
   CHECK(again.ran == 1);
   CHECK(again.rows == 4);
   // The same when the record is there but damaged.

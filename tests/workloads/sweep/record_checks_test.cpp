@@ -26,9 +26,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-StudyRunTotals run(const Study& study) { return run_study(study, StudyRunOptions{}); }
+StudyRunTotals run_checked(const Study& study) { return run_study(study, StudyRunOptions{}); }
 
-std::string record_path(const FakeStudy& study, std::size_t point) {
+std::string checked_record_path(const FakeStudy& study, std::size_t point) {
   return study.output_dir() + "/points/" + record_file_name(point, study.point_hash(point));
 }
 
@@ -86,8 +86,8 @@ std::string edited(const std::string& text, std::mt19937& random) {
 TEST_CASE("records: each carries the checksum of its content, the tpusim version and its config's hash") {
   const TempFolder temp;
   FakeStudy study("fake", 3, temp.path("out"));
-  run(study);
-  const std::string text = read_text(record_path(study, 2));
+  run_checked(study);
+  const std::string text = read_text(checked_record_path(study, 2));
   auto record = nlohmann::json::parse(text);
   CHECK(record["format"] == "tpusim.sweep_record.v2");
   CHECK(record["tpusim_version"] == TPUSIM_VERSION);
@@ -103,9 +103,9 @@ TEST_CASE("records: each carries the checksum of its content, the tpusim version
 TEST_CASE("records: each check names its problem, in words that follow the record's path") {
   const TempFolder temp;
   FakeStudy study("fake", 2, temp.path("out"));
-  run(study);
+  run_checked(study);
   const std::string hash = study.point_hash(1);
-  const auto record = nlohmann::json::parse(read_text(record_path(study, 1)));
+  const auto record = nlohmann::json::parse(read_text(checked_record_path(study, 1)));
   // Each case changes the record, then makes its checksum anew (unless it is about the checksum): only the
   // check at hand fails.
   const std::vector<std::tuple<std::string, std::function<void(nlohmann::json&)>, bool, std::string>> cases =
@@ -147,22 +147,22 @@ TEST_CASE("records: each check names its problem, in words that follow the recor
 TEST_CASE("records: one edited by hand, cut short or of format v1 is named on stderr and runs again") {
   const TempFolder temp;
   FakeStudy study("fake", 5, temp.path("out"));
-  run(study);
+  run_checked(study);
   const auto before = csv_without_wall(temp.path("out/sweep.csv"));
   // Point 3's figure multiplied by 1000, in its result and its row, as a hand edit would.
-  auto record = nlohmann::json::parse(read_text(record_path(study, 3)));
+  auto record = nlohmann::json::parse(read_text(checked_record_path(study, 3)));
   record["result"]["square"] = 9000;
   record["csv"][2] = 9000;
-  write_text(record_path(study, 3), record.dump() + "\n");
+  write_text(checked_record_path(study, 3), record.dump() + "\n");
   // Point 1's record as tpusim 0.4 wrote it: format v1, no checksum.
-  auto old = nlohmann::json::parse(read_text(record_path(study, 1)));
+  auto old = nlohmann::json::parse(read_text(checked_record_path(study, 1)));
   old["format"] = "tpusim.sweep_record.v1";
   old.erase("checksum");
-  write_text(record_path(study, 1), old.dump() + "\n");
+  write_text(checked_record_path(study, 1), old.dump() + "\n");
   // Point 4's cut short, as by a full disk without the atomic rename.
-  write_text(record_path(study, 4), read_text(record_path(study, 4)).substr(0, 40));
+  write_text(checked_record_path(study, 4), read_text(checked_record_path(study, 4)).substr(0, 40));
   const StderrCapture notes;
-  const auto again = run(study);
+  const auto again = run_checked(study);
   CHECK(again.ran == 3);
   CHECK(again.done_before == 2);
   CHECK(csv_without_wall(temp.path("out/sweep.csv")) == before);
@@ -170,59 +170,59 @@ TEST_CASE("records: one edited by hand, cut short or of format v1 is named on st
   std::sort(lines.begin(), lines.end());
   CHECK(lines ==
         std::vector<std::string>{
-            "tpusim: note: record '" + record_path(study, 1) +
+            "tpusim: note: record '" + checked_record_path(study, 1) +
                 "' is of format tpusim.sweep_record.v1, written by an earlier tpusim without checksums; "
                 "running point 1 again",
-            "tpusim: note: record '" + record_path(study, 3) +
+            "tpusim: note: record '" + checked_record_path(study, 3) +
                 "' fails its checksum: it was changed after tpusim wrote it; running point 3 again",
-            "tpusim: note: record '" + record_path(study, 4) +
+            "tpusim: note: record '" + checked_record_path(study, 4) +
                 "' is not JSON (cut short or damaged); running point 4 again"});
 }
 
 TEST_CASE("records: one that passes its checks but whose row has another length gets its row made anew") {
   const TempFolder temp;
   FakeStudy study("fake", 3, temp.path("out"));
-  run(study);
+  run_checked(study);
   const auto before = csv_without_wall(temp.path("out/sweep.csv"));
   // Only a writer that makes its checksum anew gets there: a row of no version of this study.
-  auto record = nlohmann::json::parse(read_text(record_path(study, 1)));
+  auto record = nlohmann::json::parse(read_text(checked_record_path(study, 1)));
   record["csv"].erase(record["csv"].begin());
-  write_text(record_path(study, 1), with_checksum(record).dump() + "\n");
-  const auto again = run(study);
+  write_text(checked_record_path(study, 1), with_checksum(record).dump() + "\n");
+  const auto again = run_checked(study);
   CHECK(again.ran == 0);
   CHECK(csv_without_wall(temp.path("out/sweep.csv")) == before);
-  CHECK(nlohmann::json::parse(read_text(record_path(study, 1)))["csv"].size() == 5);
+  CHECK(nlohmann::json::parse(read_text(checked_record_path(study, 1)))["csv"].size() == 5);
 }
 
 TEST_CASE("records: a merge refuses a record edited by hand or damaged, naming it") {
   const TempFolder temp;
   FakeStudy study("fake", 4, temp.path("out"));
-  run(study);
-  auto record = nlohmann::json::parse(read_text(record_path(study, 2)));
+  run_checked(study);
+  auto record = nlohmann::json::parse(read_text(checked_record_path(study, 2)));
   record["result"]["square"] = 4000;
-  write_text(record_path(study, 2), record.dump() + "\n");
+  write_text(checked_record_path(study, 2), record.dump() + "\n");
   CHECK(
       merge_error(temp.path("merged"), {temp.path("out")}) ==
-      "sweep merge: record '" + record_path(study, 2) +
+      "sweep merge: record '" + checked_record_path(study, 2) +
           "' fails its checksum: it was changed after tpusim wrote it; nothing merged: remove it and run the "
           "whole sweep again to make it anew");
-  write_text(record_path(study, 2), "");
+  write_text(checked_record_path(study, 2), "");
   CHECK(
       merge_error(temp.path("merged"), {temp.path("out")}) ==
-      "sweep merge: record '" + record_path(study, 2) +
+      "sweep merge: record '" + checked_record_path(study, 2) +
           "' is not JSON (cut short or damaged); nothing merged: remove it and run the whole sweep again to "
           "make it anew");
   // Checked, but with a row of another length than the sweep's header (only a writer that made its checksum
   // anew gets there): refused too, as the merge has no sweep file to make the row anew from.
-  record = nlohmann::json::parse(read_text(record_path(study, 3)));
+  record = nlohmann::json::parse(read_text(checked_record_path(study, 3)));
   record["csv"].push_back("extra");
-  write_text(record_path(study, 3), with_checksum(record).dump() + "\n");
-  fs::remove(record_path(study, 2));
+  write_text(checked_record_path(study, 3), with_checksum(record).dump() + "\n");
+  fs::remove(checked_record_path(study, 2));
   CHECK(merge_error(temp.path("merged"), {temp.path("out")}) ==
-        "sweep merge: record '" + record_path(study, 3) +
+        "sweep merge: record '" + checked_record_path(study, 3) +
             "' has 6 cells in its row where the sweep's header has 5; nothing merged: remove it and run the "
             "whole sweep again to make it anew");
-  fs::remove(record_path(study, 3));
+  fs::remove(checked_record_path(study, 3));
   // Removed, they are points in none of the folders, as before.
   CHECK_THAT(merge_error(temp.path("merged"), {temp.path("out")}),
              Catch::StartsWith("sweep merge: 2 of the 4 points of sweep fake are in none of the folders"));
@@ -232,7 +232,7 @@ TEST_CASE("records: a merge refuses a record edited by hand or damaged, naming i
 TEST_CASE("manifests: a key missing, of another type or changed is one line naming the file and the key") {
   const TempFolder temp;
   FakeStudy study("fake", 3, temp.path("out"));
-  run(study);
+  run_checked(study);
   const std::string path = temp.path("out/points/manifest.json");
   const auto manifest = nlohmann::json::parse(read_text(path));
   CHECK(manifest["format"] == "tpusim.sweep_manifest.v2");
@@ -311,13 +311,13 @@ TEST_CASE("manifests: a key missing, of another type or changed is one line nami
 TEST_CASE("records: random byte edits are detected, or change nothing read, by resume and merge alike") {
   const TempFolder temp;
   FakeStudy study("fake", 4, temp.path("whole"));
-  run(study);
+  run_checked(study);
   const auto rows = csv_without_wall(temp.path("whole/sweep.csv"));
   std::mt19937 random(6);
   int detected = 0;
   for (int edit = 0; edit < 400; ++edit) {
     const std::size_t point = random() % study.size();
-    const std::string original = read_text(record_path(study, point));
+    const std::string original = read_text(checked_record_path(study, point));
     const std::string text = edited(original, random);
     INFO("edit " << edit << " of point " << point << ": " << text);
     const RecordRead read = parse_record(text, point, study.point_hash(point));
@@ -345,7 +345,7 @@ TEST_CASE("records: random byte edits are detected, or change nothing read, by r
     FakeStudy resumed = study;
     resumed.set_output_dir(copy);
     const StderrCapture notes;
-    const auto totals = run(resumed);
+    const auto totals = run_checked(resumed);
     CHECK(totals.ran == (read.record ? 0 : 1));
     CHECK(notes.lines().size() == (read.record ? 0 : 1));
     CHECK(csv_without_wall(copy + "/sweep.csv") == rows);
@@ -357,7 +357,7 @@ TEST_CASE("records: random byte edits are detected, or change nothing read, by r
 TEST_CASE("manifests: random byte edits are one line naming the manifest, or change nothing read") {
   const TempFolder temp;
   FakeStudy study("fake", 3, temp.path("out"));
-  run(study);
+  run_checked(study);
   const std::string path = temp.path("out/points/manifest.json");
   const std::string original = read_text(path);
   std::mt19937 random(7);
