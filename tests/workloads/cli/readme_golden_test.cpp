@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -228,6 +229,22 @@ TEST_CASE("readme: the figures quoted in prose are what the commands print") {
       CHECK(same_figure(shown[i + 1].str(), printed[1].str()));
     }
   }
+}
+
+// A figure or page the README links (a relative link, as the README's images are) is in the repository.
+TEST_CASE("readme: every file it links is in the repository") {
+  const Readme readme = load_readme();
+  const std::filesystem::path folder = std::filesystem::path(readme_path()).parent_path();
+  static const std::regex link(R"(\]\(([^)#\s]+)\))");
+  int relative = 0;
+  for (std::sregex_iterator it(readme.text.begin(), readme.text.end(), link), end; it != end; ++it) {
+    const std::string target = (*it)[1].str();
+    if (target.find("://") != std::string::npos) continue;
+    ++relative;
+    INFO("README links " << target);
+    CHECK(std::filesystem::is_regular_file(folder / target));
+  }
+  CHECK(relative >= 1);  // the torus-size study's figure
 }
 
 // The table of every preset's step: each row's step time and MFU, with the mechanisms and as the plain
