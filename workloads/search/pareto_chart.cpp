@@ -42,13 +42,14 @@ Chart::Scale scale_for(double low, double high) {
 void place_point_labels(Chart& chart, std::pair<double, double> x_values,
                         std::pair<double, double> y_values) {
   const bool log_x = chart.x_scale == Chart::Scale::log10, log_y = chart.y_scale == Chart::Scale::log10;
-  const auto [x_low, x_high] = autoscaled_range(x_values.first, x_values.second, log_x);
+  // Named pairs rather than structured bindings, which C++17 lambdas may not capture (clang refuses).
+  const auto x_range = autoscaled_range(x_values.first, x_values.second, log_x);
   // A linear y starts at zero, with headroom above the highest point (chart.cpp's offsets).
-  const auto [y_low, y_high] = log_y ? autoscaled_range(y_values.first, y_values.second, true)
-                                     : autoscaled_range(0, y_values.second * 1.08, false);
+  const auto y_range = log_y ? autoscaled_range(y_values.first, y_values.second, true)
+                             : autoscaled_range(0, y_values.second * 1.08, false);
   const auto fraction = [&](const std::pair<double, double>& p) {
-    return std::pair<double, double>{axis_fraction(p.first, x_low, x_high, log_x),
-                                     axis_fraction(p.second, y_low, y_high, log_y)};
+    return std::pair<double, double>{axis_fraction(p.first, x_range.first, x_range.second, log_x),
+                                     axis_fraction(p.second, y_range.first, y_range.second, log_y)};
   };
   std::vector<std::pair<double, double>> points;
   std::vector<PlacedLabel> labels;
