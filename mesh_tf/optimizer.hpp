@@ -27,9 +27,6 @@ struct OptimizerConfig {
   double lamb_weight_decay = 0.01, lamb_epsilon = 1e-6;                 // lamb
 };
 
-// The former name, until the run config moves to training.weight_sharding.
-using UpdateSharding = WeightSharding;
-
 class Optimizer {
  public:
   explicit Optimizer(OptimizerConfig config);
