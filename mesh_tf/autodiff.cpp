@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 
 #include "mesh_tf/op_table.hpp"
 #include "mesh_tf/ops/op_families.hpp"
@@ -19,6 +20,21 @@ Tensor in_order_of(const Tensor& contribution, const Shape& shape) {
   if (contribution.shape() == shape) return contribution;
   TPUSIM_CHECK(contribution.shape().is_subset_of(shape) && shape.is_subset_of(contribution.shape()));
   return einsum({contribution}, shape);
+}
+
+// A fully sharded variable's forward gather (weight_sharding.hpp), which a backward op reads from a gather
+// of its own rather than keep the forward copy alive across the step.
+bool autodiff_is_forward_gather(const Graph& g, int tensor) {
+  const OpNode& producer = g.op(g.tensor(tensor).producer);
+  return producer.phase == Phase::forward && is_weight_sharding_rename(producer);
+}
+
+bool autodiff_reads_forward_gather(const Graph& g, int first_op) {
+  for (int id = first_op; id < static_cast<int>(g.ops().size()); ++id) {
+    for (const int input : g.op(id).inputs)
+      if (autodiff_is_forward_gather(g, input)) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -62,6 +78,7 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
   auto needs_gradient = [&](int tensor) { return from_x[tensor] && to_y[tensor]; };
 
   std::map<int, Tensor> grad;
+  std::map<int, Tensor> regathered;  // forward gather tensor -> its backward gather
   for (std::size_t i = 0; i < ys.size(); ++i) {
     if (!needs_gradient(ys[i].id())) continue;
     auto it = grad.find(ys[i].id());
@@ -78,8 +95,30 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
       any = any || wanted[i];
     }
     if (!any) continue;
-    GradientRequest request(g, op, it->second, wanted);
-    op_row(op.kind).gradient(request);
+    const int first_new = static_cast<int>(g.ops().size());
+    GradientRequest first(g, op, it->second, wanted);
+    op_row(op.kind).gradient(first);
+    // FSDP's regather: a rule that read a fully sharded weight is built again on a gather made here, just
+    // before the gradient ops that read it (the forward gather is then freed after its last forward reader).
+    OpNode reading = op;
+    std::optional<GradientRequest> again;
+    if (autodiff_reads_forward_gather(g, first_new)) {
+      g.discard_ops_from(first_new);
+      for (int& input : reading.inputs) {
+        if (!autodiff_is_forward_gather(g, input)) continue;
+        auto found = regathered.find(input);
+        if (found == regathered.end()) {
+          const Tensor stored(&g, g.producer(Tensor(&g, input)).inputs[0]);
+          const Tensor gathered =
+              weight_sharding_reshape(stored, g.tensor(input).shape, stored.name() + "/regather");
+          found = regathered.emplace(input, gathered).first;
+        }
+        input = found->second.id();
+      }
+      again.emplace(g, reading, it->second, wanted);
+      op_row(op.kind).gradient(*again);
+    }
+    GradientRequest& request = again ? *again : first;
     for (auto& [index, raw] : request.contributions()) {
       const int input = op.inputs[index];
       const Tensor contribution = in_order_of(raw, g.tensor(input).shape);

@@ -63,6 +63,15 @@ Tensor Graph::add_op(OpNode op, const Shape& output_shape, DType dtype, const st
   return Tensor(this, tensors_.back().id);
 }
 
+void Graph::discard_ops_from(int first_op) {
+  TPUSIM_CHECK(first_op >= 0 && first_op <= static_cast<int>(ops_.size()));
+  while (static_cast<int>(ops_.size()) > first_op) {
+    names_.erase(ops_.back().name);
+    ops_.pop_back();
+    tensors_.pop_back();
+  }
+}
+
 std::vector<Tensor> Graph::variables() const {
   std::vector<Tensor> out;
   for (const auto& op : ops_) {

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "mesh_tf/dimension.hpp"
 #include "mesh_tf/op_node.hpp"
 #include "mesh_tf/shape.hpp"
+#include "mesh_tf/weight_sharding.hpp"
 
 namespace tpusim::mtf {
 
@@ -94,6 +96,19 @@ class Graph {
   std::vector<Tensor> inputs() const;
   Tensor find(const std::string& tensor_name) const;  // InputError with did-you-mean if absent
 
+  // Fully sharded weights (weight_sharding.hpp, mode `full`): every forward-phase variable made from now on
+  // that has a dim to shard is stored with it renamed d -> d_shard (same name, same initial values), and
+  // variable() returns its gather "<name>/gather" for the model to read; autodiff gathers it again in the
+  // backward pass. graph.variables() are the stored shards, which the optimizer updates in place.
+  void shard_variables(WeightSharding sharding) { variable_sharding_ = std::move(sharding); }
+  // The dims renamed so far, distinct, in first-use order; lower with variable_sharding()->rules_with() them.
+  const std::vector<std::string>& sharded_variable_dims() const { return sharded_variable_dims_; }
+  const std::optional<WeightSharding>& variable_sharding() const { return variable_sharding_; }
+
+  // Removes the ops (and their output tensors) from id `first_op` on, which nothing may refer to any more:
+  // autodiff builds a gradient rule again after it sees the rule read a fully sharded weight's gather.
+  void discard_ops_from(int first_op);
+
   // New ops get this phase (autodiff and optimizers switch it while they build).
   void set_phase(Phase phase) { phase_ = phase; }
   Phase phase() const { return phase_; }
@@ -108,6 +123,8 @@ class Graph {
   std::deque<OpNode> ops_;
   std::deque<TensorNode> tensors_;
   std::unordered_set<std::string> names_;
+  std::optional<WeightSharding> variable_sharding_;
+  std::vector<std::string> sharded_variable_dims_;
 };
 
 // ---- Contractions and reductions ----

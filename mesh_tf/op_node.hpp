@@ -132,6 +132,11 @@ struct OneHotAttributes {
 struct ArgmaxAttributes {
   std::string dim;
 };
+// A rename of weight sharding's (weight_sharding.hpp) outside the update phase: a fully sharded variable's
+// gather before its readers (all-gathered), and its gradient's way back into the shard (reduce-scattered).
+struct ReshapeAttributes {
+  bool weight_sharding = false;
+};
 struct AssignAttributes {
   int target = -1;  // the variable tensor id
 };
@@ -146,7 +151,7 @@ using OpAttributes =
     std::variant<NoAttributes, VariableAttributes, FillAttributes, RandomMaskAttributes, BinaryAttributes,
                  UnaryAttributes, AffineAttributes, ReduceAttributes, ShiftAttributes, ConcatAttributes,
                  SliceAttributes, PadAttributes, CumsumAttributes, OneHotAttributes, ArgmaxAttributes,
-                 AssignAttributes, WindowAttributes>;
+                 AssignAttributes, WindowAttributes, ReshapeAttributes>;
 
 struct OpNode {
   int id = 0;

@@ -10,10 +10,6 @@
 #include "topologies/support/input_error.hpp"
 
 namespace tpusim::mtf {
-namespace {
-constexpr const char* kShardSuffix = "_shard";  // d -> d_shard: the dim an update shard splits
-}  // namespace
-
 Optimizer::Optimizer(OptimizerConfig config) : config_(config) {
   if (!(config_.learning_rate > 0)) {
     throw InputError(fmt::format("optimizer: learning rate {} must be positive", config_.learning_rate));
@@ -70,13 +66,13 @@ void Optimizer::apply(Graph& graph, const std::vector<Tensor>& variables, const 
   graph.set_phase(Phase::update);
   for (std::size_t i = 0; i < variables.size(); ++i) {
     const Tensor& var = variables[i];
-    const std::string dim = shard_dim(var);
+    const std::string dim = sharding_ ? sharding_->dim_to_shard(var.shape()) : "";
     if (dim.empty()) {
       const Tensor value = update_one(graph, var.name(), var, grads[i]);
       assign(var, cast(value, var.dtype()), var.name() + "/update");
       continue;
     }
-    const std::string shard = dim + kShardSuffix;
+    const std::string shard = WeightSharding::shard_name(dim);
     if (std::find(sharded_dims_.begin(), sharded_dims_.end(), dim) == sharded_dims_.end())
       sharded_dims_.push_back(dim);
     const Tensor var_shard = rename(var, dim, shard, var.name() + "/shard");
@@ -87,32 +83,8 @@ void Optimizer::apply(Graph& graph, const std::vector<Tensor>& variables, const 
   graph.set_phase(saved);
 }
 
-std::string Optimizer::shard_dim(const Tensor& var) const {
-  if (!sharding_ || sharding_->mesh_dim_size <= 1) return "";
-  std::string best;
-  std::int64_t best_size = 0;
-  for (const auto& d : var.shape().dims()) {
-    const auto mesh_dim = sharding_->rules.mesh_dim_for(d.name);
-    if (mesh_dim && *mesh_dim == sharding_->mesh_dim) return "";  // split over the axis already
-    // The largest dim the axis divides, among those no rule splits (the first of equals).
-    if (!mesh_dim && d.size % sharding_->mesh_dim_size == 0 && d.size > best_size) {
-      best = d.name;
-      best_size = d.size;
-    }
-  }
-  return best;
-}
-
 LayoutRules Optimizer::sharded_rules() const {
-  if (!sharding_) return {};
-  auto rules = sharding_->rules.rules();
-  for (const auto& dim : sharded_dims_) {
-    if (sharding_->rules.mesh_dim_for(dim + kShardSuffix))
-      throw InputError(
-          fmt::format("weight-update sharding: the layout already has a rule for '{}{}'", dim, kShardSuffix));
-    rules.emplace_back(dim + kShardSuffix, sharding_->mesh_dim);
-  }
-  return LayoutRules(rules);
+  return sharding_ ? sharding_->rules_with(sharded_dims_) : LayoutRules{};
 }
 
 Tensor Optimizer::update_one(Graph& graph, const std::string& name, const Tensor& var,

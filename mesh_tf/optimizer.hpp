@@ -9,6 +9,7 @@
 
 #include "mesh_tf/graph.hpp"
 #include "mesh_tf/layout_rules.hpp"
+#include "mesh_tf/weight_sharding.hpp"
 #include "topologies/support/name_table.hpp"
 
 namespace tpusim::mtf {
@@ -24,21 +25,6 @@ struct OptimizerConfig {
   double momentum = 0.9;                                                // momentum, lars
   double lars_eta = 0.001, lars_weight_decay = 1e-4, lars_epsilon = 0;  // lars trust ratio
   double lamb_weight_decay = 0.01, lamb_epsilon = 1e-6;                 // lamb
-};
-
-// Weight-update sharding (Xu et al., "Automatic Cross-Replica Sharding of Weight Update in Data-Parallel
-// Training", arXiv 2004.13336; Google's MLPerf v0.6+ TPU submissions): a variable replicated over the
-// data-parallel mesh axis has its gradient reduce-scattered over it rather than allreduced, its update (and
-// its optimizer slots) computed on 1/N of it per core, and the updated weights all-gathered. Written in
-// Mesh-TensorFlow terms: the update renames one of the variable's unsplit dims whose size the axis divides,
-// `d` to `d_shard`, which a layout rule `d_shard:<axis>` splits; renaming back to `d` for the assign gathers
-// it. The engine lowers these update-phase renames as XLA's pass does (mesh_tf/ops/reshape.cpp: the pending
-// gradient reduce-scattered, the gather an all-gather). A variable already split over the axis, or with no
-// dim the axis divides, keeps the plain allreduce.
-struct UpdateSharding {
-  std::string mesh_dim;  // the data-parallel axis
-  std::int64_t mesh_dim_size = 1;
-  LayoutRules rules;  // the layout the variables get
 };
 
 class Optimizer {
@@ -61,19 +47,21 @@ class Optimizer {
   // Update ops for given gradients (e.g. computed with gradients(ys, grad_ys, xs)).
   void apply(Graph& graph, const std::vector<Tensor>& variables, const std::vector<Tensor>& grads);
   const std::vector<Tensor>& slot_variables() const { return slots_; }
-  // Shards the updates apply() builds from now on (InputError when a shard dim's name has a rule already).
-  void shard_updates(UpdateSharding sharding) { sharding_ = std::move(sharding); }
-  // The rules to lower with: the sharding's, plus "d_shard:<axis>" for every dim a shard renamed.
+  // Shards the updates apply() builds from now on (weight_sharding.hpp, mode `update`): a variable with a
+  // dim to shard has its gradient reduce-scattered, its update computed on its shard, and the new value
+  // all-gathered. (Under `full` the variables are stored sharded instead, Graph::shard_variables, and
+  // their updates need nothing from the optimizer.)
+  void shard_updates(WeightSharding sharding) { sharding_ = std::move(sharding); }
+  // The rules to lower with: the sharding's, plus "d_shard:<axis>" for every dim a shard renamed
+  // (InputError when a shard dim's name has a rule already).
   LayoutRules sharded_rules() const;
   const OptimizerConfig& config() const { return config_; }
 
  private:
   Tensor update_one(Graph& graph, const std::string& name, const Tensor& variable, const Tensor& grad);
-  // The dim of `variable` its update is sharded along, or "" for none.
-  std::string shard_dim(const Tensor& variable) const;
   OptimizerConfig config_;
   std::vector<Tensor> slots_;
-  std::optional<UpdateSharding> sharding_;
+  std::optional<WeightSharding> sharding_;
   std::vector<std::string> sharded_dims_;  // distinct, in first-use order
 };
 

@@ -73,13 +73,17 @@ std::vector<CollectiveGroup> group_collectives(const std::vector<mtf::Collective
 }
 
 // The mesh axis that splits the batch (every model kind's batch dim is "batch"): the data-parallel axis whose
-// gradient allreduces weight-update sharding replaces.
-std::optional<mtf::UpdateSharding> update_sharding(const RunConfig& config) {
-  if (!config.training.weight_update_sharding) return std::nullopt;
+// gradient allreduces weight sharding replaces.
+std::optional<mtf::WeightSharding> training_weight_sharding(const RunConfig& config) {
+  if (config.training.weight_sharding == mtf::WeightShardingMode::none) return std::nullopt;
   const auto axis = config.mesh.layout.mesh_dim_for("batch");
   const int m = axis ? config.mesh.shape.index_of(*axis) : -1;
   if (m < 0) return std::nullopt;
-  return mtf::UpdateSharding{*axis, config.mesh.shape.dim_size(m), config.mesh.layout};
+  return mtf::WeightSharding(*axis, config.mesh.shape.dim_size(m), config.mesh.layout);
+}
+
+bool training_shards_weights(const RunConfig& config) {
+  return config.training.weight_sharding != mtf::WeightShardingMode::none;
 }
 
 std::string structure_of(const RunConfig& config) {
@@ -88,16 +92,30 @@ std::string structure_of(const RunConfig& config) {
 
 }  // namespace
 
+namespace {
+
+// Under full weight sharding the variables are stored sharded as the model builds them.
+mtf::Graph& training_graph_for(mtf::Graph& graph, const RunConfig& config) {
+  const auto sharding = training_weight_sharding(config);
+  if (sharding && config.training.weight_sharding == mtf::WeightShardingMode::full)
+    graph.shard_variables(*sharding);
+  return graph;
+}
+
+}  // namespace
+
 TrainingProgram::TrainingProgram(const RunConfig& config)
     : graph(config.training.seed),
-      model(build_model(graph, config.model)),
+      model(build_model(training_graph_for(graph, config), config.model)),
       layout(config.mesh.layout),
       built_for(structure_of(config)) {
   mtf::Optimizer optimizer = make_optimizer(config.training);
-  const auto sharding = update_sharding(config);
-  if (sharding) optimizer.shard_updates(*sharding);
+  const auto sharding = training_weight_sharding(config);
+  const bool update = config.training.weight_sharding == mtf::WeightShardingMode::update;
+  if (sharding && update) optimizer.shard_updates(*sharding);
   gradients = optimizer.minimize(graph, model.loss);
-  if (sharding) layout = optimizer.sharded_rules();
+  if (sharding)
+    layout = update ? optimizer.sharded_rules() : sharding->rules_with(graph.sharded_variable_dims());
 }
 
 RunReport run_training(const RunConfig& config, const RunOptions& options) {
@@ -157,9 +175,9 @@ namespace {
 RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built, sim::Simulator& simulator,
                            const RunOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
-  // A sharded update is built for one mesh and layout (a search shares one program among candidates).
+  // Sharded weights are built for one mesh and layout (a search shares one program among candidates).
   std::unique_ptr<TrainingProgram> own;
-  if (config.training.weight_update_sharding && built.built_for != structure_of(config))
+  if (training_shards_weights(config) && built.built_for != structure_of(config))
     own = std::make_unique<TrainingProgram>(config);
   const TrainingProgram& program = own ? *own : built;
   const bool numerics = config.training.numerics == NumericsMode::full;
@@ -187,7 +205,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   execution.allreduce_combine_bytes = config.hardware.allreduce_combine_bytes;
   execution.share_collective_times = options.share_collective_times;
   const mtf::LayoutRules& layout =
-      config.training.weight_update_sharding ? program.layout : config.mesh.layout;
+      training_shards_weights(config) ? program.layout : config.mesh.layout;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor = std::make_unique<mtf::Executor>(graph, config.mesh.shape, layout, &simulator, execution);

@@ -14,6 +14,10 @@ Graph& same_graph(const std::vector<Tensor>& tensors, const std::string& op_name
 // InputError unless `output` keeps only dims of x (einsum.cpp; reduce_sum and reduce_max).
 void check_reduction(const Tensor& x, const Shape& output, const std::string& name);
 
+// reshape.cpp: a reshape lowered as weight sharding's (ReshapeAttributes), and whether an op is one.
+Tensor weight_sharding_reshape(const Tensor& x, const Shape& output, const std::string& name);
+bool is_weight_sharding_rename(const OpNode& op);
+
 namespace ops {
 
 // sources.cpp: input, variable, fill, random_mask

@@ -23,7 +23,9 @@ std::vector<std::int64_t> prefix_products(const Shape& shape) {
 
 }  // namespace
 
-Tensor reshape(const Tensor& x, const Shape& output, const std::string& name) {
+namespace {
+
+Tensor add_reshape_op(const Tensor& x, const Shape& output, const std::string& name, bool weight_sharding) {
   if (output.num_elements() != x.shape().num_elements()) {
     throw InputError(fmt::format("reshape '{}': '{}' {} has {} elements but the new shape {} has {}", name,
                                  x.name(), x.shape().to_string(), x.shape().num_elements(),
@@ -32,7 +34,22 @@ Tensor reshape(const Tensor& x, const Shape& output, const std::string& name) {
   OpNode op;
   op.kind = OpKind::reshape;
   op.inputs = {x.id()};
+  op.attributes = ReshapeAttributes{weight_sharding};
   return x.graph().add_op(std::move(op), output, x.dtype(), name);
+}
+
+}  // namespace
+
+Tensor reshape(const Tensor& x, const Shape& output, const std::string& name) {
+  return add_reshape_op(x, output, name, false);
+}
+
+Tensor weight_sharding_reshape(const Tensor& x, const Shape& output, const std::string& name) {
+  return add_reshape_op(x, output, name, true);
+}
+
+bool is_weight_sharding_rename(const OpNode& op) {
+  return op.kind == OpKind::reshape && op.get<ReshapeAttributes>().weight_sharding;
 }
 
 Tensor rename(const Tensor& x, const std::string& old_name, const std::string& new_name,
@@ -49,10 +66,11 @@ namespace ops {
 void lower_reshape(Lowerer& lowerer, const OpNode& op) {
   const TensorNode& t = lowerer.graph().tensor(op.output);
   const std::vector<int> out_dims = lowerer.rule_mesh_dims(t.id);
-  // In the update phase a reshape is weight-update sharding's (optimizer.hpp): a gradient still pending over
-  // the data-parallel axis is reduce-scattered into its shard, and the updated shards are all-gathered, both
-  // XLA's collectives (Xu et al. 2020) rather than Mesh-TensorFlow's allreduce and masked allconcat.
-  const bool sharding = op.phase == Phase::update;
+  // In the update phase a reshape is weight-update sharding's (optimizer.hpp), and elsewhere a flagged one is
+  // fully sharded weights' (weight_sharding.hpp): a gradient still pending over the data-parallel axis is
+  // reduce-scattered into its shard, and shards are all-gathered, both XLA's collectives (Xu et al. 2020)
+  // rather than Mesh-TensorFlow's allreduce and masked allconcat.
+  const bool sharding = op.phase == Phase::update || op.get<ReshapeAttributes>().weight_sharding;
   const int x = lowerer.input_value(op, 0, sharding);
   const Shape in_shape = lowerer.value(x).shape;
   // A mesh dim can stay on a dimension that keeps its place in the row-major order (same size, same product
@@ -81,8 +99,10 @@ void lower_reshape(Lowerer& lowerer, const OpNode& op) {
   lowerer.set_result(op, lowerer.relayout(local, out_dims, op, sharding, sharding));
 }
 
+// A fully sharded variable's gather passes its gradient back as weight sharding's too: reduce-scattered.
 void reshape_gradient(GradientRequest& r) {
-  r.emit(0, [&] { return reshape(r.dy, r.input(0).shape()); });
+  const bool weight_sharding = r.op.get<ReshapeAttributes>().weight_sharding;
+  r.emit(0, [&] { return add_reshape_op(r.dy, r.input(0).shape(), "", weight_sharding); });
 }
 
 }  // namespace ops

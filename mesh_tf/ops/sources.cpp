@@ -1,6 +1,8 @@
 // Sources: inputs fed per step, variables, constants and dropout's random masks. None passes a gradient.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "mesh_tf/lowering.hpp"
 #include "mesh_tf/ops/op_families.hpp"
 #include "mesh_tf/random.hpp"
@@ -37,7 +39,19 @@ Tensor Graph::variable(const std::string& name, const Shape& shape, Initializer 
   std::uint64_t h = 1469598103934665603ull ^ seed_;
   for (const char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   op.attributes = VariableAttributes{init, h};
-  return add_op(std::move(op), shape, dtype, name);
+  const std::string dim =
+      variable_sharding_ && phase_ == Phase::forward ? variable_sharding_->dim_to_shard(shape) : "";
+  if (dim.empty()) return add_op(std::move(op), shape, dtype, name);
+  // Stored sharded: the renamed dim keeps its size and place, so the row-major values are the same.
+  const std::string shard = WeightSharding::shard_name(dim);
+  if (std::find(sharded_variable_dims_.begin(), sharded_variable_dims_.end(), dim) ==
+      sharded_variable_dims_.end())
+    sharded_variable_dims_.push_back(dim);
+  std::vector<Dimension> dims = shape.dims();
+  for (auto& d : dims)
+    if (d.name == dim) d = Dimension(shard, d.size);
+  const Tensor stored = add_op(std::move(op), Shape(dims), dtype, name);
+  return weight_sharding_reshape(stored, shape, name + "/gather");
 }
 
 Tensor Graph::fill(const Shape& shape, float value, DType dtype) {

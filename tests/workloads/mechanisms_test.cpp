@@ -1,7 +1,7 @@
-// Dropout in the Transformer kinds and weight-update sharding, end to end: where the masks go (counted by
-// hand from transformer_layers.hpp), full numerics still training with them, and sharded updates training
-// the same model to the same losses. Each run_training creates the process's one Simulator, so runs go to
-// child processes.
+// Dropout in the Transformer kinds and weight sharding, end to end: where the masks go (counted by hand from
+// transformer_layers.hpp), full numerics still training with them, sharded updates and fully sharded weights
+// training the same model to the same losses, and lm-s5's memory per core under full sharding by hand. Each
+// run_training creates the process's one Simulator, so runs go to child processes.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "topologies/support/child_process.hpp"
 #include "workloads/config/preset_catalog.hpp"
+#include "workloads/model_formulas.hpp"
 #include "workloads/training_run.hpp"
 
 using namespace tpusim::workloads;
@@ -50,6 +51,33 @@ std::vector<double> losses_in_child(const RunConfig& config) {
   return losses;
 }
 
+RunConfig with_sharding(const std::string& preset, tpusim::mtf::WeightShardingMode mode) {
+  RunConfig config = load_preset(preset);
+  config.training.weight_sharding = mode;
+  return config;
+}
+
+// The memory report of a lowered (not simulated) run: parameters, gradients, optimizer state, peak live.
+std::vector<std::uint64_t> memory_in_child(const RunConfig& config) {
+  const std::string text = tpusim::run_in_child([&] {
+                             RunOptions options;
+                             options.lower_only = true;
+                             const MemoryReport m = run_training(config, options).memory;
+                             return std::to_string(m.parameter_bytes) + " " +
+                                    std::to_string(m.gradient_bytes) + " " +
+                                    std::to_string(m.optimizer_state_bytes) + " " +
+                                    std::to_string(m.total_bytes);
+                           }).output;
+  std::vector<std::uint64_t> out;
+  std::size_t at = 0;
+  for (int i = 0; i < 4; ++i) {
+    std::size_t used = 0;
+    out.push_back(std::stoull(text.substr(at), &used));
+    at += used;
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("dropout: the masks each Transformer kind builds, counted by hand") {
@@ -82,7 +110,7 @@ TEST_CASE("dropout: the tiny LM still trains in full numerics") {
 
 TEST_CASE("weight-update sharding: the tiny LM trains to the same losses") {
   RunConfig sharded = load_preset("tiny-lm");
-  sharded.training.weight_update_sharding = true;
+  sharded.training.weight_sharding = tpusim::mtf::WeightShardingMode::update;
   const TrainingProgram program(sharded);
   CHECK(program.layout.to_string().find("_shard:batch") != std::string::npos);
   const auto plain_losses = losses_in_child(load_preset("tiny-lm"));
@@ -92,4 +120,41 @@ TEST_CASE("weight-update sharding: the tiny LM trains to the same losses") {
     INFO("step " << i);
     CHECK(sharded_losses[i] == Approx(plain_losses[i]).epsilon(1e-4));
   }
+}
+
+TEST_CASE("full weight sharding: the tiny LM trains to the same losses") {
+  const RunConfig sharded = with_sharding("tiny-lm", tpusim::mtf::WeightShardingMode::full);
+  const TrainingProgram program(sharded);
+  CHECK(program.layout.to_string().find("_shard:batch") != std::string::npos);
+  const auto plain_losses = losses_in_child(load_preset("tiny-lm"));
+  const auto sharded_losses = losses_in_child(sharded);
+  REQUIRE(plain_losses.size() == sharded_losses.size());
+  for (std::size_t i = 0; i < plain_losses.size(); ++i) {
+    INFO("step " << i);
+    CHECK(sharded_losses[i] == Approx(plain_losses[i]).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("full weight sharding: lm-s5's parameters and gradients per core are 1/16 of its plain run's") {
+  using tpusim::mtf::WeightShardingMode;
+  const RunConfig config = load_preset("lm-s5");
+  REQUIRE(config.mesh.shape_text() == "batch:16;model:32");
+  const auto plain = memory_in_child(config);
+  const auto update = memory_in_child(with_sharding("lm-s5", WeightShardingMode::update));
+  const auto full = memory_in_child(with_sharding("lm-s5", WeightShardingMode::full));
+  // By hand: every fp32 weight is split 32 ways over model (vocab, d_ff or heads) except the positional
+  // embedding [length, d_model] and the 2 layer norms per layer plus the final one [d_model], which stay
+  // whole; every variable has d_model (1024) unsplit, which the batch axis (16) divides, so full sharding
+  // stores 1/16 of each.
+  const std::int64_t P = parameter_count(config.model);
+  const std::int64_t whole = (config.model.length + 2 * config.model.layers + 1) * config.model.d_model;
+  const std::uint64_t plain_bytes = static_cast<std::uint64_t>((P - whole) * 4 / 32 + whole * 4);
+  CHECK(plain[0] == plain_bytes);
+  CHECK(update[0] == plain_bytes);
+  CHECK(full[0] * 16 == plain_bytes);
+  CHECK(full[1] * 16 == plain[1]);  // gradients
+  CHECK(full[2] == update[2]);      // Adafactor's slots: sharded as weight-update sharding shards them
+  CHECK(full[2] < plain[2]);
+  CHECK(full[3] < update[3]);  // peak live
+  CHECK(update[3] < plain[3]);
 }

@@ -19,6 +19,7 @@
 #include "mesh_tf/optimizer.hpp"
 #include "mesh_tf/overlap_policy.hpp"
 #include "mesh_tf/rematerialization.hpp"
+#include "mesh_tf/weight_sharding.hpp"
 #include "topologies/support/name_table.hpp"
 #include "topologies/topology.hpp"
 #include "workloads/fidelity/calibration.hpp"
@@ -102,8 +103,9 @@ struct TrainingConfig {
   NumericsMode numerics = NumericsMode::timing;
   int steps = 1;
   std::uint64_t seed = 1;
-  // Xu et al. 2020 (mtf::UpdateSharding): reduce-scatter, a sharded update, all-gather.
-  bool weight_update_sharding = false;
+  // Weights sharded over the data-parallel axis (mesh_tf/weight_sharding.hpp): update, Xu et al. 2020's
+  // sharded update; full, ZeRO-3/FSDP's weights stored sharded and gathered before each use.
+  mtf::WeightShardingMode weight_sharding = mtf::WeightShardingMode::none;
   std::string output_dir;  // results/<name> unless given
 };
 

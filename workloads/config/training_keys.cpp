@@ -44,17 +44,23 @@ std::vector<ConfigKey> training_keys() {
             if (!cost.fits()) value.fail(cost.problem());
           })
           .reports([](const RunConfig& c) { return to_string(c.training.numerics); }),
-      ConfigKey("training.weight_update_sharding", "true or false",
-                "Weight-update sharding (Xu et al. 2020, arXiv 2004.13336; Google's MLPerf TPU submissions): "
-                "a variable replicated over the data-parallel axis (the one that splits batch) has its "
-                "gradient reduce-scattered, its update and optimizer slots computed on 1/N of it per core, "
-                "and the new weights all-gathered, instead of an allreduce and a replicated update. A "
-                "variable with no dim the axis divides keeps the allreduce.")
-          .defaults_to("false")
+      ConfigKey("training.weight_sharding", "one of " + join(mtf::weight_sharding_modes().names()),
+                "Weights sharded over the data-parallel axis (the mesh axis that splits batch; "
+                "mesh_tf/weight_sharding.hpp). update: weight-update sharding (Xu et al. 2020, arXiv "
+                "2004.13336; Google's MLPerf TPU submissions), each replicated variable's gradient "
+                "reduce-scattered, its update and optimizer slots computed on 1/N of it per core, and the "
+                "new weights all-gathered. full: fully sharded weights (ZeRO-3, arXiv 1910.02054; PyTorch FSDP; "
+                "GSPMD's 2D sharding), each variable stored as 1/N per core with its gradient and slots, "
+                "all-gathered before its forward readers and again before its backward readers, its "
+                "gradient reduce-scattered. Each variable is sharded along its largest dim no layout rule "
+                "splits and the axis divides; one with none stays replicated. none: neither.")
+          .defaults_to("none")
           .reads([](const ConfigNode& value, ConfigReading& r) {
-            r.config.training.weight_update_sharding = value.boolean();
+            r.config.training.weight_sharding = value.choice(mtf::weight_sharding_modes());
           })
-          .reports([](const RunConfig& c) { return c.training.weight_update_sharding; }),
+          .reports([](const RunConfig& c) {
+            return mtf::weight_sharding_modes().name_of(c.training.weight_sharding);
+          }),
       ConfigKey("training.steps", "whole number", "Training steps to simulate (tpusim run --steps overrides it).")
           .ranged(fmt::format("1 to {}", kMaxSteps))
           .defaults_to("1")
