@@ -57,6 +57,18 @@ const std::vector<ProseClaim> kProseClaims = {
      {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(\n  compute +(\S+ \S+))",
       R"(\n  communication \(busy\) +(\S+ \S+))", R"(\n  exposed communication +(\S+ \S+))",
       R"(MFU ([0-9.]+%))", R"(\n  total \(peak live\) +(\S+ \S+))"}},
+    {"fully sharded weights on lm-s5: the plain run",
+     R"(on lm-s5 `--set training.weight_sharding=full` takes the parameters from (\S+ \S+) to \S+ \S+ per core and )"
+     R"(the peak from (\S+ \S+) to \S+ \S+, at \S+ \S+ per step instead of (\S+ \S+)\))",
+     {"run", "--preset", "lm-s5", "--no-files"},
+     {R"(\n  parameters +(\S+ \S+))", R"(\n  total \(peak live\) +(\S+ \S+))",
+      R"(\nstep time \(simulated\) +(\S+ \S+))"}},
+    {"fully sharded weights on lm-s5: the sharded run",
+     R"(on lm-s5 `--set training.weight_sharding=full` takes the parameters from \S+ \S+ to (\S+ \S+) per core and )"
+     R"(the peak from \S+ \S+ to (\S+ \S+), at (\S+ \S+) per step instead of \S+ \S+\))",
+     {"run", "--preset", "lm-s5", "--no-files", "--set", "training.weight_sharding=full"},
+     {R"(\n  parameters +(\S+ \S+))", R"(\n  total \(peak live\) +(\S+ \S+))",
+      R"(\nstep time \(simulated\) +(\S+ \S+))"}},
     {"the image models' tiny U-Net",
      R"(`tpusim run --preset tiny-unet --no-files` [^`]*? its loss falls from ([0-9.]+) to ([0-9.]+) in (\d+) steps)",
      {"run", "--preset", "tiny-unet", "--no-files"},
