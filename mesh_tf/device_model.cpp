@@ -121,9 +121,14 @@ std::vector<std::string> DeviceModel::preset_names() { return presets().names();
 DeviceModel DeviceModel::preset(const std::string& name) { return presets().parse(name)(); }
 
 DeviceModel DeviceModel::for_topology(const std::string& topology_name) {
+  // A multislice spec's chips are its slice's: "multislice:4xtpu-v5p-cube" gets tpu-v5p-core
+  // (topologies/multislice.hpp).
+  std::string slice = topology_name;
+  if (slice.rfind("multislice:", 0) == 0 && slice.find('x') != std::string::npos)
+    slice = slice.substr(slice.find('x') + 1);
   for (const auto& name : preset_names()) {
     const std::string generation = name.substr(0, name.size() - std::string("-core").size());  // "tpu-v3"
-    if (topology_name.rfind(generation + "-", 0) == 0) return preset(name);
+    if (slice.rfind(generation + "-", 0) == 0) return preset(name);
   }
   return tpu_v2_core();
 }

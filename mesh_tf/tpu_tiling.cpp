@@ -102,7 +102,9 @@ std::vector<std::pair<int, int>> ring_2d(int m, int n) {
 
 std::optional<TpuTiling> tpu_tiling(const MeshShape& mesh, const topo::Topology& topology) {
   const auto& chips = topology.chip_dims();
-  if (chips.size() != 2 || !power_of_two(chips[0]) || !power_of_two(chips[1])) return std::nullopt;
+  // Mesh-TensorFlow tiled one pod; across the slices of a multislice pod there is no ICI to tile.
+  if (topology.multislice() || chips.size() != 2 || !power_of_two(chips[0]) || !power_of_two(chips[1]))
+    return std::nullopt;
   const int rows = chips[1], columns = chips[0], cores = topology.cores_per_chip();
   // Dimensions of size 1 change no processor's place (simd_mesh_impl.py drops them too).
   std::vector<int> sizes;

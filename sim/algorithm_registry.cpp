@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "sim/algorithms/algorithms.hpp"
@@ -263,13 +264,25 @@ algorithms::ClosedForm closed_form(const topo::Topology& topology, const Collect
   // The formulas take a ring's neighbours one hop apart; round a twisted wraparound they are not.
   if (request.groups.empty() || topology.twisted()) return {};
   const auto& group = request.groups.front();
-  const algorithms::ClosedFormInput input{
-      request.kind, group.dims, s, alpha, bandwidth, topo::first_dimension_on_chip(topology, group)};
+  algorithms::ClosedFormInput input{request.kind, group.dims, s,
+                                    alpha,        bandwidth,  topo::first_dimension_on_chip(topology, group)};
+  if (topology.multislice()) {
+    std::vector<int> slices;
+    for (const topo::Rank rank : group.ranks)
+      slices.push_back(topology.slice_of_chip(rank / topology.cores_per_chip()));
+    std::sort(slices.begin(), slices.end());
+    input.slices = static_cast<int>(std::unique(slices.begin(), slices.end()) - slices.begin());
+    input.dcn_alpha = topology.dcn().latency_s();
+    input.dcn_bandwidth = topology.dcn().bandwidth_Bps();
+  }
   if (names.size() == 1) {
     const auto& row = algorithm(request.kind, names.front());
     if (row.closed_form == nullptr) return {};
+    // A group across slices has DCN transfers, which only closed forms that model the DCN count.
+    if (input.slices > 1 && row.closed_form != algorithms::hierarchical_closed_form) return {};
     return row.closed_form(input);
   }
+  if (input.slices > 1) return {};
   std::vector<algorithms::ClosedFormFunction> per_dimension;
   for (const auto& name : names) per_dimension.push_back(algorithm(request.kind, name).closed_form);
   return composed_closed_form(input, per_dimension);

@@ -34,6 +34,11 @@ std::vector<AlgorithmRow> algorithm_rows() {
        "Rabenseifner: recursive halving reduce-scatter, recursive doubling allgather; extra ranks folded",
        false, S::per_dimension, nullptr, nullptr, a::halving_doubling_closed_form, &a::halving_doubling_line},
 
+      {K::allreduce, "hierarchical",
+       "multislice pods: bidirectional ring reduce-scatter in each slice over ICI, ring allreduce of each "
+       "share across slices over the DCN, allgather back; groups that span slices",
+       false, S::any, a::hierarchical_fits, a::hierarchical_allreduce, a::hierarchical_closed_form, nullptr},
+
       {K::reduce_scatter, "ring", "unidirectional ring, p-1 steps", false, S::per_dimension, nullptr, nullptr,
        a::ring_closed_form, &a::ring_line, true},
       {K::reduce_scatter, "bidir_ring", "bidirectional ring, half of every chunk each way", true,

@@ -93,6 +93,55 @@ ChipTraffic chip_traffic(const topo::Topology& topology, const CollectiveRequest
   return traffic;
 }
 
+// The same counting argument with each slice of a multislice pod as one node: what must cross the DCN, and
+// the chips of the groups that span slices, whose NICs are the only way across (topologies/multislice.hpp).
+ChipTraffic slice_traffic(const topo::Topology& topology, const CollectiveRequest& request, double s) {
+  ChipTraffic traffic;
+  if (!topology.multislice()) return traffic;
+  const int cores = topology.cores_per_chip();
+  const auto slice_of = [&](topo::Rank rank) { return topology.slice_of_chip(rank / cores); };
+  std::vector<std::uint8_t> sends(topology.num_chips(), 0);
+  if (request.kind == CollectiveKind::permute) {
+    for (const auto& [src, dst] : request.permutation) {
+      if (slice_of(src) == slice_of(dst)) continue;
+      sends[src / cores] = 1;
+      traffic.bytes += s;
+    }
+  } else {
+    std::unordered_map<int, int> members_in_slice;
+    for (const auto& group : request.groups) {
+      members_in_slice.clear();
+      for (const topo::Rank rank : group.ranks) ++members_in_slice[slice_of(rank)];
+      const double q = static_cast<double>(members_in_slice.size()), p = group.size();
+      if (q < 2) continue;
+      for (const topo::Rank rank : group.ranks) sends[rank / cores] = 1;
+      switch (request.kind) {
+        case CollectiveKind::allreduce:
+          traffic.bytes += 2 * (q - 1) * s;
+          break;
+        case CollectiveKind::reduce_scatter:
+        case CollectiveKind::allgather:
+        case CollectiveKind::broadcast:
+          traffic.bytes += (q - 1) * s;
+          break;
+        case CollectiveKind::alltoall:
+          for (const auto& [slice, members] : members_in_slice)
+            traffic.bytes += members * (p - members) * s / p;
+          break;
+        case CollectiveKind::permute:
+          break;
+      }
+    }
+  }
+  traffic.sending_chips = static_cast<int>(std::count(sends.begin(), sends.end(), 1));
+  return traffic;
+}
+
+// What a chip's DCN NIC adds to what it can send (nothing on a single slice).
+double dcn_Bps_per_chip(const topo::Topology& topology) {
+  return topology.multislice() ? topology.dcn().bandwidth_Bps() : 0.0;
+}
+
 int inter_chip_links_per_chip(const topo::Topology& topology) {
   int out_links = 0;
   for (const int size : topology.chip_dims()) {
@@ -104,8 +153,9 @@ int inter_chip_links_per_chip(const topo::Topology& topology) {
 }  // namespace
 
 double injection_bandwidth_Bps(const topo::Topology& topology) {
-  return (topology.cores_per_chip() - 1) * topology.intra_chip().bandwidth_Bps() +
-         inter_chip_links_per_chip(topology) * topology.inter_chip().bandwidth_Bps();
+  const double on_pod = (topology.cores_per_chip() - 1) * topology.intra_chip().bandwidth_Bps() +
+                        inter_chip_links_per_chip(topology) * topology.inter_chip().bandwidth_Bps();
+  return topology.multislice() ? on_pod + dcn_Bps_per_chip(topology) : on_pod;
 }
 
 AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const CollectiveRequest& request,
@@ -197,12 +247,20 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
       ends.emplace_back(t.dst, end);
       prediction.time_s = std::max(prediction.time_s, end);
       count_transfers(1);
-      if (route.links.size() != 1 || (uniform_latency >= 0 && (route.latency_s != uniform_latency ||
-                                                               route.bandwidth_Bps != uniform_bandwidth))) {
+      // Between slices every route is the same two DCN links: the closed forms that model the DCN take its
+      // figures from the topology (algorithm_registry.cpp), so such transfers leave the ICI ones uniform.
+      const bool across_slices =
+          topology.multislice() && !route.links.empty() && is_dcn_link(topology, route.links.front());
+      if (across_slices) {
+      } else if (route.links.size() != 1 ||
+                 (uniform_latency >= 0 &&
+                  (route.latency_s != uniform_latency || route.bandwidth_Bps != uniform_bandwidth))) {
         uniform = false;
       }
-      uniform_latency = route.latency_s;
-      uniform_bandwidth = route.bandwidth_Bps;
+      if (!across_slices) {
+        uniform_latency = route.latency_s;
+        uniform_bandwidth = route.bandwidth_Bps;
+      }
       for (const int link : route.links) {
         if (is_loopback(topology, link)) continue;  // FATPIPE: flows do not share it
         link_bytes[link] += bytes;
@@ -231,6 +289,16 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
     if (link_bytes[link] > prediction.max_link_bytes) prediction.max_link_bytes = link_bytes[link];
   }
   prediction.max_link_time_s = prediction.max_link_bytes / topology.inter_chip().bandwidth_Bps();
+  if (topology.multislice()) {
+    // DCN NICs are slower than ICI links: the busiest link in time may be one of them.
+    double ici_bytes = 0, dcn_bytes = 0;
+    for (std::size_t link = 0; link < link_bytes.size(); ++link) {
+      double& most = is_dcn_link(topology, static_cast<int>(link)) ? dcn_bytes : ici_bytes;
+      most = std::max(most, link_bytes[link]);
+    }
+    prediction.max_link_time_s = std::max(ici_bytes / topology.inter_chip().bandwidth_Bps(),
+                                          dcn_bytes / topology.dcn().bandwidth_Bps());
+  }
   prediction.contention_checked = check;
   if (check) {
     prediction.contention_free = true;
@@ -247,6 +315,10 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
   }
   prediction.uniform = uniform && prediction.transfers > 0;
   if (prediction.uniform) {
+    if (uniform_latency < 0) {  // every transfer crossed slices
+      uniform_latency = topology.inter_chip().latency_s();
+      uniform_bandwidth = topology.inter_chip().bandwidth_Bps();
+    }
     const auto form = closed_form(topology, request, uniform_latency, uniform_bandwidth);
     prediction.closed_form_s = form.time_s;
     prediction.closed_form = form.formula;
@@ -317,13 +389,18 @@ LowerBound lower_bound(const topo::Topology& topology, const CollectiveRequest& 
   const ChipTraffic traffic = chip_traffic(topology, request, s);
   const int links = inter_chip_links_per_chip(topology);
   if (traffic.bytes > 0 && links > 0) {
+    const double per_chip = links * topology.inter_chip().bandwidth_Bps();
     bound.chip_injection_s =
-        traffic.bytes / (traffic.sending_chips * links * topology.inter_chip().bandwidth_Bps());
+        traffic.bytes /
+        (traffic.sending_chips * (topology.multislice() ? per_chip + dcn_Bps_per_chip(topology) : per_chip));
   }
+  const ChipTraffic across = slice_traffic(topology, request, s);
+  if (across.bytes > 0) bound.dcn_s = across.bytes / (across.sending_chips * dcn_Bps_per_chip(topology));
   bound.time_s = bound.core_injection_s;
   bound.binding = "core_injection";
   const std::pair<double, const char*> others[] = {{bound.chip_injection_s, "chip_injection"},
                                                    {bound.latency_s, "latency"},
+                                                   {bound.dcn_s, "dcn"},
                                                    {bound.bisection_s, "bisection"}};
   for (const auto& [time_s, name] : others) {
     if (time_s > bound.time_s) bound.time_s = time_s, bound.binding = name;

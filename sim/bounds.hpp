@@ -51,14 +51,19 @@ struct LowerBound {
   double chip_injection_s = 0;
   double latency_s = 0;    // ceil(log2 p) alpha (allreduce, reduce-scatter, allgather) or the furthest member
   double bisection_s = 0;  // all-to-all over the whole pod: bytes across the best halving cut / its bandwidth
-  std::string binding;     // "core_injection", "chip_injection", "latency" or "bisection"
+  // Multislice pods: the bytes that must cross between slices (the chip_injection count with each slice as
+  // one node: 2(q-1)S for an allreduce over q slices) / the DCN NICs of the chips of the groups that span
+  // slices, the only way across. The hierarchical allreduce meets it: 2(q-1)/q (S/m) / B_dcn on m chips per
+  // slice.
+  double dcn_s = 0;
+  std::string binding;  // "core_injection", "chip_injection", "latency", "dcn" or "bisection"
 };
 
 // Algorithm-independent: no algorithm on this topology can beat it.
 LowerBound lower_bound(const topo::Topology& topology, const CollectiveRequest& request);
 
 // Upper bound of what one core can inject: the intra-chip links to the other cores of its chip plus all
-// inter-chip links of its chip.
+// inter-chip links of its chip (and its DCN NIC on a multislice pod).
 double injection_bandwidth_Bps(const topo::Topology& topology);
 
 }  // namespace tpusim::sim

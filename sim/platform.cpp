@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/multislice_zone.hpp"
 #include "sim/routes.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"
@@ -104,7 +105,9 @@ Platform::Platform(const topo::Topology& topology)
       hosts_(topology.num_chips()) {
   bool any_dimension = false;
   for (const int size : topology.chip_dims()) any_dimension = any_dimension || size > 1;
-  if (topology.wraparound() && any_dimension && topology.route_table() == nullptr) {
+  if (topology.multislice()) {
+    build_multislice_zone(topology, hosts_);
+  } else if (topology.wraparound() && any_dimension && topology.route_table() == nullptr) {
     build_torus(topology, hosts_);
   } else {
     build_full(topology, hosts_);

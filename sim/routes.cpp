@@ -20,15 +20,30 @@ int inter_link(const topo::Topology& topology, int owner_chip, int dimension, bo
 }  // namespace
 
 int directed_link_count(const topo::Topology& topology) {
-  return 2 * topology.num_chips() * dims_of(topology) + topology.num_chips();
+  return 2 * topology.num_chips() * dims_of(topology) + topology.num_chips() +
+         (topology.multislice() ? 2 * topology.num_chips() : 0);
 }
 
 bool is_loopback(const topo::Topology& topology, int link) {
-  return link >= 2 * topology.num_chips() * dims_of(topology);
+  const int first = 2 * topology.num_chips() * dims_of(topology);
+  return link >= first && link < first + topology.num_chips();
+}
+
+int dcn_link(const topo::Topology& topology, int chip, bool up) {
+  TPUSIM_CHECK(topology.multislice());
+  return 2 * topology.num_chips() * dims_of(topology) + topology.num_chips() + 2 * chip + (up ? 0 : 1);
+}
+
+bool is_dcn_link(const topo::Topology& topology, int link) {
+  return topology.multislice() && link >= dcn_link(topology, 0, true);
 }
 
 std::string directed_link_name(const topo::Topology& topology, int link) {
   const int dims = dims_of(topology);
+  if (is_dcn_link(topology, link)) {
+    const int offset = link - dcn_link(topology, 0, true);
+    return fmt::format("dcn_nic-{}_{}", offset / 2, offset % 2 == 0 ? "UP" : "DOWN");
+  }
   if (is_loopback(topology, link)) return fmt::format("loopback-{}", link - 2 * topology.num_chips() * dims);
   const int owner = link / 2 / dims;
   const int dimension = link / 2 % dims;
@@ -54,6 +69,14 @@ Route route_between(const topo::Topology& topology, topo::Rank src, topo::Rank d
       route.latency_s = topology.intra_chip().latency_s();
       route.bandwidth_Bps = topology.intra_chip().bandwidth_Bps();
     }
+    return route;
+  }
+  if (topology.multislice() && topology.slice_of_chip(from) != topology.slice_of_chip(to)) {
+    // Between slices: out of the source chip's DCN NIC, across the non-blocking fabric, into the
+    // destination's (multislice.hpp); the latency is the DCN's from NIC to NIC.
+    route.links = {dcn_link(topology, from, true), dcn_link(topology, to, false)};
+    route.latency_s = topology.dcn().latency_s();
+    route.bandwidth_Bps = topology.dcn().bandwidth_Bps();
     return route;
   }
   const auto& faults = topology.faults();

@@ -15,7 +15,11 @@ namespace tpusim::sim {
 
 // Directed links are numbered: the full-duplex link from a chip to its + neighbour along dimension d is
 // ((chip * dims + d) * 2 + 0) in the + direction ("UP") and +1 in the - direction ("DOWN"), so link / 2 is
-// the faults' number of the full-duplex link; the loopback of chip c is 2 * chips * dims + c.
+// the faults' number of the full-duplex link; the loopback of chip c is 2 * chips * dims + c. On a multislice
+// pod (topologies/multislice.hpp) chip c's DCN NIC follows: 2 * chips * dims + chips + 2c from the chip to
+// the fabric (UP), + 1 from the fabric to the chip (DOWN).
+int dcn_link(const topo::Topology& topology, int chip, bool up);
+bool is_dcn_link(const topo::Topology& topology, int link);
 int directed_link_count(const topo::Topology& topology);
 std::string directed_link_name(const topo::Topology& topology, int link);  // the SimGrid link name
 bool is_loopback(const topo::Topology& topology, int link);
@@ -24,7 +28,7 @@ struct Route {
   std::vector<int> links;
   double latency_s = 0;
   double bandwidth_Bps = 0;  // the slowest link's
-  int hops = 0;              // inter-chip hops
+  int hops = 0;              // inter-chip hops over ICI (0 between slices: the route is two DCN links)
 };
 
 Route route_between(const topo::Topology& topology, topo::Rank src, topo::Rank dst);

@@ -161,7 +161,8 @@ Simulator::Simulator(const topo::Topology& topology, SimOptions options) {
   if (g_engine_created) {
     throw InputError("a Simulator already exists in this process; SimGrid allows one simulation per process");
   }
-  if (!topology.wraparound() && topology.num_chips() > kMaxMeshChips) {
+  // A multislice pod's routes are computed when asked (multislice_zone.hpp), whatever its slices are.
+  if (!topology.multislice() && !topology.wraparound() && topology.num_chips() > kMaxMeshChips) {
     throw InputError(
         fmt::format("topology '{}': meshes without wraparound are limited to {} chips, this one has {}",
                     topology.name(), kMaxMeshChips, topology.num_chips()));

@@ -72,6 +72,23 @@ ChipGraph chip_graph(const Topology& topology) {
 }
 
 GraphFigures graph_figures(const Topology& topology) {
+  if (topology.multislice()) {
+    // Hops are counted over ICI, within one slice (between slices a route is the DCN: no hops); the pod's
+    // chips and links are its slices'. Its bisection is the weaker of cutting every slice in half and cutting
+    // the pod between its slices, through the DCN NICs of half its chips.
+    GraphFigures figures = graph_figures(topology.one_slice());
+    const int slices = topology.slices();
+    figures.chips *= slices;
+    figures.links *= slices;
+    figures.bisection_links *= slices;
+    figures.bisection_Bps *= slices;
+    const double dcn_cut_Bps = 2.0 * (topology.num_chips() / 2) * topology.dcn().bandwidth_Bps();
+    if (figures.bisection_links == 0 || dcn_cut_Bps < figures.bisection_Bps) {
+      figures.bisection_links = topology.num_chips() / 2;
+      figures.bisection_Bps = dcn_cut_Bps;
+    }
+    return figures;
+  }
   const ChipGraph graph = chip_graph(topology);
   GraphFigures figures;
   figures.chips = topology.num_chips();

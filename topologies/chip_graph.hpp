@@ -17,6 +17,8 @@ struct GraphFigures {
   double bisection_Bps = 0;  // their bandwidth, both directions, slow links at their factor
 };
 
+// On a multislice pod: hops within one slice, chips and links of all, the bisection the weaker of halving
+// every slice and halving the pod between slices (then bisection_links counts the DCN NICs cut).
 GraphFigures graph_figures(const Topology& topology);
 
 // Whether the link from `chip` to its + neighbour along `dimension` carries data: it exists and is not down.

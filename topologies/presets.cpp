@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "topologies/multislice.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
@@ -226,13 +227,17 @@ const PresetEntry& entry_of(const std::string& name) {
 }  // namespace
 
 Topology preset(const std::string& name) {
+  if (is_multislice_preset(name)) return multislice_preset(name);
   const PresetEntry& entry = entry_of(name);
   const Topology topology(entry.name, entry.chip_dims, entry.wraparound, entry.cores_per_chip,
                           entry.inter_chip, entry.intra_chip);
   return entry.twists.empty() ? topology : topology.with_twists(entry.twists);
 }
 
-std::string preset_description(const std::string& name) { return entry_of(name).description; }
+std::string preset_description(const std::string& name) {
+  if (is_multislice_preset(name)) return multislice_preset_description(name);
+  return entry_of(name).description;
+}
 
 const std::vector<std::string>& topology_spec_keys() {
   static const std::vector<std::string> keys = {"cores",     "bw",      "lat",     "intra_bw",
@@ -243,12 +248,18 @@ const std::vector<std::string>& topology_spec_keys() {
 // spec := base ( ',' key '=' value )*
 // base := preset-name | kind ':' dims      kind := ring | line | torus | mesh     dims := N ('x' N)*
 // keys: cores, bw, lat, intra_bw, intra_lat, twist_x, twist_y, twist_z (twist.hpp)
+// or a multislice pod: "multislice:" N "x" slice, see multislice.hpp
 Topology topology_from_spec(const std::string& spec) {
+  if (is_multislice_spec(spec)) return multislice_from_spec(spec);
   const auto parts = split(spec, ',');
   if (parts.empty() || parts[0].empty()) throw InputError("topology: empty specification");
   if (spec.back() == ',')
     throw InputError(fmt::format("topology '{}': trailing ','; expected key=value after it", spec));
   const std::string& base = parts[0];
+  if (is_multislice_preset(base)) {
+    return parts.size() == 1 ? preset(base)
+                             : multislice_from_spec(multislice_preset_spec(base) + spec.substr(base.size()));
+  }
   std::optional<Topology> topology;
   const auto colon = base.find(':');
   if (colon == std::string::npos) {

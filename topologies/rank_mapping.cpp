@@ -7,8 +7,14 @@ namespace tpusim::topo {
 
 int chip_id(const Topology& topology, const std::vector<int>& chip_coord) {
   const auto& dims = topology.chip_dims();
-  TPUSIM_CHECK(chip_coord.size() == dims.size());
+  // A multislice pod's coordinates end with the slice, the slowest (multislice.hpp).
+  const std::size_t slice_coords = topology.multislice() ? 1 : 0;
+  TPUSIM_CHECK(chip_coord.size() == dims.size() + slice_coords);
   int id = 0;
+  if (slice_coords == 1) {
+    TPUSIM_CHECK(chip_coord.back() >= 0 && chip_coord.back() < topology.slices());
+    id = chip_coord.back();
+  }
   for (std::size_t d = dims.size(); d-- > 0;) {
     TPUSIM_CHECK(chip_coord[d] >= 0 && chip_coord[d] < dims[d]);
     id = id * dims[d] + chip_coord[d];
@@ -23,6 +29,7 @@ std::vector<int> chip_coord(const Topology& topology, int id) {
     coord.push_back(id % size);
     id /= size;
   }
+  if (topology.multislice()) coord.push_back(id);
   return coord;
 }
 

@@ -2,7 +2,9 @@
 // The one numbering of cores. A core is (core index on its chip, chip coordinates x, y, z). Its rank is
 //   rank = core + cores_per_chip * chip_id,  chip_id = x + kx * (y + ky * z)
 // i.e. the core index varies fastest, then x, then y, then z. chip_id is SimGrid's host id in the torus zone
-// (dimension 0 fastest), so rank / cores_per_chip is the host a core lives on.
+// (dimension 0 fastest), so rank / cores_per_chip is the host a core lives on. On a multislice pod
+// (multislice.hpp) the slice comes last and slowest: chip_id = x + kx * (y + ky * (z + kz * slice)), and chip
+// coordinates carry the slice as one more entry after the chip dimensions.
 #include <vector>
 
 #include "topologies/topology.hpp"
@@ -11,7 +13,7 @@ namespace tpusim::topo {
 
 struct CoreCoord {
   int core = 0;
-  std::vector<int> chip;  // one coordinate per chip dimension
+  std::vector<int> chip;  // one coordinate per chip dimension, then the slice on a multislice pod
   bool operator==(const CoreCoord& other) const { return core == other.core && chip == other.chip; }
 };
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "topologies/rank_mapping.hpp"
+#include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 
@@ -42,6 +43,7 @@ std::vector<PhysicalAxis> Topology::axes() const {
     axes.push_back({kChipAxisNames[d], chip_dims_[d], stride});
     stride *= chip_dims_[d];
   }
+  if (multislice()) axes.push_back({"slice", slices_, stride});
   return axes;
 }
 
@@ -57,6 +59,7 @@ int Topology::axis_index(const std::string& name) const {
 }
 
 std::string Topology::kind() const {
+  if (multislice()) return "multislice";
   if (chip_dims_.size() == 1) return wraparound_ ? "ring" : "line";
   return wraparound_ ? "torus" : "mesh";
 }
@@ -66,8 +69,8 @@ std::string Topology::shape() const {
   for (const int size : chip_dims_) sizes.push_back(std::to_string(size));
   std::vector<std::string> twists;
   for (const auto& twist : twists_) twists.push_back("twist_" + twist.text());
-  return fmt::format("{} chips{} x {} core{}", join(sizes, "x"),
-                     twists.empty() ? "" : " (" + join(twists, ", ") + ")", cores_per_chip_,
+  return fmt::format("{}{} chips{} x {} core{}", multislice() ? fmt::format("{} slices x ", slices_) : "",
+                     join(sizes, "x"), twists.empty() ? "" : " (" + join(twists, ", ") + ")", cores_per_chip_,
                      cores_per_chip_ == 1 ? "" : "s");
 }
 
@@ -86,7 +89,43 @@ bool Topology::has_link(int chip, int dimension) const {
   return wraparound_ || (chip / stride) % k + 1 < k;
 }
 
+Topology Topology::as_multislice(std::string name, int slices, LinkParams dcn) const {
+  if (multislice())
+    throw InputError(fmt::format("topology '{}': its slice is already a multislice pod", name));
+  if (slices < 2)
+    throw InputError(fmt::format("topology '{}': a multislice pod has at least 2 slices", name));
+  if (num_chips_ > kMaxChips / slices)
+    throw InputError(fmt::format("topology '{}': more than {} chips", name, kMaxChips));
+  // Routes between slices go over the DCN and within one over the regular torus: twisted wraparounds and
+  // faults would need a route table spanning slices, which multislice pods do not model.
+  if (twisted() || !faults_.text().empty()) {
+    throw InputError(
+        fmt::format("topology '{}': a multislice pod's slice cannot be twisted or have faults", name));
+  }
+  Topology pod = *this;
+  pod.name_ = std::move(name);
+  pod.slices_ = slices;
+  pod.num_chips_ = num_chips_ * slices;
+  pod.dcn_ = std::make_shared<const LinkParams>(dcn);
+  return pod;
+}
+
+Topology Topology::one_slice() const {
+  Topology slice = *this;
+  slice.num_chips_ = chips_per_slice();
+  slice.slices_ = 1;
+  slice.dcn_.reset();
+  return slice;
+}
+
+const LinkParams& Topology::dcn() const {
+  TPUSIM_CHECK(dcn_ != nullptr);
+  return *dcn_;
+}
+
 Topology Topology::with_faults(const std::string& text) const {
+  if (multislice() && !text.empty())
+    throw InputError(fmt::format("topology '{}': faults are not modelled on a multislice pod", name_));
   Topology faulty = *this;
   faulty.faults_ = Faults::parse(*this, text);
   faulty.build_route_table();
@@ -94,6 +133,8 @@ Topology Topology::with_faults(const std::string& text) const {
 }
 
 Topology Topology::with_twists(std::vector<Twist> twists) const {
+  if (multislice() && !twists.empty())
+    throw InputError(fmt::format("topology '{}': twists are not modelled on a multislice pod", name_));
   check_twists(twists, chip_dims_, wraparound_, name_);
   Topology twisted = *this;
   twisted.twists_ = std::move(twists);

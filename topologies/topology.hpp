@@ -21,7 +21,7 @@ constexpr int kMaxCoresPerChip = 64;
 constexpr int kMaxCores = kMaxChips * kMaxCoresPerChip;
 
 // A physical axis of the pod as seen by groups and meshes: "core" (the cores of one chip), then "x", "y",
-// "z".
+// "z", and on a multislice pod "slice" (multislice.hpp).
 struct PhysicalAxis {
   std::string name;
   int size;
@@ -43,7 +43,20 @@ class Topology {
   const LinkParams& inter_chip() const { return inter_chip_; }
   const LinkParams& intra_chip() const { return intra_chip_; }
 
-  // "core" first (always present, size 1 on single-core chips), then one per chip dimension.
+  // Multislice pods (topologies/multislice.hpp): `slices` copies of this pod, its chips numbered slice by
+  // slice, each chip with a data-centre network NIC (`dcn`: its bandwidth each way, and the latency from NIC
+  // to NIC across the fabric). InputError for fewer than 2 slices, too many chips, or a twisted or faulty
+  // slice (routes there follow the regular torus).
+  Topology as_multislice(std::string name, int slices, LinkParams dcn) const;
+  int slices() const { return slices_; }
+  bool multislice() const { return slices_ > 1; }
+  int chips_per_slice() const { return num_chips_ / slices_; }
+  int slice_of_chip(int chip) const { return chip / chips_per_slice(); }
+  const LinkParams& dcn() const;  // only on a multislice pod (TPUSIM_CHECK)
+  Topology one_slice() const;     // the slice alone; the pod itself when it is one slice
+
+  // "core" first (always present, size 1 on single-core chips), then one per chip dimension, then "slice" on
+  // a multislice pod.
   std::vector<PhysicalAxis> axes() const;
   int axis_index(const std::string& name) const;  // throws InputError listing the valid names
 
@@ -81,6 +94,8 @@ class Topology {
   Faults faults_;
   std::vector<Twist> twists_;
   std::shared_ptr<const RouteTable> route_table_;
+  int slices_ = 1;
+  std::shared_ptr<const LinkParams> dcn_;
 
   void build_route_table();
 };

@@ -40,6 +40,11 @@ struct ClosedFormInput {
   double bandwidth = 0;
   // Group dimension 0 runs over the cores of one chip (topo::first_dimension_on_chip).
   bool first_on_chip = false;
+  // On a multislice pod, the slices the group spans (0 or 1 when it lies in one) and the DCN route's latency
+  // and bandwidth: only closed forms that model the DCN (hierarchical.cpp) answer for groups across slices.
+  int slices = 0;
+  double dcn_alpha = 0;
+  double dcn_bandwidth = 0;
   int members() const {
     int p = 1;
     for (const int d : dims) p *= d;

@@ -57,6 +57,12 @@ ClosedForm multiport_closed_form(const ClosedFormInput& input);
 Schedule recursive_doubling_allreduce(const topo::Group& group, const AlgorithmInput& input);
 ClosedForm recursive_doubling_closed_form(const ClosedFormInput& input);
 
+// hierarchical.cpp: on a multislice pod, ICI reduce-scatter in each slice, DCN ring allreduce of each share
+// across the slices, ICI allgather; fits groups that span slices with the same number of members in each.
+std::string hierarchical_fits(const topo::Group& group, const AlgorithmInput& input);
+Schedule hierarchical_allreduce(const topo::Group& group, const AlgorithmInput& input);
+ClosedForm hierarchical_closed_form(const ClosedFormInput& input);
+
 // pairwise_alltoall.cpp: p-1 staged rounds, in round s position i sends to position i+s. Every all-to-all
 // needs an element count divisible by the group size (alltoall_fits_divisible).
 std::string alltoall_fits_divisible(const topo::Group& group, const AlgorithmInput& input);

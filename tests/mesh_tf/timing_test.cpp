@@ -201,7 +201,7 @@ TEST_CASE("collective algorithms are chosen per mesh dimension and checked") {
       build(),
       "allreduce over mesh dimension cols (allreduce[cols] y): unknown allreduce algorithm "
       "'no_such_algorithm'; valid allreduce algorithms are ring, bidir_ring, bucket2d, multiport, "
-      "recursive_doubling, halving_doubling");
+      "recursive_doubling, halving_doubling, hierarchical");
 }
 
 TEST_CASE("an algorithm without an allgather is refused for a mesh dimension that needs an allconcat") {

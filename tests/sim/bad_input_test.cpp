@@ -28,7 +28,7 @@ TEST_CASE("unknown names list the valid ones") {
   CHECK(build_error("ring-8", "allreduce", "rign") ==
         "unknown allreduce algorithm 'rign' (did you mean 'ring'?); valid allreduce algorithms are ring, "
         "bidir_ring, "
-        "bucket2d, multiport, recursive_doubling, halving_doubling");
+        "bucket2d, multiport, recursive_doubling, halving_doubling, hierarchical");
   CHECK(build_error("ring-8", "allreduc", "ring") ==
         "unknown collective 'allreduc' (did you mean 'allreduce'?); valid collectives are allreduce, "
         "reduce_scatter, "

@@ -21,6 +21,11 @@ nlohmann::json resolved_config(const RunConfig& config) {
   resolved["hardware"]["chip_dims"] = topology.chip_dims();
   resolved["hardware"]["cores_per_chip"] = topology.cores_per_chip();
   resolved["hardware"]["cores"] = topology.num_cores();
+  if (topology.multislice()) {
+    resolved["hardware"]["slices"] = topology.slices();
+    resolved["hardware"]["dcn_bandwidth_Bps"] = topology.dcn().bandwidth_Bps();
+    resolved["hardware"]["dcn_latency_s"] = topology.dcn().latency_s();
+  }
   return resolved;
 }
 

@@ -25,7 +25,9 @@ std::string chip_place(const topo::Topology& topology, int chip) {
   const auto coord = topo::chip_coord(topology, chip);
   std::string where;
   for (std::size_t i = 0; i < coord.size(); ++i)
-    where += fmt::format("{}{}={}", i ? ", " : "", "xyz"[i], coord[i]);
+    where += fmt::format("{}{}={}", i ? ", " : "",
+                         i < topology.chip_dims().size() ? std::string(1, "xyz"[i]) : "slice",  // multislice
+                         coord[i]);
   const int cores = topology.cores_per_chip();
   return fmt::format("chip {} ({}), cores {}-{}", chip, where, chip * cores, chip * cores + cores - 1);
 }

@@ -79,7 +79,7 @@ TEST_CASE("cli: bad input: bucket2d on a ring needs two group dimensions") {
 TEST_CASE("cli: bad input: an unknown algorithm lists the valid ones") {
   require_bad_input(
       collective({"--topology", "torus-8x8", "--algo", "tree"}),
-      {"unknown allreduce algorithm 'tree'", "ring, bidir_ring, bucket2d, multiport, recursive_doubling, halving_doubling"});
+      {"unknown allreduce algorithm 'tree'", "ring, bidir_ring, bucket2d, multiport, recursive_doubling, halving_doubling, hierarchical"});
   require_bad_input(collective({"--topology", "torus-8x8", "--op", "allsum"}), {"'allsum'", "allreduce"});
 }
 

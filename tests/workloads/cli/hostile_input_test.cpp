@@ -71,6 +71,18 @@ std::vector<Row> table() {
        {{"c.yaml", replaced("topology: ring-8", "topology: ring:8,lat=1e300")}},
        2,
        {"c.yaml:3: hardware.topology: topology 'ring:8,lat=1e300': lat: '1e300' is not a plausible latency"}},
+      {"a multislice spec with an unclosed slice",
+       {"collective", "--topology", "multislice:2x(ring:8"},
+       {},
+       2,
+       {"tpusim: error: topology 'multislice:2x(ring:8': '(ring:8' opens a parenthesis it does not close at "
+        "its end; expected multislice:<N>x<preset> or multislice:<N>x(<kind>:<dims>)"}},
+      {"a DCN latency of 1e300 in a config's multislice topology",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced("topology: ring-8", "topology: multislice:2x(ring:4),dcn_lat=1e300")}},
+       2,
+       {"c.yaml:3: hardware.topology: topology 'multislice:2x(ring:4),dcn_lat=1e300': dcn_lat: '1e300' is "
+        "not a plausible latency"}},
       // Overflow: sizes cut to 32 bits or multiplied past an int.
       {"a model batch of 1e11",
        {"run", "c.yaml", "--no-files"},

@@ -180,7 +180,7 @@ TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothin
       algorithms.err_lines() ==
       std::vector<std::string>{"tpusim: error: --algorithms:1: search.algorithms[1]: 'rng' is not valid (did "
                                "you mean 'ring'?); valid values are default, ring, bidir_ring, bucket2d, "
-                               "multiport, recursive_doubling, halving_doubling, pairwise, direct, binomial, "
+                               "multiport, recursive_doubling, halving_doubling, hierarchical, pairwise, direct, binomial, "
                                "pipeline, auto"});
   const auto dims = scratch.run({"search", "bad.yaml", "--mesh-dims", "5"});
   CHECK(dims.err_lines() == std::vector<std::string>{

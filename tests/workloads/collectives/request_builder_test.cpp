@@ -38,7 +38,7 @@ TEST_CASE("unknown words list the valid ones") {
   CHECK(build_error("ring-8", spec) == "unknown reduction 'min'; valid reductions are sum, max");
   CHECK(build_error("ring-8", spec_of("allreduce", "rign")) ==
         "unknown allreduce algorithm 'rign' (did you mean 'ring'?); valid allreduce algorithms are ring, "
-        "bidir_ring, bucket2d, multiport, recursive_doubling, halving_doubling");
+        "bidir_ring, bucket2d, multiport, recursive_doubling, halving_doubling, hierarchical");
   CHECK(build_error("ring-8", spec_of("allreduce", "ring,")) == "algorithm list 'ring,' has an empty name");
 }
 
