@@ -69,6 +69,18 @@ const std::vector<ProseClaim> kProseClaims = {
      {"run", "--preset", "lm-s5", "--no-files", "--set", "training.weight_sharding=full"},
      {R"(\n  parameters +(\S+ \S+))", R"(\n  total \(peak live\) +(\S+ \S+))",
       R"(\nstep time \(simulated\) +(\S+ \S+))"}},
+    {"the hierarchical allreduce on two v5p cubes",
+     R"(`tpusim collective --topology tpu-v5p-cube-x2 --op allreduce --bytes 64MiB --algo hierarchical` takes )"
+     R"((\S+ \S+), its closed form, where `bidir_ring` takes \S+ \S+\.)",
+     {"collective", "--topology", "tpu-v5p-cube-x2", "--op", "allreduce", "--bytes", "64MiB", "--algo",
+      "hierarchical"},
+     {R"(\nsimulated time +(\S+ \S+))"}},
+    {"the bidirectional ring on two v5p cubes",
+     R"(`tpusim collective --topology tpu-v5p-cube-x2 --op allreduce --bytes 64MiB --algo hierarchical` takes )"
+     R"(\S+ \S+, its closed form, where `bidir_ring` takes (\S+ \S+)\.)",
+     {"collective", "--topology", "tpu-v5p-cube-x2", "--op", "allreduce", "--bytes", "64MiB", "--algo",
+      "bidir_ring"},
+     {R"(\nsimulated time +(\S+ \S+))"}},
     {"the image models' tiny U-Net",
      R"(`tpusim run --preset tiny-unet --no-files` [^`]*? its loss falls from ([0-9.]+) to ([0-9.]+) in (\d+) steps)",
      {"run", "--preset", "tiny-unet", "--no-files"},

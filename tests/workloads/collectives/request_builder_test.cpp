@@ -61,6 +61,11 @@ TEST_CASE("sizes must be whole fp32 elements") {
 TEST_CASE("the default algorithm and the default group axes come from the registry") {
   const auto topology = topo::preset("torus-4x4");
   for (const auto& row : sim::algorithm_table()) {
+    // A row that runs only across slices refuses a single pod, naming what it needs (tests/sim covers it).
+    if (build_error("torus:4x4", spec_of(sim::to_string(row.kind), row.name, "64KiB"))
+            .find("needs a multislice pod") != std::string::npos) {
+      continue;
+    }
     const auto built = build_request(topology, spec_of(sim::to_string(row.kind), row.name, "64KiB"));
     INFO(sim::to_string(row.kind) << " " << row.name);
     // Two-dimensional and per-axis rows get both torus dimensions, every other row one group of all cores.

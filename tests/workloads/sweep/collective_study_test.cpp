@@ -2,12 +2,16 @@
 // misfits as skipped points), each point's row the same figures `tpusim collective` reports.
 #include "workloads/sweep/collective_study.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "fake_study.hpp"
 #include "sim/algorithm_registry.hpp"
+#include "tests/topologies/support/input_error_of.hpp"
 #include "topologies/chip_graph.hpp"
+#include "topologies/presets.hpp"
 #include "topologies/support/input_error.hpp"
+#include "workloads/collectives/request_builder.hpp"
 #include "workloads/sweep/study.hpp"
 #include "workloads/sweep/study_runner.hpp"
 #include "workloads/sweep/sweep_catalog.hpp"
@@ -81,9 +85,9 @@ TEST_CASE("collective study: a value wrong by itself or in its point is an error
                  "  collective.op: [allreduce, alltoall]\n  collective.algorithm: [ring, bucket2d]\n") ==
         "c.yaml:4: vary.collective.algorithm[0]: in point collective.op=alltoall, collective.algorithm=ring: "
         "alltoall has no algorithm 'ring'; its algorithms are pairwise, direct (or auto)");
-  CHECK(
-      error_of(kHead + "  collective.bytes: [4KiB, 1001]\n") ==
-      "c.yaml:3: vary.collective.bytes[1]: size '1001' is 1001 bytes, not a whole number of 4-byte fp32 elements");
+  CHECK(error_of(kHead + "  collective.bytes: [4KiB, 1001]\n") ==
+        "c.yaml:3: vary.collective.bytes[1]: size '1001' is 1001 bytes, not a whole number of 4-byte fp32 "
+        "elements");
   CHECK(error_of(kHead + "  collective.op: [allreduce, alreduce]\n") ==
         "c.yaml:3: vary.collective.op[1]: unknown collective 'alreduce' (did you mean 'allreduce'?); valid "
         "collectives are allreduce, reduce_scatter, allgather, alltoall, broadcast, permute");
@@ -108,7 +112,19 @@ TEST_CASE("collective study: the shipped allreduce-torus runs every allreduce al
   const auto& spec = dynamic_cast<const CollectiveStudy&>(*study).spec();
   const auto at = std::find(spec.keys.begin(), spec.keys.end(), "collective.algorithm") - spec.keys.begin();
   auto algorithms = spec.values[at];
+  // Every algorithm that runs on a single pod: those that run only across slices refuse a torus.
   auto registry = tpusim::sim::algorithm_names(tpusim::sim::CollectiveKind::allreduce);
+  const auto torus = tpusim::topo::topology_from_spec("torus:4x4");
+  registry.erase(std::remove_if(registry.begin(), registry.end(),
+                                [&](const std::string& name) {
+                                  CollectiveSpec spec;
+                                  spec.algorithms = name;
+                                  spec.bytes = "64KiB";
+                                  return tpusim::test_support::input_error_of([&] {
+                                           build_request(torus, spec);
+                                         }).find("needs a multislice pod") != std::string::npos;
+                                }),
+                 registry.end());
   std::sort(algorithms.begin(), algorithms.end());
   std::sort(registry.begin(), registry.end());
   CHECK(algorithms == registry);
