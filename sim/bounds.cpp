@@ -53,6 +53,29 @@ struct ChipTraffic {
   int sending_chips = 0;
 };
 
+// What must leave the nodes (chips, or slices) holding a group of p members, `members_per_node` of them on
+// each, for a collective of s bytes per member to complete (not a permute, which counts its pairs).
+double crossing_bytes(CollectiveKind kind, const std::unordered_map<int, int>& members_per_node, double p,
+                      double s) {
+  const double q = static_cast<double>(members_per_node.size());
+  switch (kind) {
+    case CollectiveKind::allreduce:
+      return 2 * (q - 1) * s;
+    case CollectiveKind::reduce_scatter:
+    case CollectiveKind::allgather:
+    case CollectiveKind::broadcast:
+      return (q - 1) * s;
+    case CollectiveKind::alltoall: {
+      double bytes = 0;
+      for (const auto& [node, members] : members_per_node) bytes += members * (p - members) * s / p;
+      return bytes;
+    }
+    case CollectiveKind::permute:
+      break;
+  }
+  return 0;
+}
+
 ChipTraffic chip_traffic(const topo::Topology& topology, const CollectiveRequest& request, double s) {
   const int cores = topology.cores_per_chip();
   std::vector<std::uint8_t> sends(topology.num_chips(), 0);
@@ -71,22 +94,7 @@ ChipTraffic chip_traffic(const topo::Topology& topology, const CollectiveRequest
       const double q = static_cast<double>(members_on_chip.size()), p = group.size();
       if (q < 2) continue;
       for (const auto& [chip, members] : members_on_chip) sends[chip] = 1;
-      switch (request.kind) {
-        case CollectiveKind::allreduce:
-          traffic.bytes += 2 * (q - 1) * s;
-          break;
-        case CollectiveKind::reduce_scatter:
-        case CollectiveKind::allgather:
-        case CollectiveKind::broadcast:
-          traffic.bytes += (q - 1) * s;
-          break;
-        case CollectiveKind::alltoall:
-          for (const auto& [chip, members] : members_on_chip)
-            traffic.bytes += members * (p - members) * s / p;
-          break;
-        case CollectiveKind::permute:
-          break;
-      }
+      traffic.bytes += crossing_bytes(request.kind, members_on_chip, p, s);
     }
   }
   traffic.sending_chips = static_cast<int>(std::count(sends.begin(), sends.end(), 1));
@@ -115,22 +123,7 @@ ChipTraffic slice_traffic(const topo::Topology& topology, const CollectiveReques
       const double q = static_cast<double>(members_in_slice.size()), p = group.size();
       if (q < 2) continue;
       for (const topo::Rank rank : group.ranks) sends[rank / cores] = 1;
-      switch (request.kind) {
-        case CollectiveKind::allreduce:
-          traffic.bytes += 2 * (q - 1) * s;
-          break;
-        case CollectiveKind::reduce_scatter:
-        case CollectiveKind::allgather:
-        case CollectiveKind::broadcast:
-          traffic.bytes += (q - 1) * s;
-          break;
-        case CollectiveKind::alltoall:
-          for (const auto& [slice, members] : members_in_slice)
-            traffic.bytes += members * (p - members) * s / p;
-          break;
-        case CollectiveKind::permute:
-          break;
-      }
+      traffic.bytes += crossing_bytes(request.kind, members_in_slice, p, s);
     }
   }
   traffic.sending_chips = static_cast<int>(std::count(sends.begin(), sends.end(), 1));
