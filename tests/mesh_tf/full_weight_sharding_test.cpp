@@ -9,6 +9,7 @@
 #include "mesh_tf/execution.hpp"
 #include "mesh_tf/graph.hpp"
 #include "mesh_tf/optimizer.hpp"
+#include "tests/mesh_tf/sharding_mlp.hpp"
 #include "tests/mesh_tf/sim_for_tests.hpp"
 #include "topologies/presets.hpp"
 
@@ -233,9 +234,7 @@ TEST_CASE("full weight sharding: a randomised MLP on randomised meshes trains as
 
 namespace {
 
-// The MLP of weight_update_sharding_test.cpp without its bias: w1 [d_in:16, hidden:32], w2 [hidden:32,
-// d_out:16], 512 fp32 elements (2048 bytes) each, both sharded along hidden (their largest dim; 8 divides
-// it), data-parallel on an 8-core ring, Adam.
+// The MLP of sharding_mlp.hpp, data-parallel on an 8-core ring, Adam.
 struct RingRun {
   Counters counters;
   LiveMemory live;
@@ -248,14 +247,7 @@ RingRun run_on_ring(tpusim::sim::Simulator& simulator, bool sharded, bool numeri
   const LayoutRules rules = LayoutRules::parse("batch:batch");
   const WeightSharding sharding("batch", 8, rules);
   if (sharded) g.shard_variables(sharding);
-  const Dimension batch("batch", 64), d_in("d_in", 16), hidden("hidden", 32), d_out("d_out", 16);
-  const Tensor x = g.input("x", {batch, d_in});
-  const Tensor target = g.input("target", {batch, d_out});
-  const Tensor w1 = g.variable("w1", {d_in, hidden}, Initializer::normal(0.25));
-  const Tensor w2 = g.variable("w2", {hidden, d_out}, Initializer::normal(0.18));
-  const Tensor h = relu(einsum({x, w1}, Shape{batch, hidden}, "h"));
-  const Tensor y = einsum({h, w2}, Shape{batch, d_out}, "y");
-  const Tensor loss = reduce_mean(square(sub(y, target)), Shape{}, "loss");
+  const auto [x, target, loss] = tpusim::mtf::testing::build_sharding_mlp(g);
   const auto gradients = Optimizer::adam(0.01).minimize(g, loss);
   ExecutionOptions options;
   options.numerics = numerics;

@@ -6,6 +6,7 @@
 #include "mesh_tf/execution.hpp"
 #include "mesh_tf/graph.hpp"
 #include "mesh_tf/optimizer.hpp"
+#include "tests/mesh_tf/sharding_mlp.hpp"
 #include "tests/mesh_tf/sim_for_tests.hpp"
 #include "topologies/presets.hpp"
 
@@ -22,14 +23,7 @@ struct Outcome {
 
 Outcome train(bool sharded, tpusim::sim::Simulator& simulator) {
   Graph g(3);
-  const Dimension batch("batch", 64), d_in("d_in", 16), hidden("hidden", 32), d_out("d_out", 16);
-  const Tensor x = g.input("x", {batch, d_in});
-  const Tensor target = g.input("target", {batch, d_out});
-  const Tensor w1 = g.variable("w1", {d_in, hidden}, Initializer::normal(0.25));
-  const Tensor w2 = g.variable("w2", {hidden, d_out}, Initializer::normal(0.18));
-  const Tensor h = relu(einsum({x, w1}, Shape{batch, hidden}, "h"));
-  const Tensor y = einsum({h, w2}, Shape{batch, d_out}, "y");
-  const Tensor loss = reduce_mean(square(sub(y, target)), Shape{}, "loss");
+  const auto [x, target, loss] = tpusim::mtf::testing::build_sharding_mlp(g);
   const LayoutRules rules = LayoutRules::parse("batch:batch");
   Optimizer optimizer = Optimizer::adam(0.01);
   if (sharded) optimizer.shard_updates({"batch", 8, rules});
