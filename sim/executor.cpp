@@ -8,10 +8,8 @@
 // their data in order and adds their link bytes. This needs every participant in the round, so that no other
 // transfer could have started meanwhile.
 //
-// Periodic folding (round_history.hpp): rounds that each ran alone, one after the other, are kept; when the
-// next round repeats the pattern of a kept round K rounds back (K the period of a ring's chunk sizes), the
-// rounds that follow repeat the K kept ones in turn, each starting when the one before ends and taking as long
-// as its model did, and are folded the same way.
+// Periodic folding (round_history.hpp): when the next round repeats a kept round K rounds back, the rounds
+// that follow repeat the K kept ones in turn and are folded the same way, each as long as the one it repeats.
 //
 // Transfers are started from maestro, a batch at a time, and their ends come from a TransferTracker.
 #include "sim/executor.hpp"
@@ -338,7 +336,6 @@ class Driver {
     }
     std::uint64_t folded = 0;
     std::vector<Transfer> next;
-    std::vector<std::vector<float>> payloads;
     while (next_round_ < total_rounds_) {
       // A round known to repeat the round before, which had this pattern, needs no transfers when no data
       // moves.
@@ -356,12 +353,7 @@ class Driver {
         pending_round_ = next_round_;
         break;
       }
-      if (input_.data != nullptr) {
-        payloads.clear();
-        for (const auto& t : next)
-          payloads.push_back(buffers_[t.src] != nullptr ? snapshot(t) : std::vector<float>());
-        for (std::size_t i = 0; i < next.size(); ++i) apply(next[i], payloads[i]);
-      }
+      apply_folded_round(next);
       stats_.messages += next.size();
       ++folded;
       ++next_round_;
@@ -372,23 +364,33 @@ class Driver {
     for (const auto& [link, bytes] : round_link_bytes)
       add_link_bytes(link, bytes * static_cast<double>(folded));
     stats_.folded_rounds += folded;
-    const double span = duration * static_cast<double>(folded);
-    s4u::this_actor::sleep_for(span);
+    sleep_through_fold(now, duration * static_cast<double>(folded), folded);
+    return true;
+  }
+
+  // Applies a folded round's data, as its transfers would have: every payload read before any is applied.
+  void apply_folded_round(const std::vector<Transfer>& round) {
+    if (input_.data == nullptr) return;
+    std::vector<std::vector<float>> payloads;
+    for (const auto& t : round) payloads.push_back(buffers_[t.src] != nullptr ? snapshot(t) : std::vector<float>());
+    for (std::size_t i = 0; i < round.size(); ++i) apply(round[i], payloads[i]);
+  }
+
+  // Sleeps for the folded rounds' span, after which every participant has ended its last transfer.
+  void sleep_through_fold(double now, double span_s, std::uint64_t folded) {
+    s4u::this_actor::sleep_for(span_s);
     const double end = s4u::Engine::get_clock();
     for (Rank rank = 0; rank < static_cast<Rank>(last_end_.size()); ++rank) {
       if (participant_[rank]) last_end_[rank] = end;
     }
     if (input_.trace != nullptr) input_.trace->push_back({-1, -1, folded, now, end, input_.label});
-    return true;
   }
 
   // Folds the rounds that repeat kept ones a period back (round_history.hpp); the rounds loaded ahead, none
   // of which has started, are unloaded first and loaded again after the fold.
   void fold_periodic() {
     if (!input_.fold_repeated_rounds || history_.empty() || tracker_.in_flight() != 0) return;
-    for (const auto& later : window_) {
-      if (later.started_count != 0) return;
-    }
+    for (const auto& later : window_) if (later.started_count != 0) return;
     const std::size_t next = window_.empty() ? next_round_ : window_.front().round;
     if (next >= total_rounds_) return;
     std::vector<Transfer> round;
@@ -405,7 +407,6 @@ class Driver {
     const std::size_t first = model->round, period = next - first;
     std::vector<std::uint64_t> times(period, 0);  // how many folded rounds repeat each kept one
     std::size_t x = next;
-    std::vector<std::vector<float>> payloads;
     for (; x < total_rounds_; ++x) {
       const RecordedRound& repeated = history_.at(first + (x - first) % period);
       if (x > next) {
@@ -421,11 +422,7 @@ class Driver {
           break;
         }
       }
-      if (input_.data != nullptr) {
-        payloads.clear();
-        for (const auto& t : round) payloads.push_back(buffers_[t.src] != nullptr ? snapshot(t) : std::vector<float>());
-        for (std::size_t i = 0; i < round.size(); ++i) apply(round[i], payloads[i]);
-      }
+      apply_folded_round(round);
       stats_.messages += repeated.transfers.size();
       ++times[(x - first) % period];
     }
@@ -445,12 +442,7 @@ class Driver {
     stats_.folded_rounds += folded;
     history_.clear();
     last_round_.transfers.clear();
-    s4u::this_actor::sleep_for(span);
-    const double end = s4u::Engine::get_clock();
-    for (Rank rank = 0; rank < static_cast<Rank>(last_end_.size()); ++rank) {
-      if (participant_[rank]) last_end_[rank] = end;
-    }
-    if (input_.trace != nullptr) input_.trace->push_back({-1, -1, folded, now, end, input_.label});
+    sleep_through_fold(now, span, folded);
   }
 
   // Forgets the rounds loaded ahead, none of which has started, as if they had never been loaded; the first

@@ -160,3 +160,28 @@ TEST_CASE("a 4 KiB allreduce over 2048 chips folds and keeps the time simulated 
   CHECK(folded.simulated == 2048);
   CHECK(folded.time_s == Approx(0.004094264129032389).epsilon(kFoldRelativeTolerance));
 }
+
+TEST_CASE("periodically folded rounds still move real data to the reference reduction") {
+  // The folded rounds' data is applied round by round: the result must be the reference reduction, and the
+  // run must have folded for this to test anything.
+  const std::vector<PeriodicCase> cases = {
+      {"torus:8x8x8", "allreduce", "bidir_ring", "1KiB", ""},
+      {"torus:8x8", "reduce_scatter", "ring", "192", ""},
+      {"torus:8x8", "allgather", "bidir_ring", "192", ""},
+  };
+  for (const auto& c : cases) {
+    auto in = testing::in_child([&](std::ostream& out) {
+      const auto topology = topo::topology_from_spec(c.topology);
+      Simulator simulator(topology);
+      const auto run =
+          testing::run_with_data(simulator, testing::request_along(topology, c.op, c.algorithm, c.bytes, c.axes));
+      out << run.result.folded_rounds << "\n";
+      testing::write_data_line(out, c.op + "/" + c.algorithm, run);
+    });
+    INFO(describe(c));
+    std::uint64_t folded = 0;
+    in >> folded;
+    CHECK(folded > 0);
+    CHECK(testing::check_data_lines(in) == 1);
+  }
+}
