@@ -8,6 +8,7 @@
 
 #include "sim/algorithm_registry.hpp"
 #include "sim/request_check.hpp"
+#include "sim/round_history.hpp"
 #include "sim/routes.hpp"
 #include "topologies/chip_graph.hpp"
 #include "topologies/rank_mapping.hpp"
@@ -192,6 +193,9 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
   // still to be set.
   std::uint64_t unflushed = 0;
   bool ready_stale = false;
+  // Rounds computed in lockstep one after the other (round_history.hpp): a round that repeats one of them a
+  // period back starts a run of rounds repeating them in turn, added as the simulator folds them.
+  RoundHistory history(topology.num_cores());
   auto flush = [&] {
     for (const auto& c : lockstep_links) link_bytes[c.link] += c.bytes * static_cast<double>(unflushed);
     unflushed = 0;
@@ -226,16 +230,77 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
       continue;
     }
     flush();
+    if (const RecordedRound* model = fold && !known_repeat ? history.match(k, round) : nullptr) {
+      const std::size_t first = model->round, period = k - first;
+      std::vector<std::uint64_t> times(period, 0);
+      std::vector<double> slot_end(period, 0);
+      double end = history.at(k - 1).end_s;
+      std::size_t x = k;
+      for (; x < schedule.round_count(); ++x) {
+        const std::size_t slot = (x - first) % period;
+        const RecordedRound& repeated = history.at(first + slot);
+        if (x > k && !schedule.repeats(x, period)) {
+          round.clear();
+          schedule.append_round(x, round);
+          if (!same_pattern(round, repeated.transfers)) break;
+        }
+        const double base = end;
+        end = base + (repeated.end_s - repeated.start_s);
+        slot_end[slot] = end;
+        count_transfers(repeated.transfers.size());
+        if (!check) {
+          ++times[slot];  // its link bytes are added once per kept round below
+          continue;
+        }
+        for (const auto& t : repeated.transfers) {
+          for (const int link : routes.get(t.src, t.dst).links) {
+            if (is_loopback(topology, link)) continue;
+            link_bytes[link] += static_cast<double>(t.count) * request.element_bytes;
+            add_interval(link, base, end);
+          }
+        }
+      }
+      for (std::size_t slot = 0; slot < period; ++slot) {
+        if (times[slot] == 0) continue;
+        const double repeats = static_cast<double>(times[slot]);
+        for (const auto& t : history.at(first + slot).transfers) {
+          for (const int link : routes.get(t.src, t.dst).links) {
+            if (!is_loopback(topology, link))
+              link_bytes[link] += static_cast<double>(t.count) * request.element_bytes * repeats;
+          }
+        }
+      }
+      // Each rank is ready when its last transfer ends: within the last period of folded rounds.
+      for (std::size_t r = x - std::min(x - k, period); r < x; ++r) {
+        const std::size_t slot = (r - first) % period;
+        for (const auto& t : history.at(first + slot).transfers) ready[t.src] = ready[t.dst] = slot_end[slot];
+      }
+      prediction.time_s = std::max(prediction.time_s, end);
+      prediction.folded_rounds += x - k;
+      history.clear();
+      lockstep.clear();
+      k = x - 1;
+      if (prediction.time_s > give_up_after_s) break;
+      continue;
+    }
+    const double time_before = prediction.time_s;
     ends.clear();
     lockstep_links.clear();
     bool same_start = !round.empty();
     const double round_start = round.empty() ? 0 : ready[round.front().src];
+    // Whether every transfer starts at one instant and ends at one instant (ranks idle since earlier may
+    // take part): what the round history needs.
+    bool one_start = !round.empty(), one_end = one_start;
+    double first_start = -1, first_end = -1;
     for (const auto& t : round) {
       const Route& route = routes.get(t.src, t.dst);
       const double bytes = static_cast<double>(t.count) * request.element_bytes;
       same_start = same_start && ready[t.src] == round_start && ready[t.dst] == round_start;
       const double start = std::max(ready[t.src], ready[t.dst]);
       const double end = start + route.latency_s + bytes / route.bandwidth_Bps;
+      if (first_start < 0) first_start = start, first_end = end;
+      one_start = one_start && start == first_start;
+      one_end = one_end && end == first_end;
       ends.emplace_back(t.src, end);
       ends.emplace_back(t.dst, end);
       prediction.time_s = std::max(prediction.time_s, end);
@@ -266,6 +331,11 @@ AlphaBetaPrediction predict_alpha_beta(const topo::Topology& topology, const Col
     const double round_end = ends.empty() ? 0 : ready[ends.front().first];
     for (const auto& [rank, end] : ends) same_end = same_end && ready[rank] == round_end;
     lockstep.clear();
+    if (fold && one_start && one_end) {
+      history.record(k, std::vector<Transfer>(round), first_start, first_end, time_before <= first_start);
+    } else {
+      history.clear();
+    }
     if (fold && same_end) {
       lockstep.swap(round);
       lockstep_end = round_end;

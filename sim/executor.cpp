@@ -8,6 +8,9 @@
 // their data in order and adds their link bytes. This needs every participant in the round, so that no other
 // transfer could have started meanwhile.
 //
+// Periodic folding (round_history.hpp): when the next round repeats a kept round K rounds back, the rounds
+// that follow repeat the K kept ones in turn and are folded the same way, each as long as the one it repeats.
+//
 // Transfers are started from maestro, a batch at a time, and their ends come from a TransferTracker.
 #include "sim/executor.hpp"
 
@@ -17,6 +20,7 @@
 #include <limits>
 
 #include "sim/index_map.hpp"
+#include "sim/round_history.hpp"
 #include "sim/transfer_tracker.hpp"
 #include "topologies/support/check.hpp"
 
@@ -40,6 +44,7 @@ class Driver {
         participant_(num_ranks, 0),
         last_end_(num_ranks, -1.0),
         buffers_(num_ranks, nullptr),
+        history_(num_ranks),
         tracker_(input.transfers) {
     for (const Rank rank : input.participants) {
       if (!participant_[rank]) ++participants_;
@@ -70,7 +75,7 @@ class Driver {
         continue;
       }
       complete_batch();
-      fold_if_repeating();
+      if (!fold_if_repeating()) fold_periodic();
       load_rounds();
       start_candidates();
       report_rounds();
@@ -88,6 +93,9 @@ class Driver {
     double first_start = -1;
     bool same_start = true;
     bool clean_start = false;
+    std::size_t started_count = 0;
+    double last_end = -1;
+    bool same_end = true;
   };
   struct RankRound {
     std::size_t round;
@@ -178,6 +186,7 @@ class Driver {
       r.same_start = false;
     }
     r.started[index] = 1;
+    ++r.started_count;
     const std::uint64_t bytes = t.count * input_.element_bytes;
     for (const int link : platform_.route(t.src, t.dst)) add_link_bytes(link, static_cast<double>(bytes));
     const std::uint32_t slot =
@@ -249,10 +258,26 @@ class Driver {
       flights_[slot].payload.clear();
       tracker_.release(slot);
     }
+    bool popped = false;
     while (!window_.empty() && window_.front().unfinished == 0) {
+      if (popped) history_.clear();  // two rounds ending together did not run one after the other
       last_round_ = std::move(window_.front());
       window_.pop_front();
+      popped = true;
     }
+    if (popped && input_.fold_repeated_rounds) keep_in_history(now);
+  }
+
+  // Keeps the round that just ended if it ran alone (round_history.hpp).
+  void keep_in_history(double now) {
+    const Loaded& r = last_round_;
+    bool alone = r.same_start && r.same_end && r.last_end == now && tracker_.in_flight() == 0;
+    for (const auto& later : window_) alone = alone && later.started_count == 0;
+    if (!alone) {
+      history_.clear();
+      return;
+    }
+    history_.record(r.round, std::vector<Transfer>(r.transfers), r.first_start, now, r.clean_start);
   }
 
   void finish(const Flight& f, double now) {
@@ -260,6 +285,8 @@ class Driver {
     const Transfer& t = r.transfers[f.index];
     r.started[f.index] = 2;
     --r.unfinished;
+    if (r.last_end >= 0 && r.last_end != now) r.same_end = false;
+    r.last_end = now;
     --window_transfers_;
     if (!f.payload.empty()) apply(t, f.payload);
     if (input_.trace != nullptr) {
@@ -297,9 +324,9 @@ class Driver {
     return true;
   }
 
-  void fold_if_repeating() {
+  bool fold_if_repeating() {
     const double now = s4u::Engine::get_clock();
-    if (last_round_.transfers.empty() || !ran_alone(last_round_, now)) return;
+    if (last_round_.transfers.empty() || !ran_alone(last_round_, now)) return false;
     const double duration = now - last_round_.first_start;
     std::vector<std::pair<int, double>> round_link_bytes;
     for (const auto& t : last_round_.transfers) {
@@ -309,7 +336,6 @@ class Driver {
     }
     std::uint64_t folded = 0;
     std::vector<Transfer> next;
-    std::vector<std::vector<float>> payloads;
     while (next_round_ < total_rounds_) {
       // A round known to repeat the round before, which had this pattern, needs no transfers when no data
       // moves.
@@ -327,28 +353,114 @@ class Driver {
         pending_round_ = next_round_;
         break;
       }
-      if (input_.data != nullptr) {
-        payloads.clear();
-        for (const auto& t : next)
-          payloads.push_back(buffers_[t.src] != nullptr ? snapshot(t) : std::vector<float>());
-        for (std::size_t i = 0; i < next.size(); ++i) apply(next[i], payloads[i]);
-      }
+      apply_folded_round(next);
       stats_.messages += next.size();
       ++folded;
       ++next_round_;
     }
     last_round_.transfers.clear();
-    if (folded == 0) return;
+    if (folded == 0) return false;
+    history_.clear();
     for (const auto& [link, bytes] : round_link_bytes)
       add_link_bytes(link, bytes * static_cast<double>(folded));
     stats_.folded_rounds += folded;
-    const double span = duration * static_cast<double>(folded);
-    s4u::this_actor::sleep_for(span);
+    sleep_through_fold(now, duration * static_cast<double>(folded), folded);
+    return true;
+  }
+
+  // Applies a folded round's data, as its transfers would have: every payload read before any is applied.
+  void apply_folded_round(const std::vector<Transfer>& round) {
+    if (input_.data == nullptr) return;
+    std::vector<std::vector<float>> payloads;
+    for (const auto& t : round) payloads.push_back(buffers_[t.src] != nullptr ? snapshot(t) : std::vector<float>());
+    for (std::size_t i = 0; i < round.size(); ++i) apply(round[i], payloads[i]);
+  }
+
+  // Sleeps for the folded rounds' span, after which every participant has ended its last transfer.
+  void sleep_through_fold(double now, double span_s, std::uint64_t folded) {
+    s4u::this_actor::sleep_for(span_s);
     const double end = s4u::Engine::get_clock();
     for (Rank rank = 0; rank < static_cast<Rank>(last_end_.size()); ++rank) {
       if (participant_[rank]) last_end_[rank] = end;
     }
     if (input_.trace != nullptr) input_.trace->push_back({-1, -1, folded, now, end, input_.label});
+  }
+
+  // Folds the rounds that repeat kept ones a period back (round_history.hpp); the rounds loaded ahead, none
+  // of which has started, are unloaded first and loaded again after the fold.
+  void fold_periodic() {
+    if (!input_.fold_repeated_rounds || history_.empty() || tracker_.in_flight() != 0) return;
+    for (const auto& later : window_) if (later.started_count != 0) return;
+    const std::size_t next = window_.empty() ? next_round_ : window_.front().round;
+    if (next >= total_rounds_) return;
+    std::vector<Transfer> round;
+    if (window_.empty()) generate(next, round);
+    const RecordedRound* model = history_.match(next, window_.empty() ? round : window_.front().transfers);
+    if (model == nullptr) {
+      if (window_.empty()) {
+        pending_.swap(round);
+        pending_round_ = next;
+      }
+      return;
+    }
+    if (!window_.empty()) unload_window(round);
+    const std::size_t first = model->round, period = next - first;
+    std::vector<std::uint64_t> times(period, 0);  // how many folded rounds repeat each kept one
+    std::size_t x = next;
+    for (; x < total_rounds_; ++x) {
+      const RecordedRound& repeated = history_.at(first + (x - first) % period);
+      if (x > next) {
+        if (input_.data == nullptr && input_.schedule->repeats(x, period)) {
+          stats_.messages += repeated.transfers.size();
+          ++times[(x - first) % period];
+          continue;
+        }
+        generate(x, round);
+        if (!same_pattern(round, repeated.transfers)) {
+          pending_.swap(round);
+          pending_round_ = x;
+          break;
+        }
+      }
+      apply_folded_round(round);
+      stats_.messages += repeated.transfers.size();
+      ++times[(x - first) % period];
+    }
+    const double now = s4u::Engine::get_clock();
+    double span = 0;
+    for (std::size_t j = 0; j < period; ++j) {
+      if (times[j] == 0) continue;
+      const RecordedRound& repeated = history_.at(first + j);
+      span += (repeated.end_s - repeated.start_s) * static_cast<double>(times[j]);
+      for (const auto& t : repeated.transfers) {
+        const double bytes = static_cast<double>(t.count * input_.element_bytes) * static_cast<double>(times[j]);
+        for (const int link : platform_.route(t.src, t.dst)) add_link_bytes(link, bytes);
+      }
+    }
+    const std::uint64_t folded = x - next;
+    next_round_ = x;
+    stats_.folded_rounds += folded;
+    history_.clear();
+    last_round_.transfers.clear();
+    sleep_through_fold(now, span, folded);
+  }
+
+  // Forgets the rounds loaded ahead, none of which has started, as if they had never been loaded; the first
+  // one's transfers go to `front`.
+  void unload_window(std::vector<Transfer>& front) {
+    for (const auto& r : window_) {
+      for (const auto& t : r.transfers) {
+        per_rank_[t.src].clear();
+        per_rank_[t.dst].clear();
+      }
+    }
+    front = std::move(window_.front().transfers);
+    next_round_ = window_.front().round + 1;
+    window_.clear();
+    window_transfers_ = 0;
+    candidates_.clear();
+    idle_participants_ = participants_;
+    pending_round_ = std::numeric_limits<std::size_t>::max();
   }
 
   Platform& platform_;
@@ -370,6 +482,7 @@ class Driver {
   std::vector<Transfer> pending_;
   std::size_t pending_round_ = std::numeric_limits<std::size_t>::max();
   Loaded last_round_{0, {}, {}, 0};
+  RoundHistory history_;
   std::vector<std::pair<std::size_t, std::uint32_t>> candidates_;
   TransferTracker tracker_;
   std::vector<Flight> flights_;  // by tracker slot

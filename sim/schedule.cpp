@@ -38,17 +38,23 @@ void Schedule::then(std::size_t rounds, RoundFn fn, RepeatFn repeats) {
   rounds_ += rounds;
 }
 
+void Schedule::then(std::size_t rounds, RoundFn fn, std::function<bool(std::size_t round)> repeats_previous) {
+  then(rounds, std::move(fn), [repeats_previous](std::size_t round, std::size_t back) {
+    return back == 1 && repeats_previous(round);
+  });
+}
+
 void Schedule::then(Schedule next) {
   for (auto& phase : next.phases_) then(phase.rounds, std::move(phase.fn), std::move(phase.repeats));
 }
 
-bool Schedule::repeats_previous(std::size_t round) const {
-  TPUSIM_CHECK(round < rounds_);
+bool Schedule::repeats(std::size_t round, std::size_t back) const {
+  TPUSIM_CHECK(round < rounds_ && back > 0);
   for (const auto& phase : phases_) {
     if (round < phase.first_round + phase.rounds) {
-      // The first round of a phase is not compared with the phase before: unknown.
-      return round > phase.first_round && phase.repeats != nullptr &&
-             phase.repeats(round - phase.first_round);
+      // Rounds of a phase are not compared with those of the phase before: unknown.
+      return round >= phase.first_round + back && phase.repeats != nullptr &&
+             phase.repeats(round - phase.first_round, back);
     }
   }
   return false;
@@ -71,10 +77,11 @@ Schedule concurrently(std::vector<Schedule> parts) {
           if (round < part.rounds_) part.append_round(round, out);
         }
       },
-      // A round repeats when every part still running repeats, and none stopped after the round before.
-      [shared](std::size_t round) {
+      // A round repeats an earlier one when every part still running repeats it, and every part that has
+      // stopped had already stopped by the earlier round.
+      [shared](std::size_t round, std::size_t back) {
         for (const auto& part : *shared) {
-          if (round < part.rounds_ ? !part.repeats_previous(round) : round == part.rounds_) return false;
+          if (round < part.rounds_ ? !part.repeats(round, back) : round - back < part.rounds_) return false;
         }
         return true;
       });
@@ -105,7 +112,7 @@ Schedule laid_out(Schedule inner, std::shared_ptr<const IndexMap> layout) {
           out[i].layout = layout.get();
         }
       },
-      [shared](std::size_t round) { return shared->repeats_previous(round); });
+      [shared](std::size_t round, std::size_t back) { return shared->repeats(round, back); });
   return result;
 }
 

@@ -45,15 +45,18 @@ std::vector<ElementRange> balanced_split(ElementRange whole, std::uint64_t parts
 
 // Appends the transfers of one round; empty (zero-element) transfers are dropped by the caller, see add().
 using RoundFn = std::function<void(std::size_t round, std::vector<Transfer>& out)>;
-// Whether round `round` (> 0) of a phase has the pattern of round - 1 (same_pattern), known without
-// generating either; false when unknown.
-using RepeatFn = std::function<bool(std::size_t round)>;
+// Whether round `round` of a phase has the pattern (same_pattern) of round `round - back` of the same phase
+// (0 < back <= round), known without generating either; false when unknown. Rings whose chunks differ in size
+// repeat only after a period of rounds (the period of their chunk sizes), not from one round to the next.
+using RepeatFn = std::function<bool(std::size_t round, std::size_t back)>;
 
 class Schedule {
  public:
   // Runs `rounds` rounds after the phases already added; `repeats` may say which rounds repeat the one
   // before.
   void then(std::size_t rounds, RoundFn fn, RepeatFn repeats = nullptr);
+  // The same with only what repeats the round before known.
+  void then(std::size_t rounds, RoundFn fn, std::function<bool(std::size_t round)> repeats_previous);
   void then(Schedule next);
 
   std::size_t round_count() const { return rounds_; }
@@ -61,7 +64,10 @@ class Schedule {
   // Whether round `round` moves what round - 1 moved (same_pattern), known without generating them: lets the
   // executor and the prediction fold a ring's thousands of equal rounds without building their transfers.
   // False when not known (the caller then compares generated rounds); never true when they differ.
-  bool repeats_previous(std::size_t round) const;
+  bool repeats_previous(std::size_t round) const { return repeats(round, 1); }
+  // Whether round `round` moves what round - back moved, known without generating them (false when not
+  // known, or when the two rounds lie in different phases).
+  bool repeats(std::size_t round, std::size_t back) const;
 
  private:
   struct Phase {

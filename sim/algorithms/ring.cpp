@@ -11,11 +11,28 @@ namespace {
 struct RingPlan {
   Line line;
   std::vector<ElementRange> owned;
+  // The chunks that hold elements, in chunk order: a round sends only these (empty chunks send no message),
+  // so a ring of 65,536 members moving 512 one-element chunks costs 512 steps a round, not 65,536.
+  std::vector<std::size_t> nonempty;
+  // The smallest d dividing p with owned[i].count == owned[(i + d) % p].count for all i: step s + d then
+  // sends the same sizes from the same positions as step s.
+  std::size_t period = 1;
 };
 
 std::size_t wrap(long long value, std::size_t p) {
   const long long m = static_cast<long long>(p);
   return static_cast<std::size_t>(((value % m) + m) % m);
+}
+
+std::size_t ring_count_period(const std::vector<ElementRange>& owned) {
+  const std::size_t p = owned.size();
+  for (std::size_t d = 1; d < p; ++d) {
+    if (p % d != 0) continue;
+    bool periodic = true;
+    for (std::size_t i = 0; i + d < p && periodic; ++i) periodic = owned[i].count == owned[i + d].count;
+    if (periodic) return d;
+  }
+  return p;
 }
 
 // p-1 steps; at step s position i sends chunk (i - s - first_chunk_lag) to position i+1, which applies it.
@@ -24,21 +41,34 @@ Schedule ring_pass(const Line& line, const std::vector<ElementRange>& owned, lon
   Schedule schedule;
   const std::size_t p = line.size();
   if (p < 2) return schedule;
-  auto plan = std::make_shared<RingPlan>(RingPlan{line, owned});
-  // Every step sends one chunk from each member to the next: with chunks of one size the steps only differ in
-  // offsets, so each repeats the one before.
-  const bool equal_chunks = std::all_of(
-      owned.begin(), owned.end(), [&](const ElementRange& chunk) { return chunk.count == owned[0].count; });
+  auto plan = std::make_shared<RingPlan>(RingPlan{line, owned, {}, ring_count_period(owned)});
+  for (std::size_t c = 0; c < p; ++c) {
+    if (owned[c].count > 0) plan->nonempty.push_back(c);
+  }
+  // Every step sends one chunk from each member to the next: step s + period sends the sizes step s sent
+  // from the same positions, only other offsets (with chunks of one size, the period is 1).
+  const std::size_t period = plan->period;
   schedule.then(
       p - 1,
       [plan, p, first_chunk_lag, action](std::size_t step, std::vector<Transfer>& out) {
-        for (std::size_t i = 0; i < p; ++i) {
-          const ElementRange chunk = plan->owned[wrap(
-              static_cast<long long>(i) - static_cast<long long>(step) - first_chunk_lag, p)];
+        const auto send = [&](std::size_t i, const ElementRange& chunk) {
           add(out, {plan->line[i], plan->line[(i + 1) % p], chunk.offset, chunk.offset, chunk.count, action});
+        };
+        if (plan->nonempty.size() == p) {
+          for (std::size_t i = 0; i < p; ++i)
+            send(i, plan->owned[wrap(static_cast<long long>(i) - static_cast<long long>(step) - first_chunk_lag,
+                                     p)]);
+          return;
         }
+        // Chunk c is at position (c + shift) mod p: the chunks from the first that wraps come first, so
+        // the transfers are in position order, as the loop over all positions gives them.
+        const std::size_t shift = wrap(static_cast<long long>(step) + first_chunk_lag, p);
+        const auto& nonempty = plan->nonempty;
+        const auto wraps = std::lower_bound(nonempty.begin(), nonempty.end(), p - shift);
+        for (auto it = wraps; it != nonempty.end(); ++it) send(*it + shift - p, plan->owned[*it]);
+        for (auto it = nonempty.begin(); it != wraps; ++it) send(*it + shift, plan->owned[*it]);
       },
-      equal_chunks ? RepeatFn([](std::size_t) { return true; }) : RepeatFn());
+      [period](std::size_t, std::size_t back) { return back % period == 0; });
   return schedule;
 }
 
