@@ -69,6 +69,12 @@ const std::vector<ProseClaim> kProseClaims = {
      {"run", "--preset", "lm-s5", "--no-files", "--set", "training.weight_sharding=full"},
      {R"(\n  parameters +(\S+ \S+))", R"(\n  total \(peak live\) +(\S+ \S+))",
       R"(\nstep time \(simulated\) +(\S+ \S+))"}},
+    {"the GPT-3-style preset",
+     R"(gpt3-175b` runs a GPT-3-style 175B LM \(Brown et al\., 2020\) on [^)]*\): (\S+ \S+) per step, MFU (\S+), )"
+     R"((\S+ \S+) of)",
+     {"run", "--preset", "gpt3-175b", "--no-files"},
+     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(MFU ([0-9.]+%))",
+      R"(\n  total \(peak live\) +(\S+ \S+))"}},
     {"the multislice study: one pod",
      R"(One pod takes (\S+ \S+) per step; on 2 pods)",
      {"run", "--preset", "lm-s5-v5e", "--no-files", "--set", "mesh.shape=batch:*;model:16"},
