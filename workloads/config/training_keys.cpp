@@ -4,6 +4,7 @@
 #include "topologies/support/units.hpp"
 #include "workloads/config/config_schema.hpp"
 #include "workloads/model_formulas.hpp"
+#include "workloads/models/model_kinds.hpp"
 
 namespace tpusim::workloads {
 namespace {
@@ -12,8 +13,13 @@ namespace {
 // on.
 void check_pipelined_model(const ConfigNode& value, const ConfigReading& r) {
   const ModelConfig& model = r.config.model;
-  if (model.kind != ModelKind::transformer_lm)
-    value.fail(fmt::format("pipelines only a transformer_lm's layers, not a {}'s", to_string(model.kind)));
+  if (!model_kind(model.kind).pipelines) {
+    std::vector<std::string> kinds;
+    for (const auto& kind : model_kinds())
+      if (kind.pipelines) kinds.push_back(kind.name);
+    value.fail(fmt::format("a {} cannot be pipelined; the kinds that can are {}", to_string(model.kind),
+                           join(kinds)));
+  }
   if (model.dropout != 0)
     value.fail(
         fmt::format("a pipelined model builds no dropout (model.dropout is {}): its masks are keyed "
