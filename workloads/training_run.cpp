@@ -204,8 +204,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   execution.pod_allreduce = config.hardware.pod_allreduce;
   execution.allreduce_combine_bytes = config.hardware.allreduce_combine_bytes;
   execution.share_collective_times = options.share_collective_times;
-  const mtf::LayoutRules& layout =
-      training_shards_weights(config) ? program.layout : config.mesh.layout;
+  const mtf::LayoutRules& layout = training_shards_weights(config) ? program.layout : config.mesh.layout;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor = std::make_unique<mtf::Executor>(graph, config.mesh.shape, layout, &simulator, execution);
@@ -222,6 +221,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   report.counted = flop_breakdown(graph, counters);
   report.memory =
       memory_per_core(counters, gradients, executor->live_memory(), config.hardware.device.hbm_bytes());
+  report.pipeline = pipeline_report(config.model.pipeline, report.memory.activation_bytes);
   if (options.lower_only) return report;
   if (options.memory_limit_bytes > 0 && report.memory.total_bytes > options.memory_limit_bytes) return report;
 
