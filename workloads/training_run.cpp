@@ -204,7 +204,8 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   execution.pod_allreduce = config.hardware.pod_allreduce;
   execution.allreduce_combine_bytes = config.hardware.allreduce_combine_bytes;
   execution.share_collective_times = options.share_collective_times;
-  const mtf::LayoutRules& layout = training_shards_weights(config) ? program.layout : config.mesh.layout;
+  const mtf::LayoutRules& layout =
+      training_shards_weights(config) ? program.layout : config.mesh.layout;
   std::unique_ptr<mtf::Executor> executor;
   try {
     executor = std::make_unique<mtf::Executor>(graph, config.mesh.shape, layout, &simulator, execution);

@@ -48,8 +48,7 @@ struct HardwareConfig {
   topo::Topology topology;
   mtf::DeviceModel device;                                          // per core
   std::map<std::string, std::string> collective_algorithm_by_axis;  // mesh axis -> sim algorithm name
-  std::string pod_allreduce =
-      "";  // allreduce algorithm for sums over the whole pod (execution.hpp); "": none
+  std::string pod_allreduce = "";  // allreduce algorithm for sums over the whole pod (execution.hpp); "": none
   mtf::CollectiveBackend collective_backend = mtf::CollectiveBackend::mesh_tf_tpu;
   mtf::OverlapPolicy overlap = mtf::OverlapPolicy::dependencies;
   mtf::FusionPolicy fusion = mtf::FusionPolicy::xla;

@@ -7,6 +7,7 @@
 #include "workloads/models/model_kinds.hpp"
 
 namespace tpusim::workloads {
+
 namespace {
 
 // What the pipelined model (models/pipelined_lm.hpp) needs of the model, at the pipeline key that turns it
@@ -31,14 +32,13 @@ void check_pipelined_model(const ConfigNode& value, const ConfigReading& r) {
 
 std::vector<ConfigKey> training_keys() {
   return {
-      ConfigKey(
-          "training.optimizer", "one of " + join(optimizer_kinds().names()),
-          "The optimizer of each step; its slot variables count in memory per core. sgd, adam and "
-          "adafactor are Mesh-TensorFlow's; momentum (0.9, not Nesterov), lars (eta 0.001, weight decay "
-          "1e-4, momentum 0.9) and lamb (beta1 0.9, beta2 0.999, epsilon 1e-6, weight decay 0.01) are "
-          "the MLPerf TPU submissions' (mesh_tf/mlperf_optimizers.hpp), with their sources' defaults; "
-          "lars and lamb leave rank-1 variables (norm scales and offsets, biases) out of weight decay and "
-          "the trust ratio.")
+      ConfigKey("training.optimizer", "one of " + join(optimizer_kinds().names()),
+                "The optimizer of each step; its slot variables count in memory per core. sgd, adam and "
+                "adafactor are Mesh-TensorFlow's; momentum (0.9, not Nesterov), lars (eta 0.001, weight decay "
+                "1e-4, momentum 0.9) and lamb (beta1 0.9, beta2 0.999, epsilon 1e-6, weight decay 0.01) are "
+                "the MLPerf TPU submissions' (mesh_tf/mlperf_optimizers.hpp), with their sources' defaults; "
+                "lars and lamb leave rank-1 variables (norm scales and offsets, biases) out of weight decay and "
+                "the trust ratio.")
           .defaults_to("adafactor")
           .reads([](const ConfigNode& value, ConfigReading& r) {
             r.config.training.optimizer = value.choice(optimizer_kinds());
@@ -67,17 +67,16 @@ std::vector<ConfigKey> training_keys() {
             if (!cost.fits()) value.fail(cost.problem());
           })
           .reports([](const RunConfig& c) { return to_string(c.training.numerics); }),
-      ConfigKey(
-          "training.weight_sharding", "one of " + join(mtf::weight_sharding_modes().names()),
-          "Weights sharded over the data-parallel axis (the mesh axis that splits batch; "
-          "mesh_tf/weight_sharding.hpp). update: weight-update sharding (Xu et al. 2020, arXiv "
-          "2004.13336; Google's MLPerf TPU submissions), each replicated variable's gradient "
-          "reduce-scattered, its update and optimizer slots computed on 1/N of it per core, and the "
-          "new weights all-gathered. full: fully sharded weights (ZeRO-3, arXiv 1910.02054; PyTorch FSDP; "
-          "GSPMD's 2D sharding), each variable stored as 1/N per core with its gradient and slots, "
-          "all-gathered before its forward readers and again before its backward readers, its "
-          "gradient reduce-scattered. Each variable is sharded along its largest dim no layout rule "
-          "splits and the axis divides; one with none stays replicated. none: neither.")
+      ConfigKey("training.weight_sharding", "one of " + join(mtf::weight_sharding_modes().names()),
+                "Weights sharded over the data-parallel axis (the mesh axis that splits batch; "
+                "mesh_tf/weight_sharding.hpp). update: weight-update sharding (Xu et al. 2020, arXiv "
+                "2004.13336; Google's MLPerf TPU submissions), each replicated variable's gradient "
+                "reduce-scattered, its update and optimizer slots computed on 1/N of it per core, and the "
+                "new weights all-gathered. full: fully sharded weights (ZeRO-3, arXiv 1910.02054; PyTorch FSDP; "
+                "GSPMD's 2D sharding), each variable stored as 1/N per core with its gradient and slots, "
+                "all-gathered before its forward readers and again before its backward readers, its "
+                "gradient reduce-scattered. Each variable is sharded along its largest dim no layout rule "
+                "splits and the axis divides; one with none stays replicated. none: neither.")
           .defaults_to("none")
           .reads([](const ConfigNode& value, ConfigReading& r) {
             r.config.training.weight_sharding = value.choice(mtf::weight_sharding_modes());
@@ -134,8 +133,7 @@ std::vector<ConfigKey> training_keys() {
           .reports([](const RunConfig& c) {
             return mtf::pipeline_schedules().name_of(c.model.pipeline.schedule);
           }),
-      ConfigKey("training.steps", "whole number",
-                "Training steps to simulate (tpusim run --steps overrides it).")
+      ConfigKey("training.steps", "whole number", "Training steps to simulate (tpusim run --steps overrides it).")
           .ranged(fmt::format("1 to {}", kMaxSteps))
           .defaults_to("1")
           .reads([](const ConfigNode& value, ConfigReading& r) {

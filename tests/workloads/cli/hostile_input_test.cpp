@@ -13,11 +13,11 @@
 
 using tpusim::cli_test::check_row;
 using tpusim::cli_test::kConfig;
-using tpusim::cli_test::Privileges;
 using tpusim::cli_test::replaced;
+using tpusim::cli_test::with_hardware;
+using tpusim::cli_test::Privileges;
 using tpusim::cli_test::Row;
 using tpusim::cli_test::Scratch;
-using tpusim::cli_test::with_hardware;
 
 namespace {
 
@@ -75,8 +75,7 @@ std::vector<Row> table() {
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", with_hardware("inter_chip_latency: 1e300")}},
        2,
-       {"c.yaml:4: hardware.inter_chip_latency: '1e300' is not a plausible latency: expected 0, or 1 ps to 1 "
-        "s"}},
+       {"c.yaml:4: hardware.inter_chip_latency: '1e300' is not a plausible latency: expected 0, or 1 ps to 1 s"}},
       {"a latency of 1e300 in a topology spec",
        {"collective", "--topology", "ring:8,lat=1e300"},
        {},
