@@ -222,6 +222,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   report.counted = flop_breakdown(graph, counters);
   report.memory =
       memory_per_core(counters, gradients, executor->live_memory(), config.hardware.device.hbm_bytes());
+  report.pipeline = pipeline_report(config.model.pipeline, report.memory.activation_bytes);
   if (options.lower_only) return report;
   if (options.memory_limit_bytes > 0 && report.memory.total_bytes > options.memory_limit_bytes) return report;
 

@@ -14,6 +14,7 @@
 #include "workloads/config/run_config.hpp"
 #include "workloads/flop_accounting.hpp"
 #include "workloads/models/model_builder.hpp"
+#include "workloads/pipeline_report.hpp"
 
 namespace tpusim::sim {
 class Simulator;
@@ -84,7 +85,8 @@ struct RunReport {
   std::vector<mtf::CollectiveTiming> collectives;  // of the last step, program order
   std::vector<CollectiveGroup> collective_groups;  // merged, by total time, largest first
   MemoryReport memory;
-  double wall_s = 0;  // measured on this machine: building, lowering and simulating
+  std::optional<PipelineReport> pipeline;  // pipelined runs only (training.pipeline_stages, microbatches)
+  double wall_s = 0;                       // measured on this machine: building, lowering and simulating
   // Under hardware.calibration: the profile's name and the step of the mechanisms alone (the timeline and
   // every figure above are the calibrated step's); empty and 0 otherwise.
   std::string calibration;

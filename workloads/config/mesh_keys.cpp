@@ -42,6 +42,16 @@ void check_layout_fits_model(const ConfigReading& r, const ConfigNode* layout_no
                             size, axis, parts, dim, axis));
     }
   }
+  // Pipeline stages run each on its part of the mesh axis that splits `stage`; without one every core would
+  // run every stage, which is no pipeline.
+  if (model.pipeline.stages > 1 && !mesh.layout.mesh_dim_for("stage")) {
+    const std::optional<ConfigNode> stages_node = r.node("training.pipeline_stages");
+    TPUSIM_CHECK(stages_node.has_value());
+    (layout_node ? *layout_node : *stages_node)
+        .fail(fmt::format("{} pipeline stages need a layout rule stage:<mesh axis> naming the mesh axis the "
+                          "stages run along (mesh {})",
+                          model.pipeline.stages, mesh.shape_text()));
+  }
   const ModelKindInfo& kind = model_kind(model.kind);
   if (kind.check_layout) {
     const std::string problem = kind.check_layout(model, mesh.layout);
@@ -146,7 +156,7 @@ std::vector<ConfigKey> mesh_keys() {
                       r.config.mesh.layout = default_layout(r.config.model.kind, r.config.mesh.shape);
                       check_layout_fits_model(r, nullptr);
                     })
-          .needs({"mesh.shape", "model.kind"})
+          .needs({"mesh.shape", "model.kind", "training.pipeline_stages", "training.microbatches"})
           .reads([](const ConfigNode& value, ConfigReading& r) {
             mtf::LayoutRules rules;
             try {
@@ -156,6 +166,8 @@ std::vector<ConfigKey> mesh_keys() {
             }
             const ModelKindInfo& kind = model_kind(r.config.model.kind);
             for (const auto& [dim, axis] : rules.rules()) {
+              // A pipelined model's stages (training.pipeline_stages) are a dim of their own.
+              if (dim == "stage" && r.config.model.pipeline.stages > 1) continue;
               const std::string problem = unknown_dimension_problem(kind, dim);
               if (!problem.empty()) value.fail(problem);
             }

@@ -243,6 +243,10 @@ std::vector<std::string> all_model_keys() {
 }
 
 std::int64_t model_dimension_size(const ModelConfig& model, const std::string& dim) {
+  // The pipelined LM (models/pipelined_lm.hpp) has a `stage` dim of one entry per stage, and its `batch` dim
+  // is one microbatch's.
+  if (dim == "stage") return model.pipeline.stages;
+  if (dim == "batch" && model.pipeline.microbatches > 1) return model.batch / model.pipeline.microbatches;
   if (const auto derived = derived_dimension(model, dim)) return derived->smallest;
   for (const auto& key : model_key_table()) {
     if (key.name == dim && key.dimension_size) return key.dimension_size(model);

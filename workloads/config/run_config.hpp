@@ -18,6 +18,7 @@
 #include "mesh_tf/mesh_shape.hpp"
 #include "mesh_tf/optimizer.hpp"
 #include "mesh_tf/overlap_policy.hpp"
+#include "mesh_tf/pipeline_schedule.hpp"
 #include "mesh_tf/rematerialization.hpp"
 #include "mesh_tf/weight_sharding.hpp"
 #include "topologies/support/name_table.hpp"
@@ -67,6 +68,17 @@ struct MeshConfig {
   std::string layout_text() const { return layout.to_string(); }  // "batch:batch;vocab:model"
 };
 
+// Pipeline parallelism (training.pipeline_stages, training.microbatches, training.pipeline_schedule): the
+// layer stack cut into `stages` stages of layers/stages layers, each stage on its part of the mesh axis the
+// layout rule `stage:<axis>` names, and the batch cut into `microbatches`
+// (workloads/models/pipelined_lm.cpp).
+struct PipelineConfig {
+  int stages = 1;
+  int microbatches = 1;
+  mtf::PipelineSchedule schedule = mtf::PipelineSchedule::gpipe;
+  bool on() const { return stages > 1 || microbatches > 1; }
+};
+
 struct ModelConfig {
   ModelKind kind{};        // set from model.kind by the reader
   int layers = 1;          // decoder layers (LM, MoE), encoder layers (encoder-decoder), hidden layers (MLP)
@@ -92,6 +104,9 @@ struct ModelConfig {
   int levels = 0;  // unet: resolutions, each half the size of the one above
   mtf::DType activation_dtype = mtf::DType::bfloat16;
   double dropout = 0;  // Transformer kinds: the rate of every dropout (transformer_layers.hpp); 0 = none
+  // How the model is built split into pipeline stages; set by the training.pipeline_* keys (the model is
+  // built pipelined, so its builder reads it here). Off by default.
+  PipelineConfig pipeline;
 };
 
 // The most steps one run may have, from a config or from `tpusim run --steps`.

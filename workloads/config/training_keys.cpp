@@ -4,8 +4,31 @@
 #include "topologies/support/units.hpp"
 #include "workloads/config/config_schema.hpp"
 #include "workloads/model_formulas.hpp"
+#include "workloads/models/model_kinds.hpp"
 
 namespace tpusim::workloads {
+
+namespace {
+
+// What the pipelined model (models/pipelined_lm.hpp) needs of the model, at the pipeline key that turns it
+// on.
+void check_pipelined_model(const ConfigNode& value, const ConfigReading& r) {
+  const ModelConfig& model = r.config.model;
+  if (!model_kind(model.kind).pipelines) {
+    std::vector<std::string> kinds;
+    for (const auto& kind : model_kinds())
+      if (kind.pipelines) kinds.push_back(kind.name);
+    value.fail(fmt::format("a {} cannot be pipelined; the kinds that can are {}", to_string(model.kind),
+                           join(kinds)));
+  }
+  if (model.dropout != 0)
+    value.fail(
+        fmt::format("a pipelined model builds no dropout (model.dropout is {}): its masks are keyed "
+                    "by the element, and a stage's layer runs on many microbatches",
+                    model.dropout));
+}
+
+}  // namespace
 
 std::vector<ConfigKey> training_keys() {
   return {
@@ -60,6 +83,55 @@ std::vector<ConfigKey> training_keys() {
           })
           .reports([](const RunConfig& c) {
             return mtf::weight_sharding_modes().name_of(c.training.weight_sharding);
+          }),
+      ConfigKey("training.pipeline_stages", "whole number",
+                "Pipeline parallelism (GSPMD's, Xu et al. 2021, arXiv 2105.04663): the transformer_lm's "
+                "layers cut into this many stages of equal size, run along the mesh axis the layout rule "
+                "stage:<mesh axis> names, which must divide it; the activations pass from stage to stage as "
+                "collective permutes over that axis (over DCN when it spans slices). 1: no pipeline.")
+          .ranged("1 to model.layers, dividing it")
+          .defaults_to("1")
+          .needs({"model.kind"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            const auto stages = value.positive_integer();
+            if (stages == 1) return;
+            check_pipelined_model(value, r);
+            if (stages > r.config.model.layers || r.config.model.layers % stages != 0)
+              value.fail(
+                  fmt::format("{} stages do not divide the {} layers evenly", stages, r.config.model.layers));
+            r.config.model.pipeline.stages = static_cast<int>(stages);
+          })
+          .reports([](const RunConfig& c) { return c.model.pipeline.stages; }),
+      ConfigKey("training.microbatches", "whole number",
+                "The batch cut into this many microbatches of equal size, which flow through the pipeline "
+                "stages one after the other (GPipe, Huang et al. 2019, arXiv 1811.06965); the weights update "
+                "once per step from all of them. 1: the whole batch at once.")
+          .ranged("1 to model.batch, dividing it")
+          .defaults_to("1")
+          .needs({"model.kind"})
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            const auto microbatches = value.positive_integer();
+            if (microbatches == 1) return;
+            check_pipelined_model(value, r);
+            if (microbatches > r.config.model.batch || r.config.model.batch % microbatches != 0)
+              value.fail(fmt::format("{} microbatches do not divide the batch of {} evenly", microbatches,
+                                     r.config.model.batch));
+            r.config.model.pipeline.microbatches = static_cast<int>(microbatches);
+          })
+          .reports([](const RunConfig& c) { return c.model.pipeline.microbatches; }),
+      ConfigKey("training.pipeline_schedule", "one of " + join(mtf::pipeline_schedules().names()),
+                "The order each stage runs its microbatches' forward and backward passes in "
+                "(mesh_tf/pipeline_schedule.hpp). gpipe: all forwards, then all backwards, every stage "
+                "keeping all microbatches' activations; the step is the engine's own. 1f1b: PipeDream-flush "
+                "(Narayanan et al. 2021, arXiv 2104.04473), one forward then one backward once the pipeline "
+                "is full, stage s keeping min(microbatches, stages - s); the report gives its step time and "
+                "activation memory from the engine's per-stage figures.")
+          .defaults_to("gpipe")
+          .reads([](const ConfigNode& value, ConfigReading& r) {
+            r.config.model.pipeline.schedule = value.choice(mtf::pipeline_schedules());
+          })
+          .reports([](const RunConfig& c) {
+            return mtf::pipeline_schedules().name_of(c.model.pipeline.schedule);
           }),
       ConfigKey("training.steps", "whole number", "Training steps to simulate (tpusim run --steps overrides it).")
           .ranged(fmt::format("1 to {}", kMaxSteps))

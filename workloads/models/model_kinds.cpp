@@ -152,19 +152,20 @@ const std::vector<ModelKindInfo>& model_kinds() {
        nullptr,
        mlp_summary,
        nullptr,
-       nullptr},
+       nullptr,
+       false},
       {ModelKind::transformer_lm, "transformer_lm",
        "The paper's decoder-only language model: token embedding, layers blocks of causal self-attention "
        "and feed-forward, a separate softmax; trained on next-token prediction.",
        keys({{"layers"}}, transformer_keys, {activation_dtype, dropout}), transformer_dims,
        "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-lm", build_transformer_lm,
-       kTransformerLmFormulas, nullptr, lm_summary, nullptr, nullptr},
+       kTransformerLmFormulas, nullptr, lm_summary, nullptr, nullptr, true},
       {ModelKind::encoder_decoder, "encoder_decoder",
        "The paper's encoder-decoder Transformer: one embedding shared by encoder_layers encoder blocks and "
        "decoder_layers decoder blocks (with attention over the encoder); trained on a synthetic copy task.",
        keys({{"encoder_layers"}, {"decoder_layers"}}, transformer_keys, {activation_dtype, dropout}),
        transformer_dims, "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-translation",
-       build_encoder_decoder, kEncoderDecoderFormulas, nullptr, encoder_decoder_summary, nullptr, nullptr},
+       build_encoder_decoder, kEncoderDecoderFormulas, nullptr, encoder_decoder_summary, nullptr, nullptr, false},
       {ModelKind::moe_transformer,
        "moe_transformer",
        "The language model with every feed-forward sublayer a mixture of experts (top-1 routing, at most "
@@ -180,7 +181,8 @@ const std::vector<ModelKindInfo>& model_kinds() {
        moe_check_layout,
        moe_summary,
        nullptr,
-       nullptr},
+       nullptr,
+       false},
       {ModelKind::resnet,
        "resnet",
        "A ResNet image classifier (He et al. 2016, torchvision's v1.5 bottleneck): a 7x7 stride-2 stem and "
@@ -203,7 +205,8 @@ const std::vector<ModelKindInfo>& model_kinds() {
        nullptr,
        resnet_summary,
        resnet_derived_dimensions,
-       image_check_sizes<resnet_halvings>},
+       image_check_sizes<resnet_halvings>,
+       false},
       {ModelKind::unet,
        "unet",
        "A 2D U-Net for segmentation (Ronneberger et al. 2015): levels resolutions of two 3x3 convolutions "
@@ -226,7 +229,8 @@ const std::vector<ModelKindInfo>& model_kinds() {
        unet_check_layout,
        unet_summary,
        image_derived_dimensions<unet_halvings>,
-       image_check_sizes<unet_halvings>},
+       image_check_sizes<unet_halvings>,
+       false},
       {ModelKind::bert,
        "bert",
        "BERT pre-training (Devlin et al. 2018; MLPerf's BERT-Large): token, token-type and positional "
@@ -242,7 +246,8 @@ const std::vector<ModelKindInfo>& model_kinds() {
        nullptr,
        bert_summary,
        nullptr,
-       bert_check_sizes},
+       bert_check_sizes,
+       false},
   };
   return rows;
 }

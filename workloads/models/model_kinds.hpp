@@ -62,6 +62,9 @@ struct ModelKindInfo {
   // nullptr when every dimension is sized by the model key of its name.
   std::vector<DerivedDimension> (*derived_dimensions)(const ModelConfig& model);
   ModelSizeProblem (*check_sizes)(const ModelConfig& model);  // nullptr: no check of its own
+  // Whether its builder cuts the layers into pipeline stages and the batch into microbatches when
+  // model.pipeline is on (training.pipeline_stages, training.microbatches; models/pipelined_lm.hpp).
+  bool pipelines;
 };
 
 const std::vector<ModelKindInfo>& model_kinds();  // every row, in the order messages list them

@@ -4,7 +4,9 @@
 // (attention takes them on request, for BERT), pre-layer-norm residual blocks. The layout rules decide the
 // splits; nothing here names a mesh axis.
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "mesh_tf/graph.hpp"
 #include "workloads/config/run_config.hpp"
@@ -17,6 +19,15 @@ struct TransformerDims {
   mtf::Dimension batch, length, memory_length, d_model, d_ff, heads, d_kv, vocab;
   mtf::DType activations;
   double dropout_rate;  // model.dropout: 0 builds no dropout at all
+  // Pipeline stages (pipelined_lm.hpp): dims put in front of every activation shape the sublayers build
+  // (`stage` in the layer stack, `microbatches` around it), and dims put in front of every variable the
+  // attention, feed-forward and layer-norm sublayers make (`stage`: the layer of every stage is one
+  // variable). Empty for every unpipelined model, which then builds exactly the graph it always did.
+  std::vector<mtf::Dimension> leading, stacked;
+  // When set, those sublayers look their variables up here by name before making them (and record the ones
+  // they make): a pipelined layer runs once per iteration on the same weights.
+  std::map<std::string, mtf::Tensor>* shared_variables = nullptr;
+  mtf::Shape lead(const std::vector<mtf::Dimension>& dims) const;  // leading + dims
 };
 
 // Dropout at rate dims.dropout_rate (x itself at rate 0), its mask seeded by `name`. Where the models apply

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "workloads/models/model_builder.hpp"
+#include "workloads/models/pipelined_lm.hpp"
 #include "workloads/models/transformer_layers.hpp"
 
 namespace tpusim::workloads {
@@ -37,10 +38,11 @@ BuiltModel build_decoder_only_lm(mtf::Graph& graph, const ModelConfig& model,
 }
 
 BuiltModel build_transformer_lm(mtf::Graph& graph, const ModelConfig& model) {
-  return build_decoder_only_lm(graph, model,
-                               [&](const Tensor& x, const TransformerDims& d, const std::string& scope) {
-                                 return feed_forward(graph, x, d, scope);
-                               });
+  const FeedForwardBlock dense = [&](const Tensor& x, const TransformerDims& d, const std::string& scope) {
+    return feed_forward(graph, x, d, scope);
+  };
+  if (model.pipeline.on()) return build_pipelined_decoder_only_lm(graph, model, dense);
+  return build_decoder_only_lm(graph, model, dense);
 }
 
 }  // namespace tpusim::workloads

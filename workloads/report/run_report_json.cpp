@@ -75,6 +75,7 @@ nlohmann::json run_report_json(const RunConfig& config, const RunReport& r, nloh
                             {"collectives", collectives},
                             {"collective_calls_per_step", r.collectives.size()},
                             {"wall_s", r.wall_s}};
+  if (r.pipeline) summary["pipeline"] = pipeline_report_json(*r.pipeline);
   if (r.healthy_step_time_s > 0) {
     summary["faults"] = {{"faults", config.hardware.topology.faults().text()},
                          {"healthy_step_time_s", r.healthy_step_time_s},

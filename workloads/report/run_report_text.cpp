@@ -102,6 +102,7 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
         format_bytes(double(mem.hbm_bytes)), device.name());
   }
 
+  if (r.pipeline) out << pipeline_report_text(*r.pipeline);
   out << fmt::format("collectives per step: {} calls; by total time:\n", r.collectives.size());
   out << fmt::format("  {:<15} {:<12} {:<14} {:>5} {:>6} {:>12} {:>12} {:>12}\n", "kind", "mesh axes",
                      "reason", "group", "calls", "bytes/call", "time", "busbw");

@@ -21,6 +21,12 @@ using tpusim::cli_test::Scratch;
 
 namespace {
 
+std::string replaced_in(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
 std::string nested_blocks(int levels) {
   std::string text;
   for (int i = 0; i < levels; ++i) text += std::string(2 * i, ' ') + "level" + std::to_string(i) + ":\n";
@@ -31,6 +37,16 @@ std::string sweep_of_points(int seeds) {
   std::string text = "base: tiny-mlp\nvary:\n  training.seed: [0";
   for (int i = 1; i < seeds; ++i) text += ", " + std::to_string(i);
   return text + "]\n  training.learning_rate: [0.1, 0.2, 0.3, 0.4]\n";
+}
+
+// A small LM on ring-8 with two pipeline stages over the mesh axis `stage` (lines 14 and 16 are the
+// pipeline's keys, line 5 the layout).
+std::string pipelined_lm(const std::string& stages, const std::string& layout = "stage:stage;batch:batch") {
+  return "name: pipe\nhardware:\n  topology: ring-8\nmesh:\n  layout: " + layout +
+         "\n  shape: stage:2;batch:4\nmodel:\n  kind: transformer_lm\n  layers: 4\n  d_model: 16\n  d_ff: "
+         "32\n"
+         "  heads: 2\n  d_kv: 8\n  vocab: 32\n  batch: 16\n  length: 8\ntraining:\n  pipeline_stages: " +
+         stages + "\n  microbatches: 2\n";
 }
 
 std::vector<Row> table() {
@@ -157,6 +173,40 @@ std::vector<Row> table() {
        {{"c.yaml", kConfig + "  weight_sharding: fsdp\n"}},
        2,
        {"training.weight_sharding: 'fsdp' is not valid; valid values are none, update, full"}},
+      {"pipeline stages of a model that cannot be pipelined",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", kConfig + "  pipeline_stages: 2\n"}},
+       2,
+       {"c.yaml:14: training.pipeline_stages: a mlp cannot be pipelined; the kinds that can are "
+        "transformer_lm"}},
+      {"pipeline stages that do not divide the layers",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", pipelined_lm("3")}},
+       2,
+       {"c.yaml:18: training.pipeline_stages: 3 stages do not divide the 4 layers evenly"}},
+      {"microbatches that do not divide the batch",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", replaced_in(pipelined_lm("2"), "microbatches: 2", "microbatches: 3")}},
+       2,
+       {"c.yaml:19: training.microbatches: 3 microbatches do not divide the batch of 16 evenly"}},
+      {"pipeline stages without a stage axis",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", pipelined_lm("2", "batch:batch")}},
+       2,
+       {"c.yaml:5: mesh.layout: 2 pipeline stages need a layout rule stage:<mesh axis> naming the mesh axis "
+        "the stages run along (mesh stage:2;batch:4)"}},
+      {"pipeline stages the stage axis does not divide",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml",
+         replaced_in(replaced_in(pipelined_lm("2"), "layers: 4", "layers: 6"), "stages: 2", "stages: 3")}},
+       2,
+       {"c.yaml:", "3 does not split evenly over mesh axis 'stage' of size 2 (layout rule stage:stage)"}},
+      {"a pipeline schedule that does not exist",
+       {"run", "c.yaml", "--no-files"},
+       {{"c.yaml", pipelined_lm("2") + "  pipeline_schedule: 2f2b\n"}},
+       2,
+       {"c.yaml:20: training.pipeline_schedule: '2f2b' is not valid (did you mean '1f1b'?); valid values are "
+        "gpipe, 1f1b"}},
       {"the old weight-update sharding key",
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", kConfig + "  weight_update_sharding: true\n"}},
