@@ -69,6 +69,13 @@ const std::vector<ProseClaim> kProseClaims = {
      {"run", "--preset", "lm-s5", "--no-files", "--set", "training.weight_sharding=full"},
      {R"(\n  parameters +(\S+ \S+))", R"(\n  total \(peak live\) +(\S+ \S+))",
       R"(\nstep time \(simulated\) +(\S+ \S+))"}},
+    {"pipeline stages on the v5p cube",
+     R"(`stage:stage` added to `mesh.layout`\) takes (\S+ \S+) per step against \S+ \S+ unpipelined: a bubble of )"
+     R"((\S+)%)",
+     {"run", "--preset", "lm-s5-v5p", "--no-files", "--set", "mesh.shape=stage:2;batch:2;model:16", "--set",
+      "mesh.layout=batch:batch;vocab:model;d_ff:model;heads:model;stage:stage", "--set",
+      "training.pipeline_stages=2", "--set", "training.microbatches=8"},
+     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(bubble ([0-9.]+)%)"}},
     {"the GPT-3-style preset",
      R"(gpt3-175b` runs a GPT-3-style 175B LM \(Brown et al\., 2020\) on [^)]*\): (\S+ \S+) per step, MFU (\S+), )"
      R"((\S+ \S+) of)",
