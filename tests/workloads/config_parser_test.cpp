@@ -118,7 +118,7 @@ TEST_CASE("sizes that would overflow the engine's 64-bit counts are refused, not
   // Each size alone is a valid int64, but the parameter count and tensor sizes overflowed.
   CHECK(error_of(replace(kValid, "  d_model: 64\n", "  d_model: 4611686018427387904\n")) ==
         "configs/test.yaml:6: model: its tensor [batch, length, d_model] would have 2.36e+21 elements, more "
-        "than the 1.1e+12 a tensor may have");
+        "than the 2.81e+14 a tensor may have on the whole pod");
 }
 
 TEST_CASE("a size that does not split over its mesh axis is reported at the size") {
