@@ -37,8 +37,8 @@ Graph& same_graph(const std::vector<Tensor>& tensors, const std::string& op_name
 Tensor Graph::add_op(OpNode op, const Shape& output_shape, DType dtype, const std::string& name_hint) {
   if (output_shape.num_elements() > kMaxTensorElements) {
     throw InputError(
-        fmt::format("{} '{}': its output {} would have {} elements, more than the {} (2^40) a tensor "
-                    "may have",
+        fmt::format("{} '{}': its output {} would have {} elements, more than the {} (2^48) a tensor "
+                    "may have on the whole pod",
                     to_string(op.kind), name_hint, output_shape.to_string(), output_shape.num_elements(),
                     kMaxTensorElements));
   }

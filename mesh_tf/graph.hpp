@@ -70,9 +70,16 @@ struct TensorNode {
 
 class Graph {
  public:
-  // The most elements a tensor may have (2^40, 4 TiB of fp32): far beyond any model tpusim simulates, and
-  // small enough that element counts, byte sizes and their sums over a model never overflow 64 bits.
-  static constexpr std::int64_t kMaxTensorElements = std::int64_t(1) << 40;
+  // The most elements a tensor may have on the whole pod (2^48): its logical size, which a timing-only run
+  // never materialises (cores hold slices, bounded below). It keeps logical counts from 64-bit overflow: a
+  // parameter count sums at most about 20,000 such tensors (two stacks of 1000 layers, under ten variables a
+  // layer: below 2^63), byte sizes of whole tensors (8 bytes an element at most) stay under 2^51, and FLOPs
+  // are summed in double.
+  static constexpr std::int64_t kMaxTensorElements = std::int64_t(1) << 48;
+  // The most elements one core's slice of a tensor may have (2^40, 4 TiB of fp32, far beyond any core's
+  // memory): what lowering materialises per core, checked when a layout gives the slice (make_value). Per-core
+  // sums of bytes (8 bytes an element, at most 2^20 values a program) stay under 2^63.
+  static constexpr std::int64_t kMaxSliceElements = std::int64_t(1) << 40;
 
   explicit Graph(std::uint64_t seed = 1);
   Graph(const Graph&) = delete;

@@ -1,7 +1,11 @@
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "mesh_tf/graph.hpp"
 #include "mesh_tf/program.hpp"
 #include "topologies/support/check.hpp"
+#include "topologies/support/input_error.hpp"
 
 namespace tpusim::mtf {
 
@@ -23,6 +27,15 @@ Value make_value(int id, int tensor, const std::string& name, const Shape& shape
     TPUSIM_CHECK(m < 0 || shape[i].size % mesh.dim_size(m) == 0);
     v.local_sizes.push_back(local);
     v.slice_elements *= local;
+  }
+  // What a core materialises is its slice, not the whole tensor (Graph::kMaxTensorElements bounds that).
+  if (v.slice_elements > Graph::kMaxSliceElements) {
+    std::vector<Dimension> slice;
+    for (int i = 0; i < shape.rank(); ++i) slice.emplace_back(shape[i].name, v.local_sizes[i]);
+    throw InputError(fmt::format("tensor '{}' {}: its slice on each core {} would have {} elements, more than "
+                                 "the {} (2^40) a core may hold; split it over more mesh dimensions",
+                                 name, shape.to_string(), Shape(std::move(slice)).to_string(),
+                                 v.slice_elements, Graph::kMaxSliceElements));
   }
   for (int m = 0; m < mesh.rank(); ++m) {
     const bool split = std::find(v.mesh_dims.begin(), v.mesh_dims.end(), m) != v.mesh_dims.end();

@@ -1,6 +1,8 @@
 #include "workloads/config/config_parser.hpp"
 
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -118,7 +120,28 @@ TEST_CASE("sizes that would overflow the engine's 64-bit counts are refused, not
   // Each size alone is a valid int64, but the parameter count and tensor sizes overflowed.
   CHECK(error_of(replace(kValid, "  d_model: 64\n", "  d_model: 4611686018427387904\n")) ==
         "configs/test.yaml:6: model: its tensor [batch, length, d_model] would have 2.36e+21 elements, more "
-        "than the 1.1e+12 a tensor may have");
+        "than the 2.81e+14 a tensor may have on the whole pod");
+}
+
+TEST_CASE("the logical size of a tensor is bounded at 2^48 elements on the whole pod, not per core") {
+  // [batch, length, d_ff] = 16 x 32 x d_ff = 2^9 d_ff elements, the largest tensor of kValid's model for any
+  // d_ff of at least 128 ([d_model, d_ff] = 2^6 d_ff, [batch, length, vocab] = 2^16): the config takes it if
+  // and only if 2^9 d_ff <= 2^48. No core holds it: lowering bounds the slices (2^40 each).
+  const auto d_ff_error = [](std::int64_t d_ff) {
+    return error_of(replace(kValid, "  d_ff: 256\n", "  d_ff: " + std::to_string(d_ff) + "\n"));
+  };
+  CHECK(d_ff_error(std::int64_t(1) << 39) == "(no error)");
+  CHECK(d_ff_error(std::int64_t(1) << 40) ==
+        "configs/test.yaml:6: model: its tensor [batch, length, d_ff] would have 5.63e+14 elements, more than "
+        "the 2.81e+14 a tensor may have on the whole pod");
+  std::mt19937_64 rng(Catch::rngSeed());
+  for (int trial = 0; trial < 8; ++trial) {
+    const std::int64_t d_ff = 4 * std::uniform_int_distribution<std::int64_t>(std::int64_t(1) << 35,
+                                                                              std::int64_t(1) << 38)(rng);
+    INFO("d_ff " << d_ff);
+    const bool fits = 512.0 * double(d_ff) <= std::ldexp(1.0, 48);
+    CHECK((d_ff_error(d_ff) == "(no error)") == fits);
+  }
 }
 
 TEST_CASE("a size that does not split over its mesh axis is reported at the size") {

@@ -95,10 +95,9 @@ TEST_CASE("image models: an unknown key or a bad size is one line at its key") {
   // A resnet key in a U-Net is an unknown key.
   CHECK(image_error_of(image_replace(kImageUNet, "  levels: 3\n", "  levels: 3\n  stage_blocks: [1]\n"))
             .rfind("img.yaml:10: model.stage_blocks: unknown key", 0) == 0);
-  CHECK(image_error_of(image_replace(kImageUNet, "  image_size: 32\n", "  image_size: 1048576\n")) ==
-        "img.yaml:7: model: its tensor [batch, h, w, image_channels] would have 8.8e+12 elements, more than "
-        "the "
-        "1.1e+12 a tensor may have");
+  CHECK(image_error_of(image_replace(kImageUNet, "  image_size: 32\n", "  image_size: 16777216\n")) ==
+        "img.yaml:7: model: its tensor [batch, h, w, image_channels] would have 2.25e+15 elements, more than "
+        "the 2.81e+14 a tensor may have on the whole pod");
 }
 
 TEST_CASE("image models: an image size the model cannot halve enough times is reported at image_size") {

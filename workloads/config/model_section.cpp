@@ -15,9 +15,10 @@
 namespace tpusim::workloads {
 namespace {
 
-// The engine and the closed forms count elements, bytes and parameters in 64-bit integers: bounding the layer
-// count and every tensor's elements (whole pod) keeps those sums far from overflow, and keeps the layer count
-// an int. lm-s5's largest tensor, [batch, length, d_ff], has 1.7e10 elements.
+// The closed forms count parameters in 64-bit integers: bounding the layer count and every tensor's elements
+// (whole pod, its logical size: nothing that large is materialised; lowering bounds each core's slice) keeps
+// those sums far from overflow, and keeps the layer count an int. lm-s5's largest tensor, [batch, length,
+// d_ff], has 1.7e10 elements; at 16 sequences per batch core on 65,536 cores (4096 along batch), 4.4e12.
 constexpr std::int64_t kMaxLayers = 1000;
 constexpr double kMaxTensorElements = double(mtf::Graph::kMaxTensorElements);
 
@@ -88,7 +89,8 @@ void check_fits_in_counters(const ConfigNode& section, const ModelConfig& model)
   for (const auto& [tensor, elements] : model_kind(model.kind).formulas.largest_tensors(model)) {
     if (elements > kMaxTensorElements) {
       section.fail(
-          fmt::format("its tensor {} would have {:.3g} elements, more than the {:.3g} a tensor may have",
+          fmt::format("its tensor {} would have {:.3g} elements, more than the {:.3g} a tensor may have "
+                      "on the whole pod",
                       tensor, elements, kMaxTensorElements));
     }
   }
@@ -259,7 +261,9 @@ std::vector<ConfigKey> model_keys() {
       ConfigKey("model.kind", "one of " + join(model_kind_names().names()),
                 "The model to train. Its kind decides the other model keys (model kinds below); every tensor "
                 "of the model has at most " +
-                    fmt::format("{:.3g}", kMaxTensorElements) + " elements.")
+                    fmt::format("{:.3g}", kMaxTensorElements) + " elements on the whole pod, and at most " +
+                    fmt::format("{:.3g}", double(mtf::Graph::kMaxSliceElements)) +
+                    " in one core's slice of it.")
           .required()
           .needs({"mesh.shape"})  // for sizes given per mesh axis
           .reads_section(read_model_section, all_model_keys())

@@ -102,7 +102,7 @@ std::vector<Row> edge_input_table() {
        {"bench", "engine", "--pod-batch", "0x10"},
        {},
        2,
-       {"tpusim: error: --pod-batch: '0x10' is not a whole number: expected 1 to 1099511627776"}},
+       {"tpusim: error: --pod-batch: '0x10' is not a whole number: expected 1 to 281474976710656"}},
       // Empty option values: in a Slurm array with an unset variable every task would run every point.
       {"an empty --shard",
        {"sweep", "s.yaml", "--shard", ""},

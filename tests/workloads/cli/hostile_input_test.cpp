@@ -100,12 +100,12 @@ std::vector<Row> table() {
        {"c.yaml:3: hardware.topology: topology 'multislice:2x(ring:4),dcn_lat=1e300': dcn_lat: '1e300' is "
         "not a plausible latency"}},
       // Overflow: sizes cut to 32 bits or multiplied past an int.
-      {"a model batch of 1e11",
+      {"a model batch of 1e14",
        {"run", "c.yaml", "--no-files"},
-       {{"c.yaml", replaced("batch: 32", "batch: 100000000000")}},
+       {{"c.yaml", replaced("batch: 32", "batch: 100000000000000")}},
        2,
-       {"c.yaml:6: model: its tensor [batch, length, d_model] would have 1.6e+12 elements, more than the "
-        "1.1e+12 a tensor may have"}},
+       {"c.yaml:6: model: its tensor [batch, length, d_model] would have 1.6e+15 elements, more than the "
+        "2.81e+14 a tensor may have on the whole pod"}},
       {"a mesh axis of 1e11",
        {"run", "c.yaml", "--no-files"},
        {{"c.yaml", replaced("batch:4;model:2", "batch:100000000000;model:32")}},
