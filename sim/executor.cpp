@@ -328,12 +328,6 @@ class Driver {
     const double now = s4u::Engine::get_clock();
     if (last_round_.transfers.empty() || !ran_alone(last_round_, now)) return false;
     const double duration = now - last_round_.first_start;
-    std::vector<std::pair<int, double>> round_link_bytes;
-    for (const auto& t : last_round_.transfers) {
-      for (const int link : platform_.route(t.src, t.dst)) {
-        round_link_bytes.emplace_back(link, static_cast<double>(t.count * input_.element_bytes));
-      }
-    }
     std::uint64_t folded = 0;
     std::vector<Transfer> next;
     while (next_round_ < total_rounds_) {
@@ -358,14 +352,21 @@ class Driver {
       ++folded;
       ++next_round_;
     }
+    if (folded > 0) add_repeated_link_bytes(last_round_.transfers, folded);
     last_round_.transfers.clear();
     if (folded == 0) return false;
     history_.clear();
-    for (const auto& [link, bytes] : round_link_bytes)
-      add_link_bytes(link, bytes * static_cast<double>(folded));
     stats_.folded_rounds += folded;
     sleep_through_fold(now, duration * static_cast<double>(folded), folded);
     return true;
+  }
+
+  // Adds the link bytes of `times` folded repeats of `round`, transfer by transfer as they would have run.
+  void add_repeated_link_bytes(const std::vector<Transfer>& round, std::uint64_t times) {
+    for (const auto& t : round) {
+      const double bytes = static_cast<double>(t.count * input_.element_bytes) * static_cast<double>(times);
+      for (const int link : platform_.route(t.src, t.dst)) add_link_bytes(link, bytes);
+    }
   }
 
   // Applies a folded round's data, as its transfers would have: every payload read before any is applied.
@@ -432,10 +433,7 @@ class Driver {
       if (times[j] == 0) continue;
       const RecordedRound& repeated = history_.at(first + j);
       span += (repeated.end_s - repeated.start_s) * static_cast<double>(times[j]);
-      for (const auto& t : repeated.transfers) {
-        const double bytes = static_cast<double>(t.count * input_.element_bytes) * static_cast<double>(times[j]);
-        for (const int link : platform_.route(t.src, t.dst)) add_link_bytes(link, bytes);
-      }
+      add_repeated_link_bytes(repeated.transfers, times[j]);
     }
     const std::uint64_t folded = x - next;
     next_round_ = x;
