@@ -181,7 +181,7 @@ int Lowerer::add_collective(const OpNode& op, Step step, const std::string& reas
 
 int Lowerer::allreduce(int v, const std::vector<int>& dims, sim::ReduceOp reduce, const OpNode& op,
                        const std::string& reason) {
-  const Value& in = value(v);
+  const Value in = value(v);  // a copy: new_value appends to the values `in` would point into
   std::vector<int> pending;
   for (const int m : in.pending) {
     if (std::find(dims.begin(), dims.end(), m) == dims.end()) pending.push_back(m);
@@ -237,7 +237,7 @@ int Lowerer::allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
 }
 
 int Lowerer::allconcat(int v, int tensor_dim, const OpNode& op, bool native_allgather) {
-  const Value& in = value(v);
+  const Value in = value(v);  // a copy: new_value appends to the values `in` would point into
   const int m = in.mesh_dims[tensor_dim];
   std::vector<int> dims = in.mesh_dims;
   dims[tensor_dim] = -1;
@@ -258,7 +258,7 @@ int Lowerer::allconcat(int v, int tensor_dim, const OpNode& op, bool native_allg
 // `mesh_dim` selects along `tensor_dim`: a reduce-scatter moves (k-1)/k of the buffer where an allreduce
 // moves twice that (the ring's reduce-scatter phase alone).
 int Lowerer::reduce_scatter(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
-  const Value& in = value(v);
+  const Value in = value(v);  // a copy: new_value appends to the values `in` would point into
   TPUSIM_CHECK(std::find(in.pending.begin(), in.pending.end(), mesh_dim) != in.pending.end());
   TPUSIM_CHECK(in.mesh_dims[tensor_dim] < 0);
   std::vector<int> dims = in.mesh_dims, pending;
@@ -282,7 +282,7 @@ int Lowerer::reduce_scatter(int v, int tensor_dim, int mesh_dim, const OpNode& o
 }
 
 int Lowerer::alltoall(int v, int from_dim, int to_dim, const OpNode& op) {
-  const Value& in = value(v);
+  const Value in = value(v);  // a copy: new_value appends to the values `in` would point into
   const int m = in.mesh_dims[from_dim];
   std::vector<int> dims = in.mesh_dims;
   dims[from_dim] = -1;
