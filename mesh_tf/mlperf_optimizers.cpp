@@ -5,9 +5,10 @@
 namespace tpusim::mtf {
 namespace {
 
-// |x|: a reduce_sum over every dim, hence an allreduce over the mesh dims that split x.
-Tensor l2_norm(const Tensor& x, const std::string& name) {
-  return sqrt(reduce_sum(square(x), Shape{}, name + "_squared"), name);
+// |x| per slice along `stacked` (every dim when it is empty): a reduce_sum, hence an allreduce over the mesh
+// dims that split the dims it sums.
+Tensor l2_norm(const Tensor& x, const Shape& stacked, const std::string& name) {
+  return sqrt(reduce_sum(square(x), stacked, name + "_squared"), name);
 }
 
 // numerator / denominator where both norms are positive, else 1, as the sources' nested tf.where. A select
@@ -34,7 +35,9 @@ Tensor moving_average(const Tensor& state, double decay, const Tensor& fresh) {
 
 }  // namespace
 
-bool skips_layer_adaptation(const Tensor& variable) { return variable.shape().rank() <= 1; }
+bool skips_layer_adaptation(const Tensor& variable, const Shape& stacked) {
+  return variable.shape().rank() - stacked.rank() <= 1;
+}
 
 Tensor momentum_update(const std::string&, const Tensor& var, const Tensor& grad,
                        const OptimizerConfig& config, const SlotFactory& slot) {
@@ -43,17 +46,17 @@ Tensor momentum_update(const std::string&, const Tensor& var, const Tensor& grad
 }
 
 Tensor lars_update(Graph& graph, const std::string& name, const Tensor& var, const Tensor& grad,
-                   const OptimizerConfig& config, const SlotFactory& slot) {
+                   const OptimizerConfig& config, const SlotFactory& slot, const Shape& stacked) {
   const Tensor accum = slot("momentum", var.shape());
   // The learning rate sits inside the accumulator (LARSOptimizer applies momentum with a rate of 1 to the
   // already scaled step), so a change of rate or ratio does not rescale the velocity already gathered.
   Tensor step;
-  if (skips_layer_adaptation(var)) {
+  if (skips_layer_adaptation(var, stacked)) {
     step = scale(grad, config.learning_rate);
   } else {
     const double wd = config.lars_weight_decay;
-    const Tensor w_norm = l2_norm(var, name + "/lars_weight_norm");
-    const Tensor g_norm = l2_norm(grad, name + "/lars_grad_norm");
+    const Tensor w_norm = l2_norm(var, stacked, name + "/lars_weight_norm");
+    const Tensor g_norm = l2_norm(grad, stacked, name + "/lars_grad_norm");
     const Tensor denominator = add_scalar(add(g_norm, scale(w_norm, wd)), config.lars_epsilon);
     const Tensor trust = guarded_ratio(graph, w_norm, g_norm, scale(w_norm, config.lars_eta), denominator,
                                        name + "/lars_trust_ratio");
@@ -63,7 +66,7 @@ Tensor lars_update(Graph& graph, const std::string& name, const Tensor& var, con
 }
 
 Tensor lamb_update(Graph& graph, const std::string& name, const Tensor& var, const Tensor& grad,
-                   const OptimizerConfig& config, const SlotFactory& slot) {
+                   const OptimizerConfig& config, const SlotFactory& slot, const Shape& stacked) {
   const Tensor step = slot("step", Shape{});
   const Tensor t = add_scalar(step, 1);
   assign(step, t);
@@ -73,10 +76,10 @@ Tensor lamb_update(Graph& graph, const std::string& name, const Tensor& var, con
   const Tensor m_hat = div(m, add_scalar(neg(exp(scale(t, std::log(config.beta1)))), 1));
   const Tensor v_hat = div(v, add_scalar(neg(exp(scale(t, std::log(config.beta2)))), 1));
   Tensor update = div(m_hat, add_scalar(sqrt(v_hat), config.lamb_epsilon));
-  if (skips_layer_adaptation(var)) return sub(var, scale(update, config.learning_rate));
+  if (skips_layer_adaptation(var, stacked)) return sub(var, scale(update, config.learning_rate));
   update = add(update, scale(var, config.lamb_weight_decay));
-  const Tensor w_norm = l2_norm(var, name + "/lamb_weight_norm");
-  const Tensor u_norm = l2_norm(update, name + "/lamb_update_norm");
+  const Tensor w_norm = l2_norm(var, stacked, name + "/lamb_weight_norm");
+  const Tensor u_norm = l2_norm(update, stacked, name + "/lamb_update_norm");
   const Tensor trust = guarded_ratio(graph, w_norm, u_norm, w_norm, u_norm, name + "/lamb_trust_ratio");
   return sub(var, mul(scale(trust, config.learning_rate), update));
 }

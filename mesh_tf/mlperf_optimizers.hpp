@@ -27,8 +27,9 @@
 //   same). A skipped variable gets neither weight decay nor the ratio: bias-corrected Adam with epsilon
 //   outside the root.
 //
-// The norms are reduce_sums to a scalar over the whole variable, so a variable split over mesh dims (by its
-// layout or by weight-update sharding) gets the allreduce of its partial sums from the lowering.
+// The norms are reduce_sums over the whole variable (to a scalar, or to its `stacked` dims when it stacks
+// several layers: Optimizer::stack_layers_along), so a variable split over mesh dims (by its layout or by
+// weight-update sharding) gets the allreduce of its partial sums from the lowering.
 #include <functional>
 #include <string>
 
@@ -45,15 +46,17 @@ using SlotFactory = std::function<Tensor(const std::string& suffix, const Shape&
 // "layer_norm" or "bias". In ResNet-50 and BERT those are exactly the variables of rank 1 (batch- and
 // layer-norm scales and offsets, biases), while every kernel and embedding has rank 2 or more; tpusim's
 // models name them differently ("stem/scale" is a batch-norm scale), so the rank is the rule that carries
-// over: rank 0 or 1 is skipped.
-bool skips_layer_adaptation(const Tensor& variable);
+// over: rank 0 or 1 is skipped, not counting the `stacked` dims (those of a variable's shape that stack
+// layers: a stacked layer-norm scale [stage, d_model] is each layer's [d_model]).
+bool skips_layer_adaptation(const Tensor& variable, const Shape& stacked = Shape{});
 
 // `name` is the variable's name (its ops are named after it); `variable` may be its update shard.
 Tensor momentum_update(const std::string& name, const Tensor& variable, const Tensor& grad,
                        const OptimizerConfig& config, const SlotFactory& slot);
+// `stacked`: the dims of the variable's shape that stack layers, along which each norm is kept per slice.
 Tensor lars_update(Graph& graph, const std::string& name, const Tensor& variable, const Tensor& grad,
-                   const OptimizerConfig& config, const SlotFactory& slot);
+                   const OptimizerConfig& config, const SlotFactory& slot, const Shape& stacked = Shape{});
 Tensor lamb_update(Graph& graph, const std::string& name, const Tensor& variable, const Tensor& grad,
-                   const OptimizerConfig& config, const SlotFactory& slot);
+                   const OptimizerConfig& config, const SlotFactory& slot, const Shape& stacked = Shape{});
 
 }  // namespace tpusim::mtf

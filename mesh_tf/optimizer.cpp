@@ -91,6 +91,12 @@ Tensor Optimizer::update_one(Graph& graph, const std::string& name, const Tensor
                              const Tensor& grad_in) {
   const Tensor grad = cast(grad_in, DType::float32);
   const double lr = config_.learning_rate;
+  std::vector<std::string> per_layer_dims;  // the dims of one stacked layer: all but the stacked ones
+  for (const auto& dim : var.shape().names()) {
+    if (std::find(stacked_dims_.begin(), stacked_dims_.end(), dim) == stacked_dims_.end())
+      per_layer_dims.push_back(dim);
+  }
+  const Shape stacked = var.shape().minus(per_layer_dims);
   auto slot = [&](const std::string& suffix, const Shape& shape) {
     const Tensor t = graph.variable(name + "/" + suffix, shape, Initializer::zeros());
     slots_.push_back(t);
@@ -119,11 +125,11 @@ Tensor Optimizer::update_one(Graph& graph, const std::string& name, const Tensor
     }
     case OptimizerConfig::Kind::adafactor: {
       // Factored second moments over the last two dims (Shazeer & Stern 2018), constant decay, update
-      // clipping.
+      // clipping; a variable stacking layers is factored and clipped as each of its layers would be.
       const Shape& shape = var.shape();
       const Tensor g2 = add_scalar(square(grad), config_.epsilon1);
       Tensor update;
-      if (shape.rank() >= 2) {
+      if (shape.rank() - stacked.rank() >= 2) {
         const std::string rows = shape[shape.rank() - 2].name, cols = shape[shape.rank() - 1].name;
         const Tensor vr = decayed(slot("vr", shape.minus({cols})), config_.decay,
                                   reduce_mean(g2, shape.minus({cols})), "vr");
@@ -138,16 +144,16 @@ Tensor Optimizer::update_one(Graph& graph, const std::string& name, const Tensor
         const Tensor v = decayed(slot("v", shape), config_.decay, g2, "v");
         update = mul(grad, rsqrt(v));
       }
-      const Tensor rms = sqrt(reduce_mean(square(update), Shape{}));
+      const Tensor rms = sqrt(reduce_mean(square(update), stacked));
       const Tensor clip = maximum(graph.fill(Shape{}, 1), scale(rms, 1 / config_.clipping_threshold));
       return sub(var, scale(div(update, clip), lr));
     }
     case OptimizerConfig::Kind::momentum:
       return momentum_update(name, var, grad, config_, slot);
     case OptimizerConfig::Kind::lars:
-      return lars_update(graph, name, var, grad, config_, slot);
+      return lars_update(graph, name, var, grad, config_, slot, stacked);
     case OptimizerConfig::Kind::lamb:
-      return lamb_update(graph, name, var, grad, config_, slot);
+      return lamb_update(graph, name, var, grad, config_, slot, stacked);
   }
   return var;
 }

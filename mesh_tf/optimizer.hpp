@@ -56,6 +56,12 @@ class Optimizer {
   // (InputError when a shard dim's name has a rule already).
   LayoutRules sharded_rules() const;
   const OptimizerConfig& config() const { return config_; }
+  // Dims that stack independent layers in one variable (a pipeline's `stage`: slice s of a [stage, ...]
+  // variable is another layer's weight). Every statistic an update takes over a whole variable (Adafactor's
+  // update RMS and its choice to factor, the LARS and LAMB norms and their rank rule) is then taken per slice
+  // along them, so a stacked variable trains as its layers would apart, as praxis vectorises its optimizers
+  // over a stacked layer's repeat dims.
+  void stack_layers_along(std::vector<std::string> dims) { stacked_dims_ = std::move(dims); }
 
  private:
   Tensor update_one(Graph& graph, const std::string& name, const Tensor& variable, const Tensor& grad);
@@ -63,6 +69,7 @@ class Optimizer {
   std::vector<Tensor> slots_;
   std::optional<WeightSharding> sharding_;
   std::vector<std::string> sharded_dims_;  // distinct, in first-use order
+  std::vector<std::string> stacked_dims_;
 };
 
 }  // namespace tpusim::mtf

@@ -170,7 +170,7 @@ const std::vector<PresetEntry>& table() {
        1,
        kV5pLink,
        kV5pOnChip},
-      // Whole-cube slices of the Cloud page's table of v5p shapes: 256, 1024 and 4096 chips.
+      // Whole-cube slices of the Cloud page's table of v5p shapes: 256, 1024, 2048 and 4096 chips.
       {"tpu-v5p-4x8x8",
        "TPU v5p slice: 4x8x8 chip 3D torus, 1 megacore per chip (256 cores)",
        {4, 8, 8},
@@ -181,6 +181,13 @@ const std::vector<PresetEntry>& table() {
       {"tpu-v5p-8x8x16",
        "TPU v5p slice: 8x8x16 chip 3D torus, 1 megacore per chip (1024 cores)",
        {8, 8, 16},
+       true,
+       1,
+       kV5pLink,
+       kV5pOnChip},
+      {"tpu-v5p-8x16x16",
+       "TPU v5p slice: 8x16x16 chip 3D torus, 1 megacore per chip (2048 cores)",
+       {8, 16, 16},
        true,
        1,
        kV5pLink,

@@ -113,6 +113,7 @@ TrainingProgram::TrainingProgram(const RunConfig& config)
   const auto sharding = training_weight_sharding(config);
   const bool update = config.training.weight_sharding == mtf::WeightShardingMode::update;
   if (sharding && update) optimizer.shard_updates(*sharding);
+  optimizer.stack_layers_along(model.stacked_dims);
   gradients = optimizer.minimize(graph, model.loss);
   if (sharding)
     layout = update ? optimizer.sharded_rules() : sharding->rules_with(graph.sharded_variable_dims());

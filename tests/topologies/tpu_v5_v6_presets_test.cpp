@@ -3,6 +3,10 @@
 // links, and the pods' published bisection. Pages: https://docs.cloud.google.com/tpu/docs/v5e, /v5p, /v6e.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "topologies/chip_graph.hpp"
 #include "topologies/presets.hpp"
 
@@ -86,6 +90,21 @@ TEST_CASE("TPU v5p: 3D tori of whole cubes up to the 8960-chip pod, one megacore
   const Topology slice = preset("tpu-v5p-8x8x8");
   CHECK(slice.chip_dims() == std::vector<int>{8, 8, 8});
   CHECK(chips(slice) == 512);
+  // The table's other whole-cube slices, by their chips: 4x8x8 = 256, 8x8x16 = 1024, 8x16x16 = 2048 and
+  // 16x16x16 = 4096, each a torus of 100 GB/s links.
+  const std::vector<std::pair<std::string, std::vector<int>>> table = {{"tpu-v5p-4x8x8", {4, 8, 8}},
+                                                                       {"tpu-v5p-8x8x16", {8, 8, 16}},
+                                                                       {"tpu-v5p-8x16x16", {8, 16, 16}},
+                                                                       {"tpu-v5p-16x16x16", {16, 16, 16}}};
+  const std::vector<int> table_chips = {256, 1024, 2048, 4096};
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    const Topology shaped = preset(table[i].first);
+    INFO(table[i].first);
+    CHECK(shaped.chip_dims() == table[i].second);
+    CHECK(chips(shaped) == table_chips[i]);
+    CHECK(shaped.kind() == "torus");
+    CHECK(shaped.inter_chip().bandwidth_Bps() == 100e9);
+  }
   const Topology largest = preset("tpu-v5p-16x16x24");
   CHECK(largest.chip_dims() == std::vector<int>{16, 16, 24});
   CHECK(chips(largest) == 6144);

@@ -114,7 +114,7 @@ constexpr double kPipelineRelativeTolerance = 2e-5;
 void check_pipeline_matches(const PipelineCase& c) {
   INFO("layers " << c.layers << ", stages " << c.stages << ", microbatches " << c.microbatches << ", mesh "
                  << c.mesh << ", layout " << c.layout);
-  for (const auto optimizer : {OptimizerKind::sgd, OptimizerKind::adam}) {
+  for (const auto optimizer : {OptimizerKind::sgd, OptimizerKind::adam, OptimizerKind::adafactor}) {
     PipelineRun plain = start_pipeline_run(pipeline_case_config(c, false, optimizer));
     PipelineRun piped = start_pipeline_run(pipeline_case_config(c, true, optimizer));
     copy_weights(plain, piped, c);

@@ -40,6 +40,9 @@ struct ModelInput {
 struct BuiltModel {
   mtf::Tensor loss;  // scalar, the mean over tokens (examples for the MLP, images or pixels)
   std::vector<ModelInput> inputs;
+  // Dims that stack several layers' weights in one variable (a pipeline's stage dim), for the optimizer's
+  // per-layer statistics (mtf::Optimizer::stack_layers_along).
+  std::vector<std::string> stacked_dims = {};
 };
 
 BuiltModel build_model(mtf::Graph& graph, const ModelConfig& model);  // the kind's builder

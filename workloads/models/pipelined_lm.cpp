@@ -98,9 +98,9 @@ BuiltModel build_pipelined_decoder_only_lm(mtf::Graph& graph, const ModelConfig&
                     : mtf::concat(outputs, kPipelineMicrobatchDim, "pipeline/outputs");
   x = layer_norm(graph, x, outer, "final");
   const Tensor loss = softmax_loss(graph, x, targets, outer, "output");
-  return {
-      loss,
-      {{ids, InputRole::token_ids}, {targets, InputRole::next_token_ids}, {mask, InputRole::causal_mask}}};
+  return {loss,
+          {{ids, InputRole::token_ids}, {targets, InputRole::next_token_ids}, {mask, InputRole::causal_mask}},
+          {kPipelineStageDim}};
 }
 
 }  // namespace tpusim::workloads
