@@ -100,8 +100,10 @@ void mcmc(const SearchSpace& space, const SearchInput& input, Evaluations& evalu
   std::mt19937_64 random(input.spec.seed);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   const RunConfig& base = input.base;
-  const std::optional<SearchState> own =
-      space.state_of(base.mesh.shape_text(), base.mesh.layout_text(), base.mesh.mapping.to_string());
+  const TrainingChoice own_training{mtf::weight_sharding_modes().name_of(base.training.weight_sharding),
+                                    base.model.pipeline.stages, base.model.pipeline.microbatches};
+  const std::optional<SearchState> own = space.state_of(base.mesh.shape_text(), base.mesh.layout_text(),
+                                                        base.mesh.mapping.to_string(), own_training);
   SearchState current = own ? *own : space.random_state(random);
   if (!evaluations.may_continue(space.size())) return;
   double current_cost = cost(evaluations.get(*space.candidate(current)));

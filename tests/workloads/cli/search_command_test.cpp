@@ -140,6 +140,9 @@ TEST_CASE("cli: search --json prints the document it writes, and --no-files writ
                                                               {"layout_dims", nullptr},
                                                               {"algorithms", nullptr},
                                                               {"mappings", nullptr},
+                                                              {"weight_sharding", nullptr},
+                                                              {"pipeline_stages", nullptr},
+                                                              {"microbatches", nullptr},
                                                               {"no_cache", false},
                                                               {"set", nullptr}});
   CHECK(document.at("strategy") == "mcmc");
