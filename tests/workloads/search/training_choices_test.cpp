@@ -441,4 +441,12 @@ TEST_CASE("the training keys' problems are one line at their key") {
         return evaluator.evaluate(c).problem;
       }).output;
   CHECK(problem_of_three == "training.microbatches: 3 microbatches do not divide the batch of 8 evenly");
+  // When no candidate can run, the search is bad input at the key that made it so.
+  const std::string search_problem =
+      run_in_child([] {
+        return test_support::input_error_of(
+            [] { run_search(test::pipelined8_input("  pipeline_stages: [2]\n  microbatches: [3]\n")); });
+      }).output;
+  CHECK_THAT(search_problem, Catch::StartsWith("lm-8p.yaml:21: search.microbatches: none of the 4 candidates "
+                                               "evaluated can be laid out; the first: "));
 }
