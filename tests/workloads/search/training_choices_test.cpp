@@ -121,28 +121,8 @@ std::string choices_run_alone(const std::string& yaml, bool isolated) {
 // The 8-core model's config with a mesh and training keys, written out as a user writes one.
 std::string choices_hand_config(const std::string& mesh, const std::string& layout,
                                 const std::string& training) {
-  return R"(name: lm-8p
-hardware:
-  topology: ring-8
-mesh:
-  shape: )" +
-         mesh + R"(
-  mapping: rings
-  layout: )" +
-         layout + R"(
-model:
-  kind: transformer_lm
-  layers: 2
-  d_model: 32
-  d_ff: 64
-  heads: 4
-  d_kv: 8
-  vocab: 64
-  batch: 8
-  length: 16
-training:
-  numerics: timing
-)" + training;
+  return test::ring8_config_yaml(
+      "lm-8p", "  shape: " + mesh + "\n  mapping: rings\n  layout: " + layout + "\n", 2, training);
 }
 
 }  // namespace
