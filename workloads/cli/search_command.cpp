@@ -36,7 +36,7 @@ struct SearchArgs {
   bool no_files = false;
   bool no_cache = false;
   std::string cache_dir = "results/collective-times";
-  std::string mesh_dims, layout_dims, algorithms, mappings;
+  std::string mesh_dims, layout_dims, algorithms, mappings, weight_sharding, pipeline_stages, microbatches;
   std::vector<std::string> sets;
 };
 
@@ -60,6 +60,9 @@ void search(const SearchArgs& args) {
         std::tuple{"layout_dims", "--layout-dims", args.layout_dims, true},
         std::tuple{"algorithms", "--algorithms", args.algorithms, true},
         std::tuple{"mappings", "--mappings", args.mappings, true},
+        std::tuple{"weight_sharding", "--weight-sharding", args.weight_sharding, true},
+        std::tuple{"pipeline_stages", "--pipeline-stages", args.pipeline_stages, true},
+        std::tuple{"microbatches", "--microbatches", args.microbatches, true},
         std::tuple{"time_limit", "--time-limit", args.time_limit, false}}) {
     if (value.empty()) continue;
     workloads::override_search_key(input.spec, key, list ? "[" + value + "]" : value, option, input.base);
@@ -80,6 +83,9 @@ void search(const SearchArgs& args) {
       {"layout_dims", workloads::input_or_null(args.layout_dims)},
       {"algorithms", workloads::input_or_null(args.algorithms)},
       {"mappings", workloads::input_or_null(args.mappings)},
+      {"weight_sharding", workloads::input_or_null(args.weight_sharding)},
+      {"pipeline_stages", workloads::input_or_null(args.pipeline_stages)},
+      {"microbatches", workloads::input_or_null(args.microbatches)},
       {"no_cache", args.no_cache},
       {"set", args.sets.empty() ? nlohmann::json(nullptr) : nlohmann::json(args.sets)}};
   const std::string folder = args.output.empty() ? "results/" + input.base.name + "-search" : args.output;
@@ -140,7 +146,8 @@ void add_search_command(CLI::App& app) {
       "on its pod, by simulating a timing-only training step of each candidate; candidates whose memory per "
       "core exceeds the cap are kept as over_cap, never as best.\n"
       "What is explored comes from the config's optional search: section (keys mesh_dims, layout_dims, "
-      "pin_layout, mesh_shapes, mappings, algorithms, memory_cap, strategy, max_candidates, time_limit, "
+      "pin_layout, mesh_shapes, mappings, algorithms, weight_sharding, pipeline_stages, microbatches, "
+      "memory_cap, strategy, max_candidates, time_limit, "
       "seed; "
       "README, section Search); the options below override it. Without a config: the built-in default, "
       "lm-s5.\n"
@@ -173,6 +180,15 @@ void add_search_command(CLI::App& app) {
   command->add_option("--mappings", args.mappings,
                       "Mesh mappings, comma-separated (overrides search.mappings): rings, linear, an explicit "
                       "assignment (model=core+x;batch=y), or explicit for every assignment of physical axes");
+  command->add_option("--weight-sharding", args.weight_sharding,
+                      "Weight-sharding modes to try, comma-separated: none, update, full (overrides "
+                      "search.weight_sharding)");
+  command->add_option("--pipeline-stages", args.pipeline_stages,
+                      "Pipeline stage counts to try, comma-separated; a count above 1 adds a stage axis "
+                      "(overrides search.pipeline_stages)");
+  command->add_option("--microbatches", args.microbatches,
+                      "Microbatch counts to try with each stage count above 1, comma-separated (overrides "
+                      "search.microbatches)");
   command->add_option("--output", args.output, "Output folder (default results/<name>-search)");
   command->add_option("--progress", args.progress,
                       "bar, plain or none (default: bar on a terminal, else plain; none with --json)");

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -48,6 +49,23 @@ RunConfig timing_one_step(RunConfig config) {
   return config;
 }
 
+// What a config's program depends on besides the model and training keys every candidate shares: the
+// pipeline (another graph) and, with sharded weights, the mode and the mesh and layout the variables are
+// sharded for (TrainingProgram::built_for).
+std::string evaluator_program_key(const RunConfig& config) {
+  const auto sharding = config.training.weight_sharding;
+  std::string key = fmt::format("{}x{}|{}", config.model.pipeline.stages, config.model.pipeline.microbatches,
+                                mtf::weight_sharding_modes().name_of(sharding));
+  if (sharding != mtf::WeightShardingMode::none)
+    key += "|" + config.mesh.shape_text() + "|" + config.mesh.layout_text();
+  return key;
+}
+
+// Programs with sharded weights kept at once: each serves the candidates of one mesh and layout, which an
+// exhaustive search evaluates one after the other (search_space.hpp), so a few suffice, and a search over
+// many meshes does not keep a graph for each.
+constexpr std::size_t kShardedProgramsKept = 2;
+
 sim::SimOptions isolated(bool remember_results) {
   sim::SimOptions options;
   options.isolated_collectives = true;
@@ -63,7 +81,6 @@ CandidateEvaluator::CandidateEvaluator(const RunConfig& base, std::string base_y
       base_yaml_(std::move(base_yaml)),
       memory_cap_bytes_(memory_cap_bytes),
       share_collective_times_(share_collective_times),
-      program_(std::make_unique<TrainingProgram>(base_)),
       simulator_(
           std::make_unique<sim::Simulator>(base_.hardware.topology, isolated(share_collective_times))) {}
 
@@ -71,6 +88,24 @@ CandidateEvaluator::~CandidateEvaluator() = default;
 
 std::uint64_t CandidateEvaluator::simulated_collectives() const {
   return simulator_->collectives_simulated();
+}
+
+const TrainingProgram& CandidateEvaluator::program_for(const RunConfig& config) {
+  const std::string key = evaluator_program_key(config);
+  if (config.training.weight_sharding == mtf::WeightShardingMode::none) {
+    auto& program = shared_programs_[key];
+    if (!program) program = std::make_unique<TrainingProgram>(config);
+    return *program;
+  }
+  const auto it = std::find_if(sharded_programs_.begin(), sharded_programs_.end(),
+                               [&](const auto& entry) { return entry.first == key; });
+  if (it != sharded_programs_.end()) {
+    sharded_programs_.splice(sharded_programs_.begin(), sharded_programs_, it);
+  } else {
+    if (sharded_programs_.size() == kShardedProgramsKept) sharded_programs_.pop_back();
+    sharded_programs_.emplace_front(key, std::make_unique<TrainingProgram>(config));
+  }
+  return *sharded_programs_.front().second;
 }
 
 CandidateOutcome CandidateEvaluator::evaluate(const Candidate& candidate) {
@@ -85,10 +120,14 @@ CandidateOutcome CandidateEvaluator::evaluate(const Candidate& candidate) {
     outcome.wall_s = seconds_since(started);
     return outcome;
   }
-  // Memory per core depends on the mesh and layout only, not on the mapping or the algorithms: a mesh and
-  // layout over the cap is over it whatever they are, and needs neither lowering again nor the algorithm
-  // choices that `auto` would simulate. The first time, it is measured with the engine's default algorithms.
-  const std::string structure = candidate.mesh_shape + "|" + candidate.layout;
+  // Memory per core depends on the mesh and layout, the weight sharding and the pipeline only, not on the
+  // mapping or the algorithms: a candidate over the cap is over it whatever they are, and needs neither
+  // lowering again nor the algorithm choices that `auto` would simulate. The first time, it is measured with
+  // the engine's default algorithms.
+  const std::string structure =
+      fmt::format("{}|{}|{}|{}x{}", config->mesh.shape_text(), config->mesh.layout_text(),
+                  mtf::weight_sharding_modes().name_of(config->training.weight_sharding),
+                  config->model.pipeline.stages, config->model.pipeline.microbatches);
   if (memory_by_structure_.count(structure) == 0) {
     Candidate plain = candidate;
     for (auto& [axis, name] : plain.algorithms) name = kDefaultAlgorithm;
@@ -129,7 +168,7 @@ CandidateOutcome CandidateEvaluator::evaluate_config(const RunConfig& config, Ca
     RunOptions options;
     options.share_collective_times = share_collective_times_;
     options.memory_limit_bytes = memory_cap_bytes_;
-    const RunReport report = run_training(config, *program_, *simulator_, options);
+    const RunReport report = run_training(config, program_for(config), *simulator_, options);
     outcome.memory_per_core_bytes = report.memory.total_bytes;
     outcome.status = report.memory.total_bytes <= memory_cap_bytes_ ? CandidateOutcome::Status::fits
                                                                     : CandidateOutcome::Status::over_cap;

@@ -1,12 +1,14 @@
 #pragma once
 // Evaluates search candidates: each is written as the config `tpusim run` would run (candidate_config_yaml),
-// read and checked as such, and its training step simulated timing only. The model's graph is built once and
+// read and checked as such, and its training step simulated timing only. The model's graph is built once per
+// pipeline (and, with sharded weights, per mesh and layout, which its variables are built for), and
 // one Simulator serves every candidate, with isolated collectives (sim/simulator.hpp): each distinct
 // collective is simulated once, from clock 0, and its time reused by every later candidate that issues it
 // (the simulator remembers results by the whole request, the executors by program step:
 // mtf::ExecutionOptions::share_collective_times), so a time never depends on which candidates came first.
 #include <chrono>
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <string>
@@ -60,13 +62,21 @@ class CandidateEvaluator {
   CandidateOutcome evaluate_config(const RunConfig& config, Candidate candidate,
                                    std::chrono::steady_clock::time_point started);
 
+  // The program a config lays out: built the first time it is asked for, and kept as long as the cache
+  // keeps it (candidate_evaluator.cpp).
+  const TrainingProgram& program_for(const RunConfig& config);
+
   RunConfig base_;
   std::string base_yaml_;
   std::uint64_t memory_cap_bytes_;
   bool share_collective_times_;
-  std::unique_ptr<TrainingProgram> program_;
+  // Programs by what they depend on (program_key): those of every pipeline without weight sharding, and the
+  // most recent few of those with sharded weights, each built for one mesh and layout.
+  std::map<std::string, std::unique_ptr<TrainingProgram>> shared_programs_;
+  std::list<std::pair<std::string, std::unique_ptr<TrainingProgram>>> sharded_programs_;  // most recent first
   std::unique_ptr<sim::Simulator> simulator_;
-  std::map<std::string, std::uint64_t> memory_by_structure_;  // "mesh shape|layout" -> bytes per core
+  // Bytes per core by everything they depend on: "mesh shape|layout|weight sharding|stages x microbatches".
+  std::map<std::string, std::uint64_t> memory_by_structure_;
 };
 
 }  // namespace tpusim::workloads

@@ -25,6 +25,9 @@ const std::vector<std::string> kCandidatesCsvColumns = {"index",
                                                         "layout",
                                                         "mapping",
                                                         "algorithms",
+                                                        "weight_sharding",
+                                                        "pipeline_stages",
+                                                        "microbatches",
                                                         "status",
                                                         "step_time_s",
                                                         "memory_per_core_bytes",
@@ -45,11 +48,29 @@ bool on_front(const std::vector<std::size_t>& pareto, std::size_t i) {
   return std::find(pareto.begin(), pareto.end(), i) != pareto.end();
 }
 
-nlohmann::json outcome_json(const CandidateOutcome& o) {
+// A candidate's training choices, the base's own where the search does not vary them.
+struct SearchReportTraining {
+  std::string weight_sharding;
+  int pipeline_stages = 1;
+  int microbatches = 1;
+};
+SearchReportTraining resolved_training(const Candidate& c, const RunConfig& base) {
+  SearchReportTraining t{mtf::weight_sharding_modes().name_of(base.training.weight_sharding),
+                         base.model.pipeline.stages, base.model.pipeline.microbatches};
+  if (!c.weight_sharding.empty()) t.weight_sharding = c.weight_sharding;
+  if (c.pipeline_stages > 0) t.pipeline_stages = c.pipeline_stages, t.microbatches = c.microbatches;
+  return t;
+}
+
+nlohmann::json outcome_json(const CandidateOutcome& o, const RunConfig& base) {
+  const SearchReportTraining training = resolved_training(o.candidate, base);
   nlohmann::json j = {{"mesh_shape", o.candidate.mesh_shape},
                       {"layout", o.candidate.layout},
                       {"mapping", o.candidate.mapping},
                       {"algorithms", o.candidate.algorithms_text()},
+                      {"weight_sharding", training.weight_sharding},
+                      {"pipeline_stages", training.pipeline_stages},
+                      {"microbatches", training.microbatches},
                       {"status", to_string(o.status)}};
   if (o.legal()) j["memory_per_core_bytes"] = o.memory_per_core_bytes;
   if (o.status == CandidateOutcome::Status::fits) {
@@ -66,8 +87,9 @@ nlohmann::json outcome_json(const CandidateOutcome& o) {
 }
 
 std::string describe(const CandidateOutcome& o) {
-  return fmt::format("{}  {}  {}  {}", o.candidate.mesh_shape, o.candidate.layout, o.candidate.mapping,
-                     o.candidate.algorithms_text());
+  const std::string training = o.candidate.training_text();
+  return fmt::format("{}  {}  {}  {}{}", o.candidate.mesh_shape, o.candidate.layout, o.candidate.mapping,
+                     o.candidate.algorithms_text(), training.empty() ? "" : "  " + training);
 }
 
 std::string figures(const CandidateOutcome& o) {
@@ -77,6 +99,29 @@ std::string figures(const CandidateOutcome& o) {
                        format_bytes(double(o.memory_per_core_bytes)));
   return fmt::format("{:>10}  MFU {:>5.1f}%  {:>9}/core", format_duration(o.step_time_s), 100 * o.mfu,
                      format_bytes(double(o.memory_per_core_bytes)));
+}
+
+std::vector<std::string> weight_sharding_names(const SearchSpec& spec, const RunConfig& base) {
+  std::vector<std::string> names;
+  for (const auto mode : weight_sharding_choices(spec, base))
+    names.push_back(mtf::weight_sharding_modes().name_of(mode));
+  return names;
+}
+
+// The space line's training choices, when the search varies them: "; weight sharding none, full; pipelines
+// 1, 2x8".
+std::string searched_training(const SearchSpec& spec, const RunConfig& base) {
+  std::string text;
+  if (!spec.weight_sharding.empty())
+    text += "; weight sharding " + join(weight_sharding_names(spec, base), ", ");
+  const std::vector<PipelineChoice> pipelines = pipeline_choices(spec, base);
+  if (!pipelines.empty()) {
+    std::vector<std::string> parts;
+    for (const PipelineChoice& p : pipelines)
+      parts.push_back(p.stages == 1 ? "1" : fmt::format("{}x{}", p.stages, p.microbatches));
+    text += "; pipelines (stages x microbatches) " + join(parts, ", ");
+  }
+  return text;
 }
 
 int count(const SearchResult& result, CandidateOutcome::Status status) {
@@ -103,12 +148,15 @@ std::string stop_reason(const SearchResult& result, const SearchSpec& spec) {
 }  // namespace
 
 void write_candidates_csv(std::ostream& out, const std::vector<CandidateOutcome>& outcomes,
-                          const std::vector<std::size_t>& rows, const std::vector<std::size_t>& pareto) {
+                          const std::vector<std::size_t>& rows, const std::vector<std::size_t>& pareto,
+                          const RunConfig& base) {
   CsvWriter csv(out, kCandidatesCsvColumns);
   for (const std::size_t i : rows) {
     const auto& o = outcomes[i];
     csv.number(i).text(o.candidate.mesh_shape).text(o.candidate.layout).text(o.candidate.mapping);
-    csv.text(o.candidate.algorithms_text()).text(to_string(o.status));
+    const SearchReportTraining training = resolved_training(o.candidate, base);
+    csv.text(o.candidate.algorithms_text()).text(training.weight_sharding);
+    csv.number(training.pipeline_stages).number(training.microbatches).text(to_string(o.status));
     const bool fits = o.status == CandidateOutcome::Status::fits;
     fits ? csv.number(o.step_time_s) : csv.empty();
     o.legal() ? csv.number(o.memory_per_core_bytes) : csv.empty();
@@ -129,6 +177,9 @@ std::string best_config_yaml(const SearchInput& input, const CandidateOutcome& b
   const Candidate& c = best.candidate;
   std::string found = fmt::format("mesh {}, mapping {}, layout {}", c.mesh_shape, c.mapping, c.layout);
   if (c.algorithms_text() != kDefaultAlgorithm) found += ", collectives " + c.algorithms_text();
+  if (!c.weight_sharding.empty()) found += ", weight sharding " + c.weight_sharding;
+  if (c.pipeline_stages > 1)
+    found += fmt::format(", {} pipeline stages of {} microbatches", c.pipeline_stages, c.microbatches);
   YAML::Node config(YAML::NodeType::Map);  // name and description first, as a reader looks for them
   config["name"] = input.base.name + "-best";
   config["description"] =
@@ -151,8 +202,11 @@ std::string best_config_yaml(const SearchInput& input, const CandidateOutcome& b
 nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
                            const nlohmann::json& inputs) {
   nlohmann::json candidates = nlohmann::json::array();
-  for (const auto& o : result.outcomes) candidates.push_back(outcome_json(o));
+  for (const auto& o : result.outcomes) candidates.push_back(outcome_json(o, input.base));
   const SearchSpec& spec = input.spec;
+  nlohmann::json pipelines = nlohmann::json::array();
+  for (const PipelineChoice& p : pipeline_choices(spec, input.base))
+    pipelines.push_back({{"stages", p.stages}, {"microbatches", p.microbatches}});
   nlohmann::json pins = nlohmann::json::object();
   for (const auto& [dim, axis] : spec.pinned_layout) pins[dim] = axis;
   nlohmann::json body = {
@@ -164,6 +218,11 @@ nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
         {"mesh_shapes", spec.mesh_shapes},
         {"mappings", spec.mappings},
         {"algorithms", spec.algorithms},
+        {"weight_sharding", weight_sharding_names(spec, input.base)},
+        {"pipeline_stages", spec.pipeline_stages.empty() ? std::vector<int>{input.base.model.pipeline.stages}
+                                                         : spec.pipeline_stages},
+        {"microbatches", spec.microbatches},
+        {"pipelines", pipelines},
         {"memory_cap_bytes", spec.memory_cap_bytes},
         {"strategy", strategy_name(spec.strategy)},
         {"max_candidates", spec.max_candidates},
@@ -186,8 +245,9 @@ nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
                                    ? nlohmann::json(nullptr)
                                    : nlohmann::json(result.collective_time_file)},
       {"wall_s", result.wall_s},
-      {"base", result.base ? outcome_json(*result.base) : nlohmann::json(nullptr)},
-      {"best", result.best ? outcome_json(result.outcomes[*result.best]) : nlohmann::json(nullptr)},
+      {"base", result.base ? outcome_json(*result.base, input.base) : nlohmann::json(nullptr)},
+      {"best",
+       result.best ? outcome_json(result.outcomes[*result.best], input.base) : nlohmann::json(nullptr)},
       {"pareto", result.pareto},
       {"candidates", candidates}};
   return with_report_context(body, format::kSearch, "search", inputs);
@@ -200,7 +260,7 @@ void print_search_report(std::ostream& out, const SearchInput& input, const Sear
                      describe_model(base.model), base.hardware.topology.name(),
                      base.hardware.topology.num_cores());
   out << fmt::format(
-      "  space      {} candidates: meshes of 1 to {} axes; layouts of {}{}; mappings {}; algorithms {}\n",
+      "  space      {} candidates: meshes of 1 to {} axes; layouts of {}{}; mappings {}; algorithms {}{}\n",
       result.space_size, spec.mesh_dims, join(input.spec.layout_dims, ", "),
       spec.pinned_layout.empty() ? ""
                                  : " (pinned " +
@@ -211,7 +271,7 @@ void print_search_report(std::ostream& out, const SearchInput& input, const Sear
                                          return join(pins, ";");
                                        }() +
                                        ")",
-      join(spec.mappings, ", "), join(spec.algorithms, ", "));
+      join(spec.mappings, ", "), join(spec.algorithms, ", "), searched_training(spec, base));
   out << fmt::format("  strategy   {} (seed {}{}), {}\n", strategy_name(result.strategy), spec.seed,
                      result.strategy == SearchStrategy::mcmc
                          ? fmt::format(", {} proposals, {} restarts", result.proposals, result.restarts)
@@ -275,8 +335,8 @@ SearchFiles write_search_files(const std::string& folder, const SearchInput& inp
   std::vector<std::size_t> all(result.outcomes.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::ostringstream candidates, pareto;
-  write_candidates_csv(candidates, result.outcomes, all, result.pareto);
-  write_candidates_csv(pareto, result.outcomes, result.pareto, result.pareto);
+  write_candidates_csv(candidates, result.outcomes, all, result.pareto, input.base);
+  write_candidates_csv(pareto, result.outcomes, result.pareto, result.pareto, input.base);
   write_file_atomically(staged.staged_path("candidates.csv"), candidates.str());
   write_file_atomically(staged.staged_path("pareto.csv"), pareto.str());
   write_file_atomically(staged.staged_path("search.json"),

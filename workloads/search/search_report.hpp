@@ -21,7 +21,8 @@ extern const std::vector<std::string> kCandidatesCsvColumns;
 extern const std::vector<std::string> kSearchResultFiles;
 
 void write_candidates_csv(std::ostream& out, const std::vector<CandidateOutcome>& outcomes,
-                          const std::vector<std::size_t>& rows, const std::vector<std::size_t>& pareto);
+                          const std::vector<std::size_t>& rows, const std::vector<std::size_t>& pareto,
+                          const RunConfig& base);  // the training choices the candidates keep
 nlohmann::json search_json(const SearchInput& input, const SearchResult& result,
                            const nlohmann::json& inputs);
 // best.yaml's text: the base config with the candidate's mesh and collectives, a name, description and

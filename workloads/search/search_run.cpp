@@ -100,8 +100,10 @@ void mcmc(const SearchSpace& space, const SearchInput& input, Evaluations& evalu
   std::mt19937_64 random(input.spec.seed);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
   const RunConfig& base = input.base;
-  const std::optional<SearchState> own =
-      space.state_of(base.mesh.shape_text(), base.mesh.layout_text(), base.mesh.mapping.to_string());
+  const TrainingChoice own_training{mtf::weight_sharding_modes().name_of(base.training.weight_sharding),
+                                    base.model.pipeline.stages, base.model.pipeline.microbatches};
+  const std::optional<SearchState> own = space.state_of(base.mesh.shape_text(), base.mesh.layout_text(),
+                                                        base.mesh.mapping.to_string(), own_training);
   SearchState current = own ? *own : space.random_state(random);
   if (!evaluations.may_continue(space.size())) return;
   double current_cost = cost(evaluations.get(*space.candidate(current)));
@@ -143,7 +145,12 @@ void check_some_candidate_runs(const SearchInput& input, const SearchResult& res
   if (outcomes.empty()) return;
   const auto legal = std::find_if(outcomes.begin(), outcomes.end(), [](const auto& o) { return o.legal(); });
   if (legal == outcomes.end()) {
-    const std::string key = !input.spec.pinned_layout.empty() ? "pin_layout" : "layout_dims";
+    // Microbatch counts the batch cannot take are the searched key's, not the layout's, to blame.
+    const bool microbatches = outcomes.front().problem.rfind("training.microbatches:", 0) == 0 &&
+                              input.spec.locations.count("microbatches") > 0;
+    const std::string key = microbatches                        ? "microbatches"
+                            : !input.spec.pinned_layout.empty() ? "pin_layout"
+                                                                : "layout_dims";
     throw InputError(fmt::format("{}: none of the {} candidates evaluated can be laid out; the first: {}: {}",
                                  input.spec.where(key), outcomes.size(), outcomes.front().candidate.layout,
                                  outcomes.front().problem));
@@ -162,8 +169,10 @@ std::string no_fit_message(const SearchInput& input, const SearchResult& result)
       input.base.name, format_bytes(double(input.spec.memory_cap_bytes)),
       input.spec.locations.count("memory_cap") ? "" : ", the device's HBM,", input.spec.where("memory_cap"));
   if (least != outcomes.end() && least->legal()) {
-    message += fmt::format("; the least, {} with layout {}, needs {}", least->candidate.mesh_shape,
-                           least->candidate.layout, format_bytes(double(least->memory_per_core_bytes)));
+    const std::string training = least->candidate.training_text();
+    message += fmt::format("; the least, {} with layout {}{}, needs {}", least->candidate.mesh_shape,
+                           least->candidate.layout, training.empty() ? "" : " and " + training,
+                           format_bytes(double(least->memory_per_core_bytes)));
   }
   return message;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "mesh_tf/layout_rules.hpp"
@@ -41,6 +42,44 @@ std::vector<std::string> read_list(const ConfigNode& node, const std::string& wh
   return texts;
 }
 
+// A non-empty list of distinct whole numbers of 1 or more, each checked by `check`.
+std::vector<int> read_counts(const ConfigNode& node, const std::string& what,
+                             const std::function<void(const ConfigNode&, std::int64_t)>& check) {
+  std::vector<int> counts;
+  for (const ConfigNode& item : node.items(what)) {
+    const std::int64_t count = item.positive_integer();
+    if (count > 1000000) item.fail(fmt::format("{} is too many; at most 1000000", count));
+    if (std::find(counts.begin(), counts.end(), count) != counts.end())
+      item.fail(fmt::format("{} is listed twice", count));
+    check(item, count);
+    counts.push_back(static_cast<int>(count));
+  }
+  return counts;
+}
+
+// Why the base's model cannot run in `stages` pipeline stages on its pod ("" if it can), as the config's
+// reader says it of training.pipeline_stages (training_keys.cpp).
+std::string search_pipeline_problem(const RunConfig& base, std::int64_t stages) {
+  if (stages == 1) return "";
+  const ModelConfig& model = base.model;
+  if (!model_kind(model.kind).pipelines) {
+    std::vector<std::string> kinds;
+    for (const auto& kind : model_kinds())
+      if (kind.pipelines) kinds.push_back(kind.name);
+    return fmt::format("a {} cannot be pipelined; the kinds that can are {}", to_string(model.kind),
+                       join(kinds));
+  }
+  if (model.dropout != 0)
+    return fmt::format("a pipelined model builds no dropout, and model.dropout is {}", model.dropout);
+  if (stages > model.layers || model.layers % stages != 0)
+    return fmt::format("{} stages do not divide the {} layers evenly", stages, model.layers);
+  const int cores = base.hardware.topology.num_cores();
+  if (stages > cores || cores % stages != 0)
+    return fmt::format("{} stages do not divide the {} cores of {} evenly", stages, cores,
+                       base.hardware.topology.name());
+  return "";
+}
+
 std::vector<std::string> paper_layout_dims(ModelKind kind) {
   std::vector<std::string> dims;
   const mtf::LayoutRules paper = mtf::LayoutRules::parse(model_kind(kind).default_layout);
@@ -62,9 +101,10 @@ namespace {
 // The keys `s` writes, read into `spec`.
 void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) {
   const ModelKindInfo& kind = model_kind(base.model.kind);
-  const std::vector<std::string> keys = {"mesh_dims",      "layout_dims", "pin_layout", "mesh_shapes",
-                                         "mappings",       "algorithms",  "memory_cap", "strategy",
-                                         "max_candidates", "time_limit",  "seed"};
+  const std::vector<std::string> keys = {"mesh_dims",    "layout_dims", "pin_layout",      "mesh_shapes",
+                                         "mappings",     "algorithms",  "weight_sharding", "pipeline_stages",
+                                         "microbatches", "memory_cap",  "strategy",        "max_candidates",
+                                         "time_limit",   "seed"};
   s.expect_map(keys);
   for (const auto& key : keys) {
     if (auto n = s.optional_child(key)) spec.locations[key] = n->where();
@@ -123,7 +163,9 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
           item.fail(error.what());
         }
       }();
-      for (const auto& [mesh_axis, physical_axes] : mapping.assignment()) candidate_axis(item, mesh_axis);
+      // A pipelined candidate's stage axis may be placed too (on the slices, say).
+      for (const auto& [mesh_axis, physical_axes] : mapping.assignment())
+        if (mesh_axis != "stage") candidate_axis(item, mesh_axis);
     });
   }
   if (auto n = s.optional_child("algorithms")) {
@@ -132,6 +174,21 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
     spec.algorithms =
         read_list(*n, "collective algorithms", [&](const ConfigNode& item) { item.one_of(known); });
   }
+  if (auto n = s.optional_child("weight_sharding")) {
+    spec.weight_sharding.clear();
+    for (const auto& name : read_list(*n, "weight-sharding modes", [](const ConfigNode& item) {
+           item.choice(mtf::weight_sharding_modes());
+         }))
+      spec.weight_sharding.push_back(mtf::weight_sharding_modes().parse(name));
+  }
+  if (auto n = s.optional_child("pipeline_stages")) {
+    spec.pipeline_stages = read_counts(*n, "stage counts", [&](const ConfigNode& item, std::int64_t stages) {
+      const std::string problem = search_pipeline_problem(base, stages);
+      if (!problem.empty()) item.fail(problem);
+    });
+  }
+  if (auto n = s.optional_child("microbatches"))
+    spec.microbatches = read_counts(*n, "microbatch counts", [](const ConfigNode&, std::int64_t) {});
   if (auto n = s.optional_child("memory_cap")) spec.memory_cap_bytes = n->memory_bytes();
   if (auto n = s.optional_child("strategy")) spec.strategy = n->choice(search_strategies());
   if (auto n = s.optional_child("max_candidates")) {
@@ -152,6 +209,30 @@ void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) 
 }
 
 }  // namespace
+
+std::vector<PipelineChoice> pipeline_choices(const SearchSpec& spec, const RunConfig& base) {
+  if (spec.pipeline_stages.empty() && spec.microbatches.empty()) return {};
+  const PipelineConfig& own = base.model.pipeline;
+  const std::vector<int> stage_counts =
+      spec.pipeline_stages.empty() ? std::vector<int>{own.stages} : spec.pipeline_stages;
+  std::vector<PipelineChoice> choices;
+  for (const int stages : stage_counts) {
+    if (stages == 1) {
+      choices.push_back({1, 1});
+      continue;
+    }
+    std::vector<int> counts = spec.microbatches;
+    if (counts.empty())
+      counts = {own.stages == stages && own.microbatches > 1 ? own.microbatches : 4 * stages};
+    for (const int microbatches : counts) choices.push_back({stages, microbatches});
+  }
+  return choices;
+}
+
+std::vector<mtf::WeightShardingMode> weight_sharding_choices(const SearchSpec& spec, const RunConfig& base) {
+  return spec.weight_sharding.empty() ? std::vector<mtf::WeightShardingMode>{base.training.weight_sharding}
+                                      : spec.weight_sharding;
+}
 
 SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunConfig& base) {
   SearchSpec spec;

@@ -11,6 +11,10 @@
 //     mappings: [rings]               # mesh.mapping values to try; explicit: every assignment of whole
 //                                     # physical axes to the candidate's mesh axes
 //     algorithms: [default]           # per mesh axis: default (the engine's), auto, or a registry name
+//     weight_sharding: [none, full]   # training.weight_sharding modes; default: the config's own
+//     pipeline_stages: [1, 2]         # training.pipeline_stages counts; default: the config's own
+//     microbatches: [8]               # training.microbatches for each stage count above 1; default: the
+//                                     # config's own where it has that many stages, else 4 x stages
 //     memory_cap: 8GiB                # per core; default the device's HBM
 //     strategy: auto                  # exhaustive, mcmc, or auto: exhaustive when the space has at most
 //                                     # max_candidates candidates
@@ -19,7 +23,9 @@
 //     seed: 1
 //
 // Candidates name their mesh axes by role, as the paper does: the axis that splits the batch is "batch",
-// the others "model", "model2" (in order); every axis splits at least one dimension.
+// the others "model", "model2" (in order); every axis splits at least one dimension. A stage count S above 1
+// adds an axis "stage" of size S before them (the others factorise cores / S) with the layout rule
+// stage:stage, as the pipelined model runs its stages (models/pipelined_lm.hpp).
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -43,6 +49,10 @@ struct SearchSpec {
   std::vector<std::string> mesh_shapes;                            // empty: any
   std::vector<std::string> mappings{"rings"};
   std::vector<std::string> algorithms{"default"};
+  // Training choices; empty: the base config's own, which candidates leave as it is written.
+  std::vector<mtf::WeightShardingMode> weight_sharding;
+  std::vector<int> pipeline_stages;
+  std::vector<int> microbatches;  // for stage counts above 1 (stage count 1 runs the batch whole)
   std::uint64_t memory_cap_bytes = 0;
   SearchStrategy strategy = SearchStrategy::automatic;
   int max_candidates = 5000;
@@ -53,6 +63,20 @@ struct SearchSpec {
   std::map<std::string, std::string> locations;
   std::string where(const std::string& key) const;
 };
+
+// A pipeline a candidate runs: training.pipeline_stages and training.microbatches.
+struct PipelineChoice {
+  int stages = 1;
+  int microbatches = 1;
+};
+// The pipelines a search tries, in the spec's order (stage counts, then microbatch counts): empty when it
+// lists neither pipeline_stages nor microbatches (candidates keep the base's own). A stage count of 1 runs
+// the batch whole; one above 1 takes each of `microbatches`, by default the base's own count where the base
+// has that many stages, else 4 x stages, from which GPipe found the bubble's overhead negligible (Huang et
+// al. 2019, "GPipe", arXiv 1811.06965, section 2.3: M >= 4K micro-batches on K partitions).
+std::vector<PipelineChoice> pipeline_choices(const SearchSpec& spec, const RunConfig& base);
+// The weight-sharding modes tried, as the spec lists them or the base's own.
+std::vector<mtf::WeightShardingMode> weight_sharding_choices(const SearchSpec& spec, const RunConfig& base);
 
 // The word for "the engine's default algorithm" in `algorithms`.
 inline constexpr const char* kDefaultAlgorithm = "default";

@@ -106,6 +106,9 @@ TEST_CASE("cli: every --json output opens with the same context block") {
         {"layout_dims", nullptr},
         {"algorithms", nullptr},
         {"mappings", nullptr},
+        {"weight_sharding", nullptr},
+        {"pipeline_stages", nullptr},
+        {"microbatches", nullptr},
         {"no_cache", false},
         {"set", nullptr}}},
   };

@@ -1,11 +1,14 @@
 // tpusim search end to end: a search writes its folder, and its best.yaml runs under `tpusim run` with the
 // step time the search printed; --json; a search that cannot work is one line and exit status 2 with nothing
 // written; --no-files writes nothing.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "../report/image_checks.hpp"
@@ -140,6 +143,9 @@ TEST_CASE("cli: search --json prints the document it writes, and --no-files writ
                                                               {"layout_dims", nullptr},
                                                               {"algorithms", nullptr},
                                                               {"mappings", nullptr},
+                                                              {"weight_sharding", nullptr},
+                                                              {"pipeline_stages", nullptr},
+                                                              {"microbatches", nullptr},
                                                               {"no_cache", false},
                                                               {"set", nullptr}});
   CHECK(document.at("strategy") == "mcmc");
@@ -169,6 +175,12 @@ TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothin
   check("  mesh_dims: 0\n",
         "tpusim: error: bad.yaml:19: search.mesh_dims: 0 mesh dimensions; a search explores 1 to 3");
   check("  algorithm: [ring]\n", "tpusim: error: bad.yaml:19: search.algorithm: unknown key");
+  // The training choices: a stage count the model's one layer cannot take, a mode that is none.
+  check("  pipeline_stages: [1, 2]\n",
+        "tpusim: error: bad.yaml:19: search.pipeline_stages[1]: 2 stages do not divide the 1 layers evenly");
+  check("  weight_sharding: [none, zero3]\n",
+        "tpusim: error: bad.yaml:19: search.weight_sharding[1]: 'zero3' is not valid");
+  check("  microbatches: [4, 4]\n", "tpusim: error: bad.yaml:19: search.microbatches[1]: 4 is listed twice");
   const auto option = scratch.run({"search", "bad.yaml", "--strategy", "greedy"});
   CHECK(option.exit_status == 2);
   CHECK(option.err_lines().size() == 1);
@@ -182,6 +194,21 @@ TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothin
                                "you mean 'ring'?); valid values are default, ring, bidir_ring, bucket2d, "
                                "multiport, recursive_doubling, halving_doubling, hierarchical, pairwise, direct, binomial, "
                                "pipeline, auto"});
+  const auto stages = scratch.run({"search", "bad.yaml", "--pipeline-stages", "1,3"});
+  CHECK(stages.exit_status == 2);
+  CHECK(stages.err_lines() == std::vector<std::string>{"tpusim: error: --pipeline-stages:1: "
+                                                       "search.pipeline_stages[1]: 3 stages do not divide the 1 "
+                                                       "layers evenly"});
+  const auto mlp = scratch.run({"search", "--preset", "tiny-mlp", "--pipeline-stages", "2", "--no-files"});
+  CHECK(mlp.exit_status == 2);
+  CHECK(mlp.err_lines() == std::vector<std::string>{"tpusim: error: --pipeline-stages:1: "
+                                                    "search.pipeline_stages[0]: a mlp cannot be pipelined; the "
+                                                    "kinds that can are transformer_lm"});
+  const auto sharding = scratch.run({"search", "bad.yaml", "--weight-sharding", "full,half"});
+  CHECK(sharding.exit_status == 2);
+  CHECK(sharding.err_lines().size() == 1);
+  CHECK_THAT(sharding.err_lines().at(0),
+             Catch::StartsWith("tpusim: error: --weight-sharding:1: search.weight_sharding[1]: 'half'"));
   const auto dims = scratch.run({"search", "bad.yaml", "--mesh-dims", "5"});
   CHECK(dims.err_lines() == std::vector<std::string>{
                                 "tpusim: error: --mesh-dims:1: search.mesh_dims: 5 mesh dimensions; a search "
@@ -220,4 +247,47 @@ TEST_CASE("cli: a config without a mesh is searched from an open mesh, and tpusi
   const auto run = scratch.run({"run", "open.yaml", "--no-files"});
   CHECK(run.exit_status == 2);
   CHECK(run.err_lines() == std::vector<std::string>{"tpusim: error: open.yaml:1: missing key 'mesh'"});
+}
+
+TEST_CASE("cli: a search over weight sharding and pipelines writes them out, and best.yaml runs as found") {
+  const Scratch scratch;
+  std::string text = tpusim::workloads::test::lm32_yaml(
+      "  layout_dims: [batch, d_ff]\n  weight_sharding: [none, full]\n  pipeline_stages: [1, 2]\n"
+      "  microbatches: [4, 8]\n");
+  text.replace(text.find("layers: 1"), 9, "layers: 2");
+  std::ofstream(scratch.work() / "lm-32.yaml") << text;
+  const auto run = scratch.run({"search", "lm-32.yaml", "--progress", "none"});
+  INFO(run.describe());
+  REQUIRE(run.exit_status == 0);
+  CHECK_THAT(run.out, Catch::Contains("; weight sharding none, full; pipelines (stages x microbatches) 1, 2x4, "
+                                      "2x8\n"));
+  const auto folder = scratch.work() / "results" / "lm-32-search";
+  const auto document = nlohmann::json::parse(read_text(folder / "search.json"));
+  CHECK(document.at("spec").at("weight_sharding") == nlohmann::json{"none", "full"});
+  CHECK(document.at("spec").at("pipeline_stages") == nlohmann::json{1, 2});
+  CHECK(document.at("spec").at("microbatches") == nlohmann::json{4, 8});
+  // Each candidate names its choices, in the document and in candidates.csv.
+  std::set<std::string> seen;
+  for (const auto& c : document.at("candidates")) {
+    const int stages = c.at("pipeline_stages"), microbatches = c.at("microbatches");
+    CHECK((stages == 1) == (microbatches == 1));
+    CHECK((stages == 2) == (c.at("mesh_shape").get<std::string>().rfind("stage:2;", 0) == 0));
+    seen.insert(fmt::format("{} {}x{}", c.at("weight_sharding").get<std::string>(), stages, microbatches));
+  }
+  CHECK(seen == std::set<std::string>{"none 1x1", "full 1x1", "none 2x4", "full 2x4", "none 2x8", "full 2x8"});
+  std::istringstream csv(read_text(folder / "candidates.csv"));
+  std::string header;
+  std::getline(csv, header);
+  CHECK_THAT(header, Catch::StartsWith("index,mesh_shape,layout,mapping,algorithms,weight_sharding,"
+                                       "pipeline_stages,microbatches,status,"));
+  // best.yaml sets the training keys it was found with, and runs with the step time printed.
+  const auto best = document.at("best");
+  const std::string yaml = read_text(folder / "best.yaml");
+  CHECK_THAT(yaml, Catch::Contains("weight_sharding: " + best.at("weight_sharding").get<std::string>()));
+  CHECK_THAT(yaml, Catch::Contains(fmt::format("pipeline_stages: {}", best.at("pipeline_stages").get<int>())));
+  const auto rerun = scratch.run({"run", "results/lm-32-search/best.yaml", "--no-files"});
+  INFO(rerun.describe());
+  REQUIRE(rerun.exit_status == 0);
+  CHECK(captured(rerun.out, R"(step time \(simulated\)\s+(\S+ \S+))") ==
+        captured(run.out, R"(best found\s+(\S+ \S+))"));
 }

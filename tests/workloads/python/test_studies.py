@@ -35,6 +35,15 @@ class SearchTest(unittest.TestCase):
         self.assertEqual(best["mesh_shape"].iloc[0], candidates.attrs["best"]["mesh_shape"])
         self.assertTrue(candidates["pareto"].any())
 
+    def test_weight_sharding_modes_are_searched_and_named_per_row(self):
+        # The first 12 candidates: each mesh and layout with replicated weights, then fully sharded ones.
+        candidates = tpusim.search("lm-s1", max_candidates=12, strategy="exhaustive",
+                                   weight_sharding=["none", "full"])
+        self.assertEqual(set(candidates["weight_sharding"]), {"none", "full"})
+        self.assertEqual(set(candidates["pipeline_stages"]), {1})
+        self.assertEqual(candidates.attrs["spec"]["weight_sharding"], ["none", "full"])
+        self.assertEqual(int(candidates["best"].sum()), 1 if (candidates["status"] == "fits").any() else 0)
+
 
 class FidelityTest(unittest.TestCase):
     def test_a_row_per_shipped_measurement_and_the_error_computed_by_hand(self):

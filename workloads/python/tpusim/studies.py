@@ -69,23 +69,29 @@ def collective(op="allreduce", bytes="64MiB", topology="tpu-v2-pod", algorithm=N
 
 
 def search(config=None, *, max_candidates=None, strategy=None, seed=None, time_limit=None, mesh_dims=None,
-           algorithms=None, mappings=None, **overrides):
-    """Searches meshes, layouts, mappings and algorithms for a config (preset, path or dict).
+           algorithms=None, mappings=None, weight_sharding=None, pipeline_stages=None, microbatches=None,
+           **overrides):
+    """Searches meshes, layouts, mappings and algorithms (and, when given, weight-sharding modes, pipeline
+    stage counts and microbatch counts) for a config (preset, path or dict).
 
     One row per candidate evaluated (mesh_shape, layout, status, step_time_s, memory_per_core_bytes, ...),
     with a column `best` and a column `pareto` (on the step-time/memory front); attrs hold the best, the
     config's own candidate (base) and the search's figures."""
     with ConfigArgument(config) as argument:
         args = ["search"] + argument.arguments() + set_options(overrides) + ["--no-files", "--progress", "none"]
-        for option, value in (("--max-candidates", max_candidates), ("--strategy", strategy), ("--seed", seed),
-                              ("--time-limit", time_limit), ("--mesh-dims", mesh_dims),
-                              ("--algorithms", algorithms), ("--mappings", mappings)):
+        options = (("--max-candidates", max_candidates), ("--strategy", strategy), ("--seed", seed),
+                   ("--time-limit", time_limit), ("--mesh-dims", mesh_dims), ("--algorithms", algorithms),
+                   ("--mappings", mappings), ("--weight-sharding", weight_sharding),
+                   ("--pipeline-stages", pipeline_stages), ("--microbatches", microbatches))
+        for option, value in options:
             if value is not None:
-                args += [option, ",".join(value) if isinstance(value, (list, tuple)) else value]
+                listed = isinstance(value, (list, tuple))
+                args += [option, ",".join(str(v) for v in value) if listed else str(value)]
         report = call_json(args)
     frame = _rows(report.get("candidates", []))
     best = report.get("best")
-    keys = ["mesh_shape", "layout", "mapping", "algorithms"]
+    keys = ["mesh_shape", "layout", "mapping", "algorithms", "weight_sharding", "pipeline_stages",
+            "microbatches"]
     identity = frame[keys].apply(tuple, axis=1) if len(frame) else pandas.Series(dtype=object)
     frame["best"] = identity == (tuple(best[k] for k in keys) if best else None)
     frame["pareto"] = [index in set(report.get("pareto", [])) for index in range(len(frame))]
