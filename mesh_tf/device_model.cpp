@@ -36,13 +36,13 @@ DeviceModel::DeviceModel(std::string name, double peak_flops, double hbm_bandwid
   check_plausible(name_, "per-op overhead", op_overhead_s_, kLatencyRange_s, "s");
 }
 
-// Half a chip of the public per-chip figures (two cores per chip), see shared reference mesh_tf.md. Matrix
-// units: 128 x 128 arrays of 16K multiply-accumulates per cycle each (Cloud TPU system architecture page);
-// one per TensorCore on v2, two on v3 (Cloud TPU v2 and v3 pages), four on v4 (Cloud TPU v4 page; Jouppi et
-// al., ISCA 2023); rows in groups of 8 sublanes (matrix_unit.hpp). The clocks these imply, 687 MHz, 938 MHz
-// and 1049 MHz, agree with the published 700, 940 and 1050 MHz (Jouppi et al., CACM 2020 and ISCA 2023).
-// Vector units: 128 lanes x 8 sublanes x 2 ALUs (vector_unit.hpp: Norrie and Patil, Hot Chips 2020, for v2
-// and v3; assumed the same on v4).
+// Half a chip of the public per-chip figures (two cores per chip), see mesh_tf/README.md, The paper's
+// figures. Matrix units: 128 x 128 arrays of 16K multiply-accumulates per cycle each (Cloud TPU system
+// architecture page); one per TensorCore on v2, two on v3 (Cloud TPU v2 and v3 pages), four on v4 (Cloud TPU
+// v4 page; Jouppi et al., ISCA 2023); rows in groups of 8 sublanes (matrix_unit.hpp). The clocks these imply,
+// 687 MHz, 938 MHz and 1049 MHz, agree with the published 700, 940 and 1050 MHz (Jouppi et al., CACM 2020 and
+// ISCA 2023). Vector units: 128 lanes x 8 sublanes x 2 ALUs (vector_unit.hpp: Norrie and Patil, Hot Chips
+// 2020, for v2 and v3; assumed the same on v4).
 namespace {
 // A function, not a namespace-scope constant: presets may be built while other files' statics initialise.
 VectorUnit tpu_vector_unit() { return VectorUnit(128, 8, 2); }

@@ -4,9 +4,9 @@
 // work's vector operations on the vector unit (vector_unit.hpp), both at the clock the peak rate implies;
 // with either unit's timing off, its work runs at the peak FLOP rate (the plain roofline). Bytes follow the
 // tensors' dtypes (bf16 activations cost 2 bytes in HBM even though numerics run in fp32). Presets are half
-// a chip's public figures (v2, v3: Jouppi et al., CACM 2020, see shared reference mesh_tf.md; v4: the Cloud
-// TPU v4 page, 275 TFLOP/s, 32 GiB and 1200 GB/s of HBM per chip of two TensorCores); v5e, v5p and v6e are a
-// whole chip (one TensorCore, or v5p's megacore), sources cited in device_model.cpp.
+// a chip's public figures (v2, v3: Jouppi et al., CACM 2020, see mesh_tf/README.md, The paper's figures; v4:
+// the Cloud TPU v4 page, 275 TFLOP/s, 32 GiB and 1200 GB/s of HBM per chip of two TensorCores); v5e, v5p and
+// v6e are a whole chip (one TensorCore, or v5p's megacore), sources cited in device_model.cpp.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,9 +1,9 @@
 #pragma once
 // Lowering: every graph op becomes local steps on slices plus the collectives its layout requires
-// (mesh_tf.md's table). Partial sums stay pending until a consumer other than add/sub needs them, so
-// contributions to one gradient are added before a single allreduce. This file keeps the values, relayouts
-// and collectives; each op family lowers itself (mesh_tf/ops/, dispatched through op_table.hpp) with the
-// public members below.
+// (the paper's table: mesh_tf/README.md, The paper's figures). Partial sums stay pending until a consumer
+// other than add/sub needs them, so contributions to one gradient are added before a single allreduce. This
+// file keeps the values, relayouts and collectives; each op family lowers itself (mesh_tf/ops/, dispatched
+// through op_table.hpp) with the public members below.
 #include <functional>
 #include <optional>
 #include <string>

@@ -34,9 +34,10 @@ struct AlgorithmRow {
   algorithms::FitCheck fits;
   // The schedule of one group; nullptr for per_dimension rows, which the line operations build.
   algorithms::Builder build;
-  // bounds.md closed form; nullptr when the algorithm has none (predictions then say so, never borrowing
-  // another algorithm's). A per_dimension row's answers for its kind on any group and, along one line, for
-  // reduce_scatter too: a composed allreduce reduce-scatters and allgathers along the outer dimensions.
+  // closed form (sim/README.md, Closed forms); nullptr when the algorithm has none (predictions then say so,
+  // never borrowing another algorithm's). A per_dimension row's answers for its kind on any group and, along
+  // one line, for reduce_scatter too: a composed allreduce reduce-scatters and allgathers along the outer
+  // dimensions.
   algorithms::ClosedFormFunction closed_form;
   // The line operations of a per_dimension row, else nullptr.
   const algorithms::LineOperations* line;
@@ -61,9 +62,9 @@ std::string default_algorithm(CollectiveKind kind);
 Schedule build_schedule(const topo::Topology& topology, const CollectiveRequest& request);
 void check_algorithms(const topo::Topology& topology, const CollectiveRequest& request);
 
-// The bounds.md closed form of the request's first group (one algorithm's, or a per-dimension composition of
-// them) when every transfer is one hop over links of latency alpha and bandwidth B; time_s < 0 when there is
-// none. The request's algorithms must have passed check_algorithms.
+// The closed form (sim/README.md, Closed forms) of the request's first group (one algorithm's, or a
+// per-dimension composition of them) when every transfer is one hop over links of latency alpha and bandwidth
+// B; time_s < 0 when there is none. The request's algorithms must have passed check_algorithms.
 algorithms::ClosedForm closed_form(const topo::Topology& topology, const CollectiveRequest& request,
                                    double alpha, double bandwidth);
 

@@ -44,11 +44,11 @@ struct Interval {
 using algorithms::log2_ceil;
 
 // Bytes that must move from chip to chip, over all groups, and the chips whose out-links must send them:
-// bounds.md's counting argument with each chip as one node (its cores combine and share data on the chip for
-// free). Per element, combining q chips' partial values takes q-1 chip-to-chip messages and bringing the
-// result back to every chip q-1 more (one-way gossip needs 2(q-1) messages), so an allreduce moves 2(q-1)S
-// between chips, a reduce-scatter or allgather (q-1)S, a broadcast (q-1)S, an all-to-all each member's pieces
-// bound for other chips, a permute each pair that crosses chips.
+// the counting argument of sim/README.md, Lower bounds, with each chip as one node (its cores combine and
+// share data on the chip for free). Per element, combining q chips' partial values takes q-1 chip-to-chip
+// messages and bringing the result back to every chip q-1 more (one-way gossip needs 2(q-1) messages), so an
+// allreduce moves 2(q-1)S between chips, a reduce-scatter or allgather (q-1)S, a broadcast (q-1)S, an
+// all-to-all each member's pieces bound for other chips, a permute each pair that crosses chips.
 struct ChipTraffic {
   double bytes = 0;
   int sending_chips = 0;

@@ -1,6 +1,6 @@
 #pragma once
-// Analytical figures every simulated collective is checked against (shared reference bounds.md), computed
-// without simulating. No SimGrid here.
+// Analytical figures every simulated collective is checked against (sim/README.md, The collective cost
+// model), computed without simulating. No SimGrid here.
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -17,7 +17,7 @@ struct AlphaBetaPrediction {
   double time_s = 0;
   bool contention_checked = false;
   bool contention_free = false;  // no directed link carries two transfers at overlapping times
-  // Every transfer one hop over identical links: then the bounds.md closed form applies.
+  // Every transfer one hop over identical links: then the closed form (sim/README.md, Closed forms) applies.
   bool uniform = false;
   double closed_form_s = -1;       // negative when the algorithm or group has no closed form here
   std::string closed_form;         // the formula used

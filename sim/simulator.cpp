@@ -63,7 +63,8 @@ s4u::Engine* create_engine(NetworkModel network) {
 #endif
   auto* engine = new s4u::Engine(&argc, argv);  // lives until the process ends: one engine per process
   if (network == NetworkModel::ideal) {
-    // simgrid.md: with these, simulated time equals the alpha-beta model where there is no contention.
+    // sim/README.md, Execution on SimGrid: with these, simulated time equals the alpha-beta model where there
+    // is no contention.
     s4u::Engine::set_config("network/model:CM02");
     s4u::Engine::set_config("network/crosstraffic:0");
     s4u::Engine::set_config("network/TCP-gamma:1e30");

@@ -10,7 +10,7 @@
 //   one list and scans it whenever one ends: a cost that grows as the square of the transfers in flight.
 // An earlier third, a mailbox message between two actors per chip, avoided that scan at a few actor switches
 // per transfer; network actions took 0.49x its time end to end on 1024 chips (64 MiB bucket2d) and 0.25x
-// on 2048 (64 MiB ring per dimension, unfolded), medians of pairs (README, Benchmarks).
+// on 2048 (64 MiB ring per dimension, unfolded), medians of pairs (results/benchmarks.md).
 #include <cstdint>
 #include <functional>
 #include <simgrid/s4u.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// Named topologies. TPU figures from Jouppi et al. (CACM 2020), see shared reference mesh_tf.md:
+// Named topologies. TPU figures from Jouppi et al. (CACM 2020), see mesh_tf/README.md, The paper's figures:
 //   tpu-v2-pod: 16x16 torus, 2 cores/chip, 496 Gbit/s per inter-chip link direction.
 //   tpu-v3-pod: 32x32 torus, 2 cores/chip, 656 Gbit/s.
 // TPU v4, v5e, v5p and v6e slices and pods follow Google Cloud's pages, each figure cited beside its link in

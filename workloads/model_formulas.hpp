@@ -57,9 +57,9 @@ extern const ModelFormulas kUNetFormulas;
 
 // The formulas of any model, through its kind's row:
 std::int64_t parameter_count(const ModelConfig& model);
-// mesh_tf.md's published formula (attention and FFN matrices and the two vocab matrices only, no layer norms
-// or positional embeddings; for the encoder-decoder, decoder layers count self- and cross-attention; BERT's
-// one vocab matrix is tied). It reproduces the papers' tables.
+// The paper's published formula (mesh_tf/README.md, The paper's figures): attention and FFN matrices and
+// the two vocab matrices only (no layer norms or positional embeddings; for the encoder-decoder, decoder
+// layers count self- and cross-attention; BERT's one vocab matrix is tied). It reproduces the papers' tables.
 std::int64_t paper_parameter_count(const ModelConfig& model);
 
 // Matmul FLOPs of one training step, whole pod: the two-input contractions of the forward pass (projections,

@@ -30,8 +30,8 @@ using FitCheck = std::string (*)(const topo::Group& group, const AlgorithmInput&
 // The schedule of one group. Permute is one schedule of request.permutation: its builder gets an empty group.
 using Builder = Schedule (*)(const topo::Group& group, const AlgorithmInput& input);
 
-// A closed form of bounds.md is asked for when every transfer is one hop over identical links (latency
-// alpha, bandwidth B), for S bytes per member on a group of the given dimensions.
+// A closed form (sim/README.md, Closed forms) is asked for when every transfer is one hop over identical
+// links (latency alpha, bandwidth B), for S bytes per member on a group of the given dimensions.
 struct ClosedFormInput {
   CollectiveKind kind = CollectiveKind::allreduce;
   std::vector<int> dims;  // the group's dimensions; one for a line; empty for permute

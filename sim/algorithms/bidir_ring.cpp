@@ -30,7 +30,8 @@ Schedule reduce_scatter_choosing(const Line& line, ElementRange range, std::vect
   return bidir_ring_reduce_scatter(line, owned);
 }
 
-// bounds.md, one reduce-scatter or allgather on a line of k members: (k-1) a + (k-1)/k S/(2B).
+// sim/README.md, Closed forms: one reduce-scatter or allgather on a line of k members: (k-1) a + (k-1)/k
+// S/(2B).
 double bidir_ring_half_time(int k, double s, double alpha, double bandwidth) {
   if (k <= 1) return 0.0;
   const double fraction = static_cast<double>(k - 1) / k;

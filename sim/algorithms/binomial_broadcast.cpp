@@ -19,7 +19,7 @@ Schedule binomial_broadcast(const topo::Group& group, const AlgorithmInput& inpu
   return materialized(std::move(rounds));
 }
 
-// bounds.md: ceil(log2 p) rounds of the whole buffer over one hop each.
+// sim/README.md, Closed forms: ceil(log2 p) rounds of the whole buffer over one hop each.
 ClosedForm binomial_broadcast_closed_form(const ClosedFormInput& input) {
   if (input.kind != CollectiveKind::broadcast) return {};
   return {log2_ceil(input.members()) * (input.alpha + input.bytes / input.bandwidth),

@@ -12,7 +12,8 @@ Schedule bucket2d_allreduce(const topo::Group& group, const AlgorithmInput& inpu
                               input.request.elements);
 }
 
-// bounds.md: 2(kx-1)a + (kx-1)/kx S/B + 2(ky-1)a + (ky-1)/ky (S/kx)/B, the composition's sum.
+// sim/README.md, Closed forms: 2(kx-1)a + (kx-1)/kx S/B + 2(ky-1)a + (ky-1)/ky (S/kx)/B, the composition's
+// sum.
 ClosedForm bucket2d_closed_form(const ClosedFormInput& input) {
   if (input.kind != CollectiveKind::allreduce || input.dims.size() != 2) return {};
   ClosedForm form = composed_closed_form(input, {bidir_ring_closed_form, bidir_ring_closed_form});

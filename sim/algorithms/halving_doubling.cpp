@@ -186,9 +186,9 @@ Schedule allgather(const Line& line, const std::vector<ElementRange>& owned, boo
   return schedule;
 }
 
-// bounds.md, recursive halving (reduce-scatter) or doubling (allgather) of s bytes on k members with chunk i
-// at position i (halving pairs j xor p'/2 first, doubling j xor 1 first), every transfer one hop over
-// identical links with none shared (a hypercube), chunks of c = s/k bytes.
+// sim/README.md, Closed forms: recursive halving (reduce-scatter) or doubling (allgather) of s bytes on k
+// members with chunk i at position i (halving pairs j xor p'/2 first, doubling j xor 1 first), every transfer
+// one hop over identical links with none shared (a hypercube), chunks of c = s/k bytes.
 //   k = 2^m: the step with partner j xor 2^i moves 2^i chunks: m a + (k-1)/k s/B.
 //   otherwise k = p' + e, p' = 2^m the largest power of two below k, and the fold adds two rounds:
 //     fold      a + s/B (reduce-scatter: an extra member's whole buffer) or a + c/B (allgather: its chunk);

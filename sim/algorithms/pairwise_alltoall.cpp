@@ -35,7 +35,7 @@ Schedule pairwise_alltoall(const topo::Group& group, const AlgorithmInput& input
   return schedule;
 }
 
-// bounds.md: p-1 rounds of one chunk each, every one a hop: (p-1)a + (p-1)/p S/B.
+// sim/README.md, Closed forms: p-1 rounds of one chunk each, every one a hop: (p-1)a + (p-1)/p S/B.
 ClosedForm pairwise_alltoall_closed_form(const ClosedFormInput& input) {
   if (input.kind != CollectiveKind::alltoall) return {};
   const int p = input.members();

@@ -48,8 +48,8 @@ std::vector<std::vector<Transfer>> line_rounds(const Line& line, ElementRange ra
   return rounds;
 }
 
-// bounds.md, one line of k over one-hop links: ceil(log2 k) + 1 exchanges of the whole S when k is not a
-// power of two (fold and unfold are one each, the steps log2 k'), log2 k when it is.
+// sim/README.md, Closed forms: one line of k over one-hop links: ceil(log2 k) + 1 exchanges of the whole S
+// when k is not a power of two (fold and unfold are one each, the steps log2 k'), log2 k when it is.
 double line_time(int k, double s, double alpha, double bandwidth) {
   if (k <= 1) return 0;
   const int core = largest_power_of_two_in(k);

@@ -78,7 +78,7 @@ Schedule reduce_scatter_choosing(const Line& line, ElementRange range, std::vect
   return ring_reduce_scatter(line, owned);
 }
 
-// bounds.md, one reduce-scatter or allgather on a line of k members: (k-1) a + (k-1)/k S/B.
+// sim/README.md, Closed forms: one reduce-scatter or allgather on a line of k members: (k-1) a + (k-1)/k S/B.
 double ring_half_time(int k, double s, double alpha, double bandwidth) {
   if (k <= 1) return 0.0;
   const double fraction = static_cast<double>(k - 1) / k;

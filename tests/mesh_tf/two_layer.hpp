@@ -1,6 +1,6 @@
 #pragma once
-// The two-layer example of the Mesh-TensorFlow paper (shared reference mesh_tf.md): x[batch, io], w[io,
-// hidden], v[hidden, io]; h = relu(x.w); y = h.v; a training step's backward pass from a given dy.
+// The two-layer example of the Mesh-TensorFlow paper (mesh_tf/README.md, The paper's figures): x[batch, io],
+// w[io, hidden], v[hidden, io]; h = relu(x.w); y = h.v; a training step's backward pass from a given dy.
 #include <memory>
 
 #include <vector>

@@ -1,5 +1,5 @@
 // On uniform topologies (every transfer one hop over identical links, no link shared at the same time) the
-// ideal network model must give exactly the alpha-beta times of bounds.md.
+// ideal network model must give exactly the alpha-beta times of sim/README.md (Closed forms).
 #include <catch2/catch.hpp>
 
 #include "sim/algorithm_registry.hpp"
@@ -136,7 +136,7 @@ TEST_CASE("folded recursive halving and doubling take their closed form on a hyp
   }
 }
 
-TEST_CASE("bucket2d closed form is the bounds.md formula") {
+TEST_CASE("bucket2d closed form is the formula of sim/README.md") {
   const auto topology = topo::preset("torus-4x4");
   const auto request = testing::request_along(topology, "allreduce", "bucket2d", "64MiB", "x,y");
   const auto prediction = predict_alpha_beta(topology, request);

@@ -1,5 +1,5 @@
 // Lower bounds hold for every algorithm, busbw stays within the injection bandwidth, links carry what
-// bounds.md says, and dimension-order routing explains the 8x8 all-to-all penalty.
+// sim/README.md (Lower bounds) says, and dimension-order routing explains the 8x8 all-to-all penalty.
 #include "sim/bounds.hpp"
 
 #include <catch2/catch.hpp>
@@ -123,7 +123,7 @@ TEST_CASE("the simulated 8x8 all-to-all takes the busiest link's load plus laten
   CHECK(result.time_s / bound.time_s == Approx(1.25).epsilon(0.01));
 }
 
-TEST_CASE("lower bounds follow bounds.md") {
+TEST_CASE("lower bounds follow sim/README.md") {
   const auto topology = topo::preset("ring-8");
   const auto allreduce = lower_bound(topology, testing::request_along(topology, "allreduce", "ring", "8MiB"));
   const double s = 8.0 * 1024 * 1024, b = topology.inter_chip().bandwidth_Bps();

@@ -48,7 +48,7 @@ TEST_CASE("a slow link slows the ring through it, as the prediction says") {
   }) >>
       slow_s >> predicted_s >> uniform_s;
   CHECK(slow_s == Approx(predicted_s).epsilon(1e-9));
-  // Hand computation for the healthy ring (bounds.md): 2(p-1) steps of a + S/(pB).
+  // Hand computation for the healthy ring (sim/README.md, Closed forms): 2(p-1) steps of a + S/(pB).
   const double alpha = healthy.inter_chip().latency_s(), bandwidth = healthy.inter_chip().bandwidth_Bps();
   CHECK(uniform_s == Approx(14 * (alpha + (1 << 20) / 8.0 / bandwidth)).epsilon(1e-9));
   CHECK(slow_s > 2 * uniform_s);
@@ -81,7 +81,8 @@ TEST_CASE("collectives move real data correctly around links that are down") {
 TEST_CASE(
     "the all-to-all bound uses the faulty pod's weakest halving plane, and the simulation respects it") {
   // torus-4x4 with the x links from column 0 to column 1 down: the plane between columns 0 and 1 cuts 4 live
-  // links instead of 8, so the bisection term doubles (bounds.md: 2 n1 n2 S/p over the cut's two ways).
+  // links instead of 8, so the bisection term doubles (sim/README.md, Lower bounds: 2 n1 n2 S/p over the
+  // cut's two ways).
   const auto healthy = topo::preset("torus-4x4");
   const auto faulty = healthy.with_faults("down:0.0+x;down:0.1+x;down:0.2+x;down:0.3+x");
   double simulated_s = 0, bound_s = 0;

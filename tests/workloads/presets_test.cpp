@@ -41,8 +41,9 @@ TEST_CASE("an unknown preset lists the valid ones") {
   }
 }
 
-// mesh_tf.md's tables, in billions, as published (two decimals, or one for 2.9B): our exact count of the
-// built model (which adds layer-norm scales and positional embeddings) rounds to them.
+// The paper's tables (mesh_tf/README.md, The paper's figures), in billions, as published (two decimals, or
+// one for 2.9B): our exact count of the built model (which adds layer-norm scales and positional embeddings)
+// rounds to them.
 TEST_CASE("the presets reproduce the paper's parameter counts and meshes") {
   struct Row {
     const char* preset;
@@ -71,7 +72,7 @@ TEST_CASE("the presets reproduce the paper's parameter counts and meshes") {
   }
 }
 
-TEST_CASE("parameter counts follow the formula of mesh_tf.md exactly") {
+TEST_CASE("parameter counts follow the paper's formula exactly") {
   const RunConfig config = load_preset("lm-s5");
   const auto& m = config.model;
   CHECK(paper_parameter_count(m) ==

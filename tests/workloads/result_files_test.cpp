@@ -54,7 +54,7 @@ TEST_CASE("a timing-only run writes its summary and collectives table and a Chro
   CHECK(t.step_time_s > 0);
   CHECK(t.compute_s > 0);
   CHECK(t.comm_s > 0);
-  // bounds.md: max(compute, exposed comm) <= step <= compute + comm
+  // max(compute, exposed comm) <= step <= compute + comm
   CHECK(t.step_time_s >= std::max(t.compute_s, t.exposed_comm_s) * (1 - 1e-12));
   CHECK(t.step_time_s <= (t.compute_s + t.comm_s) * (1 + 1e-12));
   CHECK(report.mfu > 0);

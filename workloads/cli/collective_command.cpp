@@ -1,5 +1,5 @@
 // tpusim collective: simulate one collective and set it against the alpha-beta prediction and the lower bound
-// of bounds.md; --list-algorithms prints the algorithm registry.
+// of sim/README.md (The collective cost model); --list-algorithms prints the algorithm registry.
 #include <fmt/format.h>
 
 #include <algorithm>

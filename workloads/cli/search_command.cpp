@@ -149,7 +149,8 @@ void add_search_command(CLI::App& app) {
       "pin_layout, mesh_shapes, mappings, algorithms, weight_sharding, pipeline_stages, microbatches, "
       "memory_cap, strategy, max_candidates, time_limit, "
       "seed; "
-      "README, section Search); the options below override it. Without a config: the built-in default, "
+      "workloads/README.md, section Search); the options below override it. Without a config: the built-in "
+      "default, "
       "lm-s5.\n"
       "Exhaustive when the space has at most max_candidates candidates (it says how many there are), else a "
       "seeded Metropolis chain (as FlexFlow's search).\n"
@@ -157,7 +158,8 @@ void add_search_command(CLI::App& app) {
       "and "
       "pareto.png/svg (gnuplot), as one unit; output default results/<name>-search.\n"
       "Exit status: 0 done; 1 no candidate fits; 2 a bad config, search section or argument (one line: "
-      "file:line: key: problem); 3 the results cannot be written, or another tpusim is writing them (checked before searching).");
+      "file:line: key: problem); 3 the results cannot be written, or another tpusim is writing them (checked "
+      "before searching).");
   command->add_option("config", args.config_path, "Config file (YAML), with an optional search: section");
   command->add_option("--preset", args.preset, "Search from a shipped preset (tpusim run --list-presets)");
   command->add_option("--set", args.sets,

@@ -1,14 +1,14 @@
 // tpusim validate: every algorithm of the registry (sim/algorithm_registry.hpp) x topologies x message sizes,
-// each simulated collective checked against the analytical figures of bounds.md. An algorithm that does not
-// fit a topology's group is skipped with the reason, not silently. One child process per topology (SimGrid:
-// one engine per process). Writes results/validate/validate.csv and validate.json atomically; exit status 1
-// when a check fails.
+// each simulated collective checked against the analytical figures of sim/README.md (The collective cost
+// model). An algorithm that does not fit a topology's group is skipped with the reason, not silently. One
+// child process per topology (SimGrid: one engine per process). Writes results/validate/validate.csv and
+// validate.json atomically; exit status 1 when a check fails.
 //
 // Checks on every row (ideal network):
 //   bound     simulated >= the algorithm-independent lower bound
 //   path      simulated >= the contention-free alpha-beta critical path (links shared can only slow it down)
 //   exact     contention-free rows: simulated == that critical path to 1e-6 relative
-//   formula   rows with a bounds.md closed form (one hop over identical links, sizes dividing evenly):
+//   formula   rows with a closed form of sim/README.md (one hop over identical links, sizes dividing evenly):
 //             closed form == critical path to 1e-6
 //   busbw     busbw <= the injection bandwidth of a core
 //   routing   a one-round all-to-all over the whole 8x8 torus: the busiest link carries 80 pair-messages

@@ -145,9 +145,9 @@ TEST_CASE("multiport allreduce, reduce-scatter and allgather move real data on r
 }
 
 TEST_CASE("multiport on a 4x4 torus takes the time of one bucket allreduce on half the data") {
-  // Hand computation (bounds.md, bidirectional rings of k = 4 over one-hop links): each half of S goes
-  // through a reduce-scatter along its first dimension, an allreduce of S/8 along the other and an allgather
-  // back, both halves at once on disjoint links.
+  // Hand computation (sim/README.md, Closed forms: bidirectional rings of k = 4 over one-hop links): each
+  // half of S goes through a reduce-scatter along its first dimension, an allreduce of S/8 along the other
+  // and an allgather back, both halves at once on disjoint links.
   const auto topology = topo::preset("torus-4x4");
   const double alpha = topology.inter_chip().latency_s(), bandwidth = topology.inter_chip().bandwidth_Bps();
   const double s = 1024.0 * 1024, half = s / 2, k = 4;
@@ -163,9 +163,9 @@ TEST_CASE("multiport on a 4x4 torus takes the time of one bucket allreduce on ha
 }
 
 TEST_CASE("multiport reduce-scatter and allgather on a 4x4 torus take two ring phases on half the data") {
-  // Hand computation (bounds.md, bidirectional rings of k = 4 over one-hop links): each half of S is
-  // reduce-scattered along its own dimension, then along the other on the quarter of it left, both halves
-  // at once on disjoint links; the allgather is the same phases backwards.
+  // Hand computation (sim/README.md, Closed forms: bidirectional rings of k = 4 over one-hop links): each
+  // half of S is reduce-scattered along its own dimension, then along the other on the quarter of it left,
+  // both halves at once on disjoint links; the allgather is the same phases backwards.
   const auto topology = topo::preset("torus-4x4");
   const double alpha = topology.inter_chip().latency_s(), bandwidth = topology.inter_chip().bandwidth_Bps();
   const double s = 1024.0 * 1024, half = s / 2, k = 4;

@@ -1,5 +1,5 @@
-// tpusim collective: the simulated 2D bucket allreduce equals the bounds.md formula, and --check-data moves
-// real data correctly for several algorithms and group axes.
+// tpusim collective: the simulated 2D bucket allreduce equals its closed form (sim/README.md, Closed forms),
+// and --check-data moves real data correctly for several algorithms and group axes.
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -11,7 +11,7 @@ using tpusim::cli_test::Scratch;
 
 namespace {
 
-// bounds.md, 2D torus bucket allreduce (X then Y, bidirectional rings):
+// sim/README.md, Closed forms: 2D torus bucket allreduce (X then Y, bidirectional rings):
 //   2(kx-1)a + (kx-1)/kx S/B + 2(ky-1)a + (ky-1)/ky (S/kx)/B
 double bucket2d_allreduce_s(int kx, int ky, double bytes, double bandwidth_Bps, double latency_s) {
   return 2 * (kx - 1) * latency_s + (kx - 1.0) / kx * bytes / bandwidth_Bps + 2 * (ky - 1) * latency_s +
@@ -20,7 +20,7 @@ double bucket2d_allreduce_s(int kx, int ky, double bytes, double bandwidth_Bps, 
 
 }  // namespace
 
-TEST_CASE("cli: collective --json: the bucket2d allreduce on torus-8x8 takes the bounds.md time") {
+TEST_CASE("cli: collective --json: the bucket2d allreduce on torus-8x8 takes its closed-form time") {
   const auto topology = tpusim::topo::preset("torus-8x8");
   const double bandwidth_Bps = topology.inter_chip().bandwidth_Bps();
   const double latency_s = topology.inter_chip().latency_s();

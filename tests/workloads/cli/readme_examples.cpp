@@ -1,5 +1,6 @@
 #include "readme_examples.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace tpusim::cli_test {
@@ -83,7 +84,7 @@ std::vector<std::string> split_command(const std::string& text) {
   return words;
 }
 
-Readme parse_readme(const std::string& markdown) {
+Readme parse_readme(const std::string& markdown, const std::vector<std::vector<std::string>>& outside_tour) {
   Readme readme;
   readme.text = markdown;
   const auto lines = lines_of(markdown);
@@ -122,6 +123,7 @@ Readme parse_readme(const std::string& markdown) {
     prose.clear();
     i = end;
   }
+  const auto& tour = readme.tour.empty() ? outside_tour : readme.tour;
   for (const auto& block : blocks) {
     ReadmeOutput output;
     output.line = block.line;
@@ -134,7 +136,7 @@ Readme parse_readme(const std::string& markdown) {
       output.problem = "no `tpusim ...` or `build/...` code span in the prose before it names its command";
     } else if (output.command.size() == 2 && !has_options(output.command) && output.command[0] == "tpusim") {
       output.problem = "the tour has no line running `" + output.command_text + "`";
-      for (const auto& line : readme.tour) {
+      for (const auto& line : tour) {
         if (line.size() >= 2 && line[1] == output.command[1]) {
           output.command = line;
           output.problem.clear();
@@ -145,6 +147,28 @@ Readme parse_readme(const std::string& markdown) {
     readme.outputs.push_back(output);
   }
   return readme;
+}
+
+bool outside_the_sources(const std::filesystem::path& folder_name) {
+  const std::string name = folder_name.string();
+  return starts_with(name, "build") || starts_with(name, ".");
+}
+
+std::vector<std::filesystem::path> markdown_documents(const std::filesystem::path& root) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> documents;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    if (it->is_directory() && outside_the_sources(it->path().filename())) {
+      it.disable_recursion_pending();
+    } else if (it->is_regular_file() && it->path().extension() == ".md") {
+      documents.push_back(fs::relative(it->path(), root));
+    }
+  }
+  std::sort(documents.begin(), documents.end(), [](const fs::path& a, const fs::path& b) {
+    const bool a_readme = a == "README.md", b_readme = b == "README.md";
+    return a_readme != b_readme ? a_readme : a.generic_string() < b.generic_string();
+  });
+  return documents;
 }
 
 }  // namespace tpusim::cli_test

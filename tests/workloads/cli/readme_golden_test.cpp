@@ -1,5 +1,7 @@
-// README.md shows what the programs print; these tests run the shown commands with the built binaries and
-// compare, so that a change of output without a change of the README fails here.
+// README.md and the guides (every Markdown file of the source tree: */README.md, results/*.md, ...) show what
+// the programs print; these tests run the shown commands with the built binaries and compare, so that a
+// change of output without a change of the document fails here. The documents are found, not listed, so a
+// new guide is checked as soon as it exists.
 //   Output blocks (readme_examples.hpp says how they and their commands are found): every line the README
 //   shows must appear in what the command prints (stdout, then stderr), in the README's order; the output may
 //   have more lines, since a block may be an excerpt, and a README line "..." only marks lines left out.
@@ -7,11 +9,12 @@
 //   Host-dependent figures are masked: in a line holding the word "wall", "took" or "peak" (wall-clock time,
 //   peak memory), every number is replaced by # on both sides before comparing.
 //   Figures quoted in prose (the tour's comments, sentences) are checked through kProseClaims below: each
-//   names the README sentence, the command, and where each figure is in the command's output. A figure is
-//   right when the output's, rounded to the README's decimals, reads the same, with the same unit ("36.2 ms"
-//   for 36.19 ms). Wall times and benchmark figures in prose are host-dependent and not claimed.
+//   names the sentence (searched in every document), the command, and where each figure is in the command's
+//   output. A figure is right when the output's, rounded to the README's decimals, reads the same, with the
+//   same unit ("36.2 ms" for 36.19 ms). Wall times and benchmark figures in prose are host-dependent and not
+//   claimed.
 // The README read is the source tree's (TPUSIM_README), or the file the environment variable TPUSIM_README
-// names, to try the test on an edited copy.
+// names, to try the test on an edited copy; the guides are the Markdown files of the README's folder.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -38,7 +41,8 @@ enum class ProsePart { tour, models, studies, search, search_auto };
 struct ProseClaim {
   ProsePart part;
   const char* what;
-  // A regex over the README with every run of white space folded to one space; one group per figure.
+  // A regex over a document (each is tried: README.md, then the guides) with every run of white space folded
+  // to one space; one group per figure.
   const char* readme;
   std::vector<std::string> args;  // of tpusim
   // One per group of `readme`: a regex over the command's output whose group 1 is the same figure.
@@ -168,12 +172,33 @@ std::string readme_path() {
   return override_path != nullptr && *override_path != '\0' ? override_path : TPUSIM_README;
 }
 
-Readme load_readme() {
-  std::ifstream in(readme_path(), std::ios::binary);
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
   REQUIRE(in.good());
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_readme(text.str());
+  return text.str();
+}
+
+Readme load_readme() { return parse_readme(file_text(readme_path())); }
+
+struct Document {
+  std::string name;  // relative to the source tree, as messages name it: "sim/README.md"
+  std::filesystem::path path;
+  Readme parsed;
+};
+
+// README.md, then every guide, each parsed with the README's tour for commands the guide abbreviates.
+std::vector<Document> load_documents() {
+  const std::filesystem::path root = std::filesystem::path(readme_path()).parent_path();
+  std::vector<Document> documents;
+  documents.push_back({"README.md", readme_path(), load_readme()});
+  for (const auto& relative : tpusim::cli_test::markdown_documents(root)) {
+    if (relative == "README.md") continue;
+    documents.push_back({relative.generic_string(), root / relative,
+                         parse_readme(file_text(root / relative), documents[0].parsed.tour)});
+  }
+  return documents;
 }
 
 std::string right_trimmed(std::string line) {
@@ -211,8 +236,9 @@ std::string joined(const std::vector<std::string>& words) {
   return text;
 }
 
-// The README lines of the block not found in the output in order, as "README.md:LINE: text".
-std::vector<std::string> missing_lines(const ReadmeOutput& block, const std::string& output) {
+// The document's lines of the block not found in the output in order, as "README.md:LINE: text".
+std::vector<std::string> missing_lines(const std::string& document, const ReadmeOutput& block,
+                                       const std::string& output) {
   const auto printed = lines_of(output);
   std::vector<std::string> missing;
   std::size_t next = 0;
@@ -222,7 +248,7 @@ std::vector<std::string> missing_lines(const ReadmeOutput& block, const std::str
     std::size_t at = next;
     while (at < printed.size() && printed[at] != shown) ++at;
     if (at == printed.size()) {
-      missing.push_back("README.md:" + std::to_string(block.line + 1 + static_cast<int>(i)) + ": " + shown);
+      missing.push_back(document + ":" + std::to_string(block.line + 1 + static_cast<int>(i)) + ": " + shown);
     } else {
       next = at + 1;
     }
@@ -253,53 +279,81 @@ std::string folded(const std::string& text) {
 }  // namespace
 
 TEST_CASE("readme: every output block names the command that prints it") {
-  const Readme readme = load_readme();
+  const auto documents = load_documents();
   INFO("README: " << readme_path());
-  CHECK(readme.outputs.size() >= 3);  // the tour's collective, the sweep table, the two-layer example
-  for (const auto& block : readme.outputs) {
-    INFO("README.md:" << block.line << ": output block of `" << block.command_text << "`");
-    CHECK(block.problem.empty());
-    CHECK_FALSE(block.lines.empty());
+  CHECK(documents.size() >= 5);  // the README, the guides of sim/, mesh_tf/, workloads/ and the benchmarks
+  std::size_t outputs = 0;
+  for (const auto& document : documents) {
+    outputs += document.parsed.outputs.size();
+    for (const auto& block : document.parsed.outputs) {
+      INFO(document.name << ":" << block.line << ": output block of `" << block.command_text << "`");
+      CHECK(block.problem.empty());
+      CHECK_FALSE(block.lines.empty());
+    }
   }
+  // the README's collective, multiport's excerpt, the two-layer example, the lm-s5-mesh and unet-split tables
+  CHECK(outputs >= 5);
+}
+
+// A guide that abbreviates a command as `tpusim collective` runs the README tour's line, as the README does.
+TEST_CASE("readme: a guide's output blocks may name a subcommand of the README's tour") {
+  const Readme readme = parse_readme("```sh\nT=build/workloads/tpusim\n$T topo list   # every preset\n```\n");
+  const Readme guide = parse_readme("`tpusim topo` prints\n\n```\nname\n```\n", readme.tour);
+  REQUIRE(guide.outputs.size() == 1);
+  CHECK(guide.outputs[0].problem.empty());
+  CHECK(guide.outputs[0].command == std::vector<std::string>{"tpusim", "topo", "list"});
+  const Readme alone = parse_readme("`tpusim topo` prints\n\n```\nname\n```\n");
+  REQUIRE(alone.outputs.size() == 1);
+  CHECK_FALSE(alone.outputs[0].problem.empty());
 }
 
 TEST_CASE("readme: each output block is what its command prints") {
-  const Readme readme = load_readme();
-  for (const auto& block : readme.outputs) {
-    if (!block.problem.empty()) continue;  // the test above reports it
-    const Scratch scratch;
-    const auto command = resolved(block.command);
-    const CliRun run = scratch.run_program(command);
-    INFO("README.md:" << block.line << ": the block shown for `" << block.command_text << "`, run as "
-                      << joined(command) << "\n"
-                      << run.describe());
-    CHECK(run.exit_status == 0);
-    const auto missing = missing_lines(block, run.out + run.err);
-    std::string report;
-    for (const auto& line : missing) report += line + "\n";
-    INFO("README lines not printed, in order (the output follows; README: " << readme_path() << "):\n"
-                                                                            << report << "--- output\n"
-                                                                            << run.out);
-    CHECK(missing.empty());
+  for (const auto& document : load_documents()) {
+    for (const auto& block : document.parsed.outputs) {
+      if (!block.problem.empty()) continue;  // the test above reports it
+      const Scratch scratch;
+      const auto command = resolved(block.command);
+      const CliRun run = scratch.run_program(command);
+      INFO(document.name << ":" << block.line << ": the block shown for `" << block.command_text
+                         << "`, run as " << joined(command) << "\n"
+                         << run.describe());
+      CHECK(run.exit_status == 0);
+      const auto missing = missing_lines(document.name, block, run.out + run.err);
+      std::string report;
+      for (const auto& line : missing) report += line + "\n";
+      INFO("lines not printed, in order (the output follows; document: " << document.path.string() << "):\n"
+                                                                         << report << "--- output\n"
+                                                                         << run.out);
+      CHECK(missing.empty());
+    }
   }
 }
 
 namespace {
 
 void check_prose_claims(ProsePart part) {
-  const Readme readme = load_readme();
-  const std::string text = folded(readme.text);
+  std::vector<std::pair<std::string, std::string>> texts;  // each document's name and folded text
+  for (const auto& document : load_documents())
+    texts.emplace_back(document.name, folded(document.parsed.text));
   int checked = 0;
   for (const auto& claim : kProseClaims) {
     if (claim.part != part) continue;
     ++checked;
-    INFO("README: " << readme_path() << "\nclaim: " << claim.what << "\nREADME pattern: " << claim.readme);
+    INFO("README: " << readme_path() << "\nclaim: " << claim.what << "\npattern: " << claim.readme);
     const std::regex pattern(claim.readme);
     std::smatch shown;
-    // A reworded sentence is reported here: update the claim with the README.
-    const bool stated = std::regex_search(text, shown, pattern);
-    CHECK(stated);
-    if (!stated) continue;
+    // A reworded sentence is reported here: update the claim with the document. The first document that
+    // states it is the one checked.
+    std::string stated_in;
+    for (const auto& [name, text] : texts) {
+      if (std::regex_search(text, shown, pattern)) {
+        stated_in = name;
+        break;
+      }
+    }
+    CHECK_FALSE(stated_in.empty());
+    if (stated_in.empty()) continue;
+    INFO("stated in " << stated_in);
     REQUIRE(shown.size() == claim.figures.size() + 1);
     const Scratch scratch;
     const CliRun run = scratch.run(claim.args);
@@ -311,7 +365,8 @@ void check_prose_claims(ProsePart part) {
       const bool found = std::regex_search(run.out, printed, std::regex(claim.figures[i]));
       CHECK(found);
       if (!found) continue;
-      INFO("README shows '" << shown[i + 1].str() << "', the command prints '" << printed[1].str() << "'");
+      INFO("the document shows '" << shown[i + 1].str() << "', the command prints '" << printed[1].str()
+                                  << "'");
       CHECK(same_figure(shown[i + 1].str(), printed[1].str()));
     }
   }
@@ -340,20 +395,23 @@ TEST_CASE("readme: the figures quoted in prose are what the commands print: the 
   check_prose_claims(ProsePart::search_auto);
 }
 
-// A figure or page the README links (a relative link, as the README's images are) is in the repository.
+// A figure or page a document links (a relative link, as the README's images and guides are) is in the
+// repository, relative to the linking document's folder as Markdown reads it.
 TEST_CASE("readme: every file it links is in the repository") {
-  const Readme readme = load_readme();
-  const std::filesystem::path folder = std::filesystem::path(readme_path()).parent_path();
-  static const std::regex link(R"(\]\(([^)#\s]+)\))");
   int relative = 0;
-  for (std::sregex_iterator it(readme.text.begin(), readme.text.end(), link), end; it != end; ++it) {
-    const std::string target = (*it)[1].str();
-    if (target.find("://") != std::string::npos) continue;
-    ++relative;
-    INFO("README links " << target);
-    CHECK(std::filesystem::is_regular_file(folder / target));
+  for (const auto& document : load_documents()) {
+    const std::filesystem::path folder = document.path.parent_path();
+    const std::string& text = document.parsed.text;
+    static const std::regex link(R"(\]\(([^)#\s]+)\))");
+    for (std::sregex_iterator it(text.begin(), text.end(), link), end; it != end; ++it) {
+      const std::string target = (*it)[1].str();
+      if (target.find("://") != std::string::npos) continue;
+      ++relative;
+      INFO(document.name << " links " << target);
+      CHECK(std::filesystem::is_regular_file(folder / target));
+    }
   }
-  CHECK(relative >= 1);  // the torus-size study's figure
+  CHECK(relative >= 2);  // the torus-size study's figure, the guides
 }
 
 // The table of every preset's step: each row's step time and MFU, with the mechanisms and as the plain
@@ -361,10 +419,13 @@ TEST_CASE("readme: every file it links is in the repository") {
 TEST_CASE("readme: the preset table's steps are what each preset runs") {
   const std::string header =
       "| preset | pod | step time | MFU | plain roofline | MFU |\n|---|---|---|---|---|---|\n";
-  const Readme readme = load_readme();
-  const auto at = readme.text.find(header);
-  REQUIRE(at != std::string::npos);
-  std::istringstream rows(readme.text.substr(at + header.size()));
+  std::string table;  // from the header on, in the document that has it
+  for (const auto& document : load_documents()) {
+    const auto at = document.parsed.text.find(header);
+    if (at != std::string::npos) table = document.parsed.text.substr(at + header.size());
+  }
+  REQUIRE_FALSE(table.empty());
+  std::istringstream rows(table);
   const std::vector<std::string> roofline = {"--set", "hardware.matrix_unit=peak_rate",
                                              "--set", "hardware.vector_unit=peak_rate",
                                              "--set", "hardware.fusion=none"};
@@ -375,7 +436,7 @@ TEST_CASE("readme: the preset table's steps are what each preset runs") {
     for (std::string cell; std::getline(split, cell, '|');) {
       cells.push_back(cell.substr(1, cell.find_last_not_of(' ')));
     }
-    INFO("README row: " << row);
+    INFO("preset table row: " << row);
     REQUIRE(cells.size() == 6);
     for (const bool plain : {false, true}) {
       std::vector<std::string> args = {"run", "--preset", cells[0], "--no-files"};
@@ -389,7 +450,7 @@ TEST_CASE("readme: the preset table's steps are what each preset runs") {
       REQUIRE(std::regex_search(run.out, mfu, std::regex(R"(MFU ([0-9.]+%))")));
       const std::string& shown_step = cells[plain ? 4 : 2];
       const std::string& shown_mfu = cells[plain ? 5 : 3];
-      INFO((plain ? "plain roofline: " : "") << "README shows " << shown_step << ", MFU " << shown_mfu
+      INFO((plain ? "plain roofline: " : "") << "the table shows " << shown_step << ", MFU " << shown_mfu
                                              << "; the run prints " << step[1] << ", MFU " << mfu[1]);
       CHECK(same_figure(shown_step, step[1]));
       CHECK(same_figure(shown_mfu, mfu[1]));
