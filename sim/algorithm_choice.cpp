@@ -28,7 +28,7 @@ std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& r
   const bool compose = dims >= 2 && (names.size() == dims || (all_auto && names.size() == 1));
   std::vector<std::vector<std::string>> out;
   for (const auto& row : algorithm_table()) {
-    if (row.kind != request.kind) continue;
+    if (row.kind != request.kind || !row.auto_may_choose) continue;
     if (all_auto) out.push_back({row.name});
     if (row.line == nullptr || !compose) continue;
     std::vector<std::string> composed(dims, row.name);

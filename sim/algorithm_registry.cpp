@@ -59,6 +59,8 @@ std::vector<std::string> resolved_names(const CollectiveRequest& request) {
 
 // "" when the row can run on the whole group by itself, else why not.
 std::string misfit(const AlgorithmRow& row, const topo::Group& group, const AlgorithmInput& input) {
+  if (row.needs_multislice && !input.topology.multislice())
+    return fmt::format("{} needs a multislice pod (topology multislice:...)", row.name);
   if (row.shape == GroupShape::two_dimensional && group.dims.size() != 2) {
     return fmt::format("{} needs a group with two dimensions, e.g. --group-axes core+x,y; this group has {}",
                        row.name, group.dims.size());

@@ -44,6 +44,11 @@ struct AlgorithmRow {
   // Built on neighbour links (rings, chains): on a pod with links down (topologies/faults.hpp) a transfer
   // whose healthy route crosses one makes the algorithm impossible there, rather than silently detoured.
   bool needs_neighbour_links = false;
+  // Runs only on multislice pods (topologies/multislice.hpp): a single pod refuses it, saying so.
+  bool needs_multislice = false;
+  // Whether `auto` (algorithm_choice.hpp) may choose it. A new row that auto may choose can change the
+  // results of every run that uses auto wherever it is faster (CONTRIBUTING.md says how to record that).
+  bool auto_may_choose = true;
 };
 
 // Every row, grouped by kind, in the order `tpusim collective --list-algorithms` prints them. The table's

@@ -37,7 +37,8 @@ std::vector<AlgorithmRow> algorithm_rows() {
       {K::allreduce, "hierarchical",
        "multislice pods: bidirectional ring reduce-scatter in each slice over ICI, ring allreduce of each "
        "share across slices over the DCN, allgather back; groups that span slices",
-       false, S::any, a::hierarchical_fits, a::hierarchical_allreduce, a::hierarchical_closed_form, nullptr},
+       false, S::any, a::hierarchical_fits, a::hierarchical_allreduce, a::hierarchical_closed_form, nullptr,
+       false, /*needs_multislice=*/true},
 
       {K::reduce_scatter, "ring", "unidirectional ring, p-1 steps", false, S::per_dimension, nullptr, nullptr,
        a::ring_closed_form, &a::ring_line, true},

@@ -26,7 +26,7 @@ std::vector<Line> hierarchical_slice_lines(const topo::Topology& topology, const
 }  // namespace
 
 std::string hierarchical_fits(const topo::Group& group, const AlgorithmInput& input) {
-  if (!input.topology.multislice()) return "it needs a multislice pod (topology multislice:...)";
+  TPUSIM_CHECK(input.topology.multislice());  // the row's needs_multislice, checked first
   const auto lines = hierarchical_slice_lines(input.topology, group);
   if (lines.size() < 2) return "the group lies within one slice; it is for groups that span slices";
   for (const auto& line : lines) {

@@ -28,7 +28,7 @@ void check_kind(CollectiveKind kind, ReduceOp op) {
     // Rows that need several group dimensions have tests of their own (bucket2d: the registry's, multiport:
     // tests/sim/algorithms/multiport_test.cpp).
     if (info.kind != kind || info.shape == GroupShape::two_dimensional ||
-        (info.shape == GroupShape::per_axis && info.fits != nullptr) || testing::needs_multislice(info))
+        (info.shape == GroupShape::per_axis && info.fits != nullptr) || info.needs_multislice)
       continue;
     for (const int size : kSizes) {
       for (const std::uint64_t elements : kElements) {

@@ -55,6 +55,23 @@ TEST_CASE("the table has one default per collective and names the defaults") {
   CHECK(find_algorithm(CollectiveKind::allreduce, "no_such_algorithm") == nullptr);
 }
 
+TEST_CASE("a row that needs a multislice pod refuses a single pod, naming itself, and fits across slices") {
+  const auto single = topo::topology_from_spec("torus:2x2");
+  const auto sliced = topo::topology_from_spec("multislice:2x(torus:2x2)");
+  int rows = 0;
+  for (const auto& row : algorithm_table()) {
+    if (!row.needs_multislice) continue;
+    ++rows;
+    INFO(to_string(row.kind) << " " << row.name);
+    CHECK_THROWS_WITH(check_algorithms(single, testing::request_along(single, to_string(row.kind), row.name,
+                                                                      "64KiB", "all")),
+                      std::string(row.name) + " needs a multislice pod (topology multislice:...)");
+    CHECK_NOTHROW(check_algorithms(sliced, testing::request_along(sliced, to_string(row.kind), row.name,
+                                                                  "64KiB", "all")));
+  }
+  CHECK(rows >= 1);  // the hierarchical allreduce
+}
+
 TEST_CASE("every row moves real data to the reference result on groups where it fits") {
   // 32 cores: 4x4 chips of two cores. Groups take every second rank, so that they cross chips.
   const auto topology = topo::topology_from_spec("torus:4x4,cores=2");
@@ -89,7 +106,7 @@ TEST_CASE("every row moves real data to the reference result on groups where it 
       }
     }
     INFO(to_string(row.kind) << " " << row.name << " fits none of the test groups: add a shape it fits");
-    CHECK((runs > 0 || testing::needs_multislice(row)));
+    CHECK((runs > 0 || row.needs_multislice));
   }
 }
 
@@ -142,7 +159,7 @@ TEST_CASE(
   Simulator simulator(topology);
   int rows = 0;
   for (const auto& row : algorithm_table()) {
-    if (fits_one_dimension(row) || testing::needs_multislice(row)) continue;
+    if (fits_one_dimension(row) || row.needs_multislice) continue;
     const int checked = check_closed_forms(row, topology, simulator, {"x,y", "y,x"});
     INFO(to_string(row.kind) << " " << row.name << " is contention free on none of the test groups");
     if (row.closed_form != nullptr) CHECK(checked > 0);

@@ -19,7 +19,7 @@ void check_registry_against_bounds(const topo::Topology& topology) {
   Simulator simulator(topology);
   const double injection = injection_bandwidth_Bps(topology);
   for (const auto& row : algorithm_table()) {
-    if (!topology.multislice() && testing::needs_multislice(row)) continue;
+    if (!topology.multislice() && row.needs_multislice) continue;
     for (const char* bytes : {"4KiB", "1MiB", "64MiB"}) {
       std::string axes = row.shape == GroupShape::two_dimensional ? "core+x,y" : "all";
       if (row.shape == GroupShape::per_axis) axes = topo::per_axis_group_axes(topology);

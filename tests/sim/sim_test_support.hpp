@@ -60,16 +60,6 @@ inline CollectiveRequest request_along(const topo::Topology& topology, const std
   return request;
 }
 
-// Rows made for multislice pods (their fit check asks for one) fit no group of a single pod: their data,
-// closed form and bound are checked on multislice pods in their own test
-// (tests/sim/algorithms/hierarchical_test.cpp).
-inline bool needs_multislice(const AlgorithmRow& row) {
-  if (row.fits == nullptr) return false;
-  const auto topology = topo::topology_from_spec("torus:2x2");
-  const auto request = request_along(topology, to_string(row.kind), row.name, "64KiB", "all");
-  return row.fits(request.groups.front(), {topology, request}).find("multislice") != std::string::npos;
-}
-
 // Runs `work` in a child process (SimGrid allows one Simulator per process) and returns what it wrote, to be
 // read back with >>; the stream it writes to keeps doubles at full precision.
 inline std::istringstream in_child(const std::function<void(std::ostream&)>& work) {
