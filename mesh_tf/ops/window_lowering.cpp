@@ -116,11 +116,19 @@ struct HaloAxis {
   std::int64_t before = 0, after = 0, tile = 0;  // halo rows before and after a tile of `tile` rows
 };
 
-}  // namespace
+// What every step of lower_window reads: the op, its window, where its tensors sit and the two shapes the
+// window relates (the image and the windowed side), so that the steps take one argument, not eight.
+struct WindowSides {
+  const OpNode& op;
+  const WindowAttributes& w;
+  Roles roles;
+  const TensorNode& t;  // the op's output
+  Shape image, windowed;
+  int n = 0;      // spatial dims
+  int first = 0;  // the image's first spatial dim
+};
 
-void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
-  const Graph& graph = lowerer.graph();
-  const MeshShape& mesh = lowerer.mesh();
+WindowSides window_sides_of(const Graph& graph, const OpNode& op) {
   const WindowAttributes& w = op.get<WindowAttributes>();
   const Roles roles = roles_of(op);
   const TensorNode& t = graph.tensor(op.output);
@@ -130,17 +138,32 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
   const Shape image = roles.image_is_output ? t.shape : shape_of(roles.image);
   const Shape windowed = roles.windowed >= 0 ? shape_of(roles.windowed) : t.shape;
   const int n = static_cast<int>(w.window.size());
-  const int first = first_spatial_dim(image, n);
-  const bool is_conv = roles.filter >= 0 || roles.filter_is_output;
+  return {op, w, roles, t, image, windowed, n, first_spatial_dim(image, n)};
+}
 
-  // The layout: the output's by the rules, except a conv filter gradient, which takes the image's for the
-  // lead and spatial dims it sums over.
+// The mesh dims of the op as computed: `grid` for the lead and spatial dims (shared by the image and the
+// windowed side), one for each side's channels, and the output's own rule, to which the result returns.
+struct WindowLayout {
+  std::vector<int> out_rule, grid;
+  int image_channels = -1, windowed_channels = -1;
+};
+
+// The layout: the output's by the rules, except a conv filter gradient, which takes the image's for the
+// lead and spatial dims it sums over. A mesh dim splits one dim name: the output's layout wins over a
+// summed dim's.
+WindowLayout window_layout_of(const Lowerer& lowerer, const WindowSides& sides) {
+  const OpNode& op = sides.op;
+  const Roles& roles = sides.roles;
+  const int n = sides.n, first = sides.first;
   std::vector<std::string> window_dims;
   if (roles.filter_is_output) {
-    for (int j = 0; j < n; ++j) window_dims.push_back(t.shape[j].name);
+    for (int j = 0; j < n; ++j) window_dims.push_back(sides.t.shape[j].name);
   }
-  const std::vector<int> out_rule = lowerer.rule_mesh_dims(t.id, window_dims);
-  std::vector<int> grid(out_rule.begin(), out_rule.begin() + std::min<int>(first + n, out_rule.size()));
+  WindowLayout layout;
+  layout.out_rule = lowerer.rule_mesh_dims(sides.t.id, window_dims);
+  const std::vector<int>& out_rule = layout.out_rule;
+  std::vector<int>& grid = layout.grid;
+  grid.assign(out_rule.begin(), out_rule.begin() + std::min<int>(first + n, out_rule.size()));
   if (roles.filter_is_output) {
     const auto image_rule = lowerer.rule_mesh_dims(op.inputs[0]);
     grid.assign(image_rule.begin(), image_rule.begin() + first + n);
@@ -158,10 +181,11 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
     }
     return -1;
   };
-  int image_channels = channels_dim(roles.image_channels),
-      windowed_channels = channels_dim(roles.windowed_channels);
+  int& image_channels = layout.image_channels;
+  int& windowed_channels = layout.windowed_channels;
+  image_channels = channels_dim(roles.image_channels);
+  windowed_channels = channels_dim(roles.windowed_channels);
   const auto in_grid = [&](int m) { return m >= 0 && std::find(grid.begin(), grid.end(), m) != grid.end(); };
-  // A mesh dim splits one dim name: the output's layout wins over a summed dim's.
   if (roles.sums == Sums::image_channels && (in_grid(image_channels) || image_channels == windowed_channels))
     image_channels = -1;
   if (roles.sums == Sums::windowed_channels &&
@@ -170,15 +194,23 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
   if (roles.sums == Sums::lead_and_spatial) {
     for (auto& m : grid) m = m == image_channels || m == windowed_channels ? -1 : m;
   }
+  return layout;
+}
 
-  // Spatial dims split over a mesh dim exchange halos when every tile reads the same window of rows;
-  // otherwise they are gathered.
+// Spatial dims split over a mesh dim exchange halos when every tile reads the same window of rows;
+// otherwise they are gathered (their grid entry becomes -1). A tile too small for its neighbours' halo is
+// the user's split, refused with the way out.
+std::vector<HaloAxis> window_halo_axes(const MeshShape& mesh, const WindowSides& sides,
+                                       std::vector<int>& grid) {
+  const OpNode& op = sides.op;
+  const WindowAttributes& w = sides.w;
+  const Shape& image = sides.image;
   std::vector<HaloAxis> halos;
-  for (int j = 0; j < n; ++j) {
-    const int d = first + j;
+  for (int j = 0; j < sides.n; ++j) {
+    const int d = sides.first + j;
     const int m = grid[d];
     if (m < 0 || mesh.dim_size(m) == 1) continue;
-    const std::int64_t parts = mesh.dim_size(m), size = image[d].size, out = windowed[d].size;
+    const std::int64_t parts = mesh.dim_size(m), size = image[d].size, out = sides.windowed[d].size;
     if (size != out * w.strides[j] || size % parts != 0 || out % parts != 0) {
       grid[d] = -1;
       continue;
@@ -196,61 +228,92 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
     halo.after = std::max<std::int64_t>(halo.after, 0);
     halos.push_back(halo);
   }
+  return halos;
+}
 
-  // Bring the inputs to the layout; contracted dims that stay split leave partial sums.
-  std::vector<int> image_dims = grid, windowed_dims = grid;
-  image_dims.push_back(image_channels);
-  windowed_dims.push_back(windowed_channels);
-  std::vector<int> filter_dims(n, -1);
-  filter_dims.push_back(image_channels);
-  filter_dims.push_back(windowed_channels);
-  std::vector<int> pending;
+// The mesh dims of each tensor's slices: the image and the windowed side share the grid, the filter is
+// split only along its channels; `pending`: the contracted mesh dims that stay split, left as partial sums.
+struct WindowTensorDims {
+  std::vector<int> image, windowed, filter, pending;
+};
+
+WindowTensorDims window_tensor_dims(const MeshShape& mesh, const WindowSides& sides,
+                                    const WindowLayout& layout) {
+  WindowTensorDims dims;
+  dims.image = dims.windowed = layout.grid;
+  dims.image.push_back(layout.image_channels);
+  dims.windowed.push_back(layout.windowed_channels);
+  dims.filter.assign(sides.n, -1);
+  dims.filter.push_back(layout.image_channels);
+  dims.filter.push_back(layout.windowed_channels);
   const auto split = [&](int m) { return m >= 0 && mesh.dim_size(m) > 1; };
-  if (roles.sums == Sums::image_channels && split(image_channels)) pending.push_back(image_channels);
-  if (roles.sums == Sums::windowed_channels && split(windowed_channels)) pending.push_back(windowed_channels);
-  if (roles.sums == Sums::lead_and_spatial) {
-    for (const int m : grid) {
-      if (split(m)) pending.push_back(m);
+  const Sums sums = sides.roles.sums;
+  if (sums == Sums::image_channels && split(layout.image_channels))
+    dims.pending.push_back(layout.image_channels);
+  if (sums == Sums::windowed_channels && split(layout.windowed_channels))
+    dims.pending.push_back(layout.windowed_channels);
+  if (sums == Sums::lead_and_spatial) {
+    for (const int m : layout.grid) {
+      if (split(m)) dims.pending.push_back(m);
     }
   }
+  return dims;
+}
+
+// Bring the inputs to the layout, the image extended by its halos: the values the kernel reads.
+std::vector<int> window_inputs(Lowerer& lowerer, const WindowSides& sides, const WindowTensorDims& dims,
+                               const std::vector<HaloAxis>& halos) {
+  const OpNode& op = sides.op;
+  const Roles& roles = sides.roles;
   std::vector<int> ins;
   for (int i = 0; i < static_cast<int>(op.inputs.size()); ++i) {
-    const std::vector<int>& target = i == roles.image      ? image_dims
-                                     : i == roles.windowed ? windowed_dims
-                                                           : filter_dims;
+    const std::vector<int>& target = i == roles.image      ? dims.image
+                                     : i == roles.windowed ? dims.windowed
+                                                           : dims.filter;
     int v = lowerer.relayout(lowerer.input_value(op, i), target, op);
     if (i == roles.image) {
       for (const auto& halo : halos) v = extend_halo(lowerer, op, v, halo.dim, halo.before, halo.after);
     }
     ins.push_back(v);
   }
+  return ins;
+}
 
-  // The output as computed: an image with its halos (folded afterwards), or the windowed side or filter.
-  const std::vector<int>& computed_dims = roles.image_is_output    ? image_dims
-                                          : roles.filter_is_output ? filter_dims
-                                                                   : windowed_dims;
+// The output as computed: an image with its halos (folded afterwards), or the windowed side or filter.
+int window_computed_value(Lowerer& lowerer, const WindowSides& sides, const WindowTensorDims& dims,
+                          const std::vector<HaloAxis>& halos) {
+  const Roles& roles = sides.roles;
+  const TensorNode& t = sides.t;
+  const std::vector<int>& computed_dims = roles.image_is_output    ? dims.image
+                                          : roles.filter_is_output ? dims.filter
+                                                                   : dims.windowed;
   std::vector<Dimension> computed_shape = t.shape.dims();
   if (roles.image_is_output) {
     for (const auto& halo : halos) {
-      computed_shape[halo.dim] = Dimension(
-          image[halo.dim].name, (halo.before + halo.tile + halo.after) * mesh.dim_size(halo.mesh_dim));
+      computed_shape[halo.dim] =
+          Dimension(sides.image[halo.dim].name,
+                    (halo.before + halo.tile + halo.after) * lowerer.mesh().dim_size(halo.mesh_dim));
     }
   }
   const bool folds = roles.image_is_output && !halos.empty();
-  const int computed = lowerer.new_value(folds ? -1 : t.id, folds ? t.name + "/with_halo" : t.name,
-                                         Shape(computed_shape), t.dtype, computed_dims, pending);
-  const Value& c = lowerer.value(computed);
+  return lowerer.new_value(folds ? -1 : t.id, folds ? t.name + "/with_halo" : t.name, Shape(computed_shape),
+                           t.dtype, computed_dims, dims.pending);
+}
 
-  // Each slice's window shape: which of its buffer's rows are inside the image depends on the tile.
-  const Value& image_value = lowerer.value(roles.image_is_output ? computed : ins[roles.image]);
-  const Value& windowed_value = roles.windowed >= 0 ? lowerer.value(ins[roles.windowed]) : c;
+// Each slice's window shape: which of its buffer's rows are inside the image depends on the tile.
+std::vector<kernels::WindowShape> window_slice_shapes(const MeshShape& mesh, const WindowSides& sides,
+                                                      const Value& c, const Value& image_value,
+                                                      const Value& windowed_value,
+                                                      const std::vector<HaloAxis>& halos) {
+  const WindowAttributes& w = sides.w;
+  const int first = sides.first;
   std::vector<kernels::WindowShape> shapes(c.num_slices);
   for (int key = 0; key < c.num_slices; ++key) {
     const auto coords = c.coords_of_key(key, mesh);
     kernels::WindowShape& shape = shapes[key];
     for (int d = 0; d < first; ++d) shape.lead *= image_value.local_sizes[d];
     shape.channels = image_value.local_sizes.back();
-    for (int j = 0; j < n; ++j) {
+    for (int j = 0; j < sides.n; ++j) {
       const int d = first + j;
       kernels::WindowAxis axis;
       axis.in = image_value.local_sizes[d];
@@ -266,23 +329,37 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
             coords[halo.mesh_dim] * halo.tile - halo.before;  // of the buffer, in the image
         axis.before = 0;
         axis.valid_begin = std::max<std::int64_t>(0, -start);
-        axis.valid_end = std::min<std::int64_t>(axis.in, image[d].size - start);
+        axis.valid_end = std::min<std::int64_t>(axis.in, sides.image[d].size - start);
       }
       shape.axes.push_back(axis);
     }
   }
-  const std::int64_t out_channels = windowed_value.local_sizes.back();
-  const kernels::WindowShape& any = shapes.front();
+  return shapes;
+}
+
+// The work of one slice, for the device model: pooling is one operation per window entry; a conv is a
+// matmul of its rows by its window entries times channels (im2col), in the orientation of its kind.
+Lowerer::LocalWork window_local_work(const WindowSides& sides, const kernels::WindowShape& any,
+                                     std::int64_t out_channels) {
   const double rows = static_cast<double>(any.lead * any.out_positions());
   const double window_channels = static_cast<double>(any.window_positions() * any.channels);
-  Lowerer::LocalWork work(rows * window_channels);  // pooling: one operation per window entry
-  if (is_conv) {
-    const auto r = static_cast<std::int64_t>(rows), k = static_cast<std::int64_t>(window_channels);
-    const MatmulSizes sizes = op.kind == OpKind::conv             ? MatmulSizes{1, r, out_channels, k}
-                              : op.kind == OpKind::conv_transpose ? MatmulSizes{1, r, k, out_channels}
-                                                                  : MatmulSizes{1, k, out_channels, r};
-    work = Lowerer::LocalWork(2 * rows * window_channels * static_cast<double>(out_channels), 0, sizes);
-  }
+  const bool is_conv = sides.roles.filter >= 0 || sides.roles.filter_is_output;
+  if (!is_conv) return Lowerer::LocalWork(rows * window_channels);
+  const OpKind kind = sides.op.kind;
+  const auto r = static_cast<std::int64_t>(rows), k = static_cast<std::int64_t>(window_channels);
+  const MatmulSizes sizes = kind == OpKind::conv             ? MatmulSizes{1, r, out_channels, k}
+                            : kind == OpKind::conv_transpose ? MatmulSizes{1, r, k, out_channels}
+                                                             : MatmulSizes{1, k, out_channels, r};
+  return Lowerer::LocalWork(2 * rows * window_channels * static_cast<double>(out_channels), 0, sizes);
+}
+
+// The compute step: every slice runs the kernel on its inputs' slices with its own window shape.
+void add_window_compute(Lowerer& lowerer, const WindowSides& sides, const std::vector<int>& ins, int computed,
+                        const std::vector<kernels::WindowShape>& shapes, std::int64_t out_channels,
+                        WindowKernel kernel) {
+  const OpNode& op = sides.op;
+  const Value& c = lowerer.value(computed);
+  const Lowerer::LocalWork work = window_local_work(sides, shapes.front(), out_channels);
   auto maps = lowerer.key_maps(c, ins);
   std::vector<std::int64_t> in_elems;
   for (const int v : ins) in_elems.push_back(lowerer.value(v).slice_elements);
@@ -298,18 +375,44 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
       kernel(pointers, s[computed].data() + key * out_elems, shapes[key], out_channels, scratch);
     }
   });
-  if (is_conv) {
+  if (sides.roles.filter >= 0 || sides.roles.filter_is_output) {  // a conv: an einsum on the matrix unit
     lowerer.step(step).is_einsum = true;
     lowerer.step(step).executed_flops = work.flops * slices;
   }
+}
 
+}  // namespace
+
+// The steps in order: the sides and their layout, the halos, the inputs brought to the layout, the value
+// computed and its kernel step, then the halos folded back and the result relaid out to the output's rule.
+void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
+  const MeshShape& mesh = lowerer.mesh();
+  const WindowSides sides = window_sides_of(lowerer.graph(), op);
+  WindowLayout layout = window_layout_of(lowerer, sides);
+  const std::vector<HaloAxis> halos = window_halo_axes(mesh, sides, layout.grid);
+  const WindowTensorDims dims = window_tensor_dims(mesh, sides, layout);
+  const std::vector<int> ins = window_inputs(lowerer, sides, dims, halos);
+  const int computed = window_computed_value(lowerer, sides, dims, halos);
+
+  const Value& c = lowerer.value(computed);
+  const Value& image_value = lowerer.value(sides.roles.image_is_output ? computed : ins[sides.roles.image]);
+  const Value& windowed_value = sides.roles.windowed >= 0 ? lowerer.value(ins[sides.roles.windowed]) : c;
+  const std::vector<kernels::WindowShape> shapes =
+      window_slice_shapes(mesh, sides, c, image_value, windowed_value, halos);
+  const std::int64_t out_channels = windowed_value.local_sizes.back();
+  add_window_compute(lowerer, sides, ins, computed, shapes, out_channels, std::move(kernel));
+
+  // Fold the halos into the image's tiles, the last fold writing the output tensor.
+  const TensorNode& t = sides.t;
+  const bool folds = sides.roles.image_is_output && !halos.empty();
   int result = computed;
   for (std::size_t i = folds ? halos.size() : 0; i-- > 0;) {
     const bool last = i == 0;
     result = fold_halo(lowerer, op, result, halos[i].dim, halos[i].before, halos[i].after, last ? t.id : -1,
                        t.name);
   }
-  if (lowerer.value(result).mesh_dims != out_rule) result = lowerer.relayout(result, out_rule, op);
+  if (lowerer.value(result).mesh_dims != layout.out_rule)
+    result = lowerer.relayout(result, layout.out_rule, op);
   lowerer.set_result(op, result);
 }
 
