@@ -19,8 +19,8 @@
 #include <exception>
 #include <limits>
 
-#include "sim/index_map.hpp"
 #include "sim/round_history.hpp"
+#include "sim/transfer_payload.hpp"
 #include "sim/transfer_tracker.hpp"
 #include "topologies/support/check.hpp"
 
@@ -206,45 +206,12 @@ class Driver {
     link_bytes_[link] += bytes;
   }
 
-  // Calls fn(buffer offset, count) for the buffer ranges the transfer's range at `offset` stands for: itself,
-  // or its pieces when the transfer has a layout.
-  template <typename Fn>
-  static void for_each_buffer_range(const Transfer& t, std::uint64_t offset, Fn&& fn) {
-    if (t.layout == nullptr) {
-      fn(offset, t.count);
-    } else {
-      t.layout->for_each_piece(offset, t.count, fn);
-    }
-  }
-
   std::vector<float> snapshot(const Transfer& t) const {
-    const float* source = t.from_input ? inputs_.at(t.src).data() : buffers_[t.src];
-    std::vector<float> payload;
-    payload.reserve(t.count);
-    for_each_buffer_range(t, t.src_offset, [&](std::uint64_t offset, std::uint64_t count) {
-      payload.insert(payload.end(), source + offset, source + offset + count);
-    });
-    return payload;
+    return read_payload(t, t.from_input ? inputs_.at(t.src).data() : buffers_[t.src]);
   }
 
   void apply(const Transfer& t, const std::vector<float>& payload) {
-    float* target = buffers_[t.dst];
-    if (target == nullptr) return;
-    const float* in = payload.data();
-    for_each_buffer_range(t, t.dst_offset, [&](std::uint64_t offset, std::uint64_t count) {
-      apply_piece(t.action, in, count, target + offset);
-      in += count;
-    });
-  }
-
-  void apply_piece(Action action, const float* in, std::size_t count, float* out) const {
-    if (action == Action::copy) {
-      std::copy(in, in + count, out);
-    } else if (input_.op == ReduceOp::sum) {
-      for (std::size_t i = 0; i < count; ++i) out[i] += in[i];
-    } else {
-      for (std::size_t i = 0; i < count; ++i) out[i] = std::max(out[i], in[i]);
-    }
+    if (buffers_[t.dst] != nullptr) apply_payload(t, payload, input_.op, buffers_[t.dst]);
   }
 
   void complete_batch() {
