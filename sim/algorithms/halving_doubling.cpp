@@ -19,6 +19,7 @@
 // power-of-two steps (2i standing for both), and 2i finally hands 2i+1 its result.
 #include <algorithm>
 #include <memory>
+#include <unordered_map>
 
 #include "sim/algorithms/algorithms.hpp"
 #include "topologies/support/check.hpp"
@@ -38,25 +39,32 @@ std::size_t bit_reverse(std::size_t value, int bits) {
   return result;
 }
 
-// Adds the transfers moving `ranges` from src to dst, one per run of adjacent ranges: a member's share of a
-// step is one message per contiguous piece, whatever the order its ranges were collected in.
-void send_runs(Rank src, Rank dst, std::vector<ElementRange> ranges, Action action,
-               std::vector<Transfer>& out) {
+// `ranges` as runs of adjacent ranges in offset order: a member's share of a step is one message per
+// contiguous piece, whatever the order its ranges were collected in.
+std::vector<ElementRange> runs_of(std::vector<ElementRange> ranges) {
   std::sort(ranges.begin(), ranges.end(),
             [](const ElementRange& a, const ElementRange& b) { return a.offset < b.offset; });
-  ElementRange run{0, 0};
+  std::vector<ElementRange> runs;
   for (const auto& range : ranges) {
     if (range.count == 0) continue;
     // Overlapping ranges would be reduced twice.
-    TPUSIM_CHECK(run.count == 0 || run.end() <= range.offset);
-    if (run.count > 0 && run.end() == range.offset) {
-      run.count += range.count;
-      continue;
+    TPUSIM_CHECK(runs.empty() || runs.back().end() <= range.offset);
+    if (!runs.empty() && runs.back().end() == range.offset) {
+      runs.back().count += range.count;
+    } else {
+      runs.push_back(range);
     }
-    add(out, {src, dst, run.offset, run.offset, run.count, action});
-    run = range;
   }
-  add(out, {src, dst, run.offset, run.offset, run.count, action});
+  return runs;
+}
+
+void send(Rank src, Rank dst, const std::vector<ElementRange>& runs, Action action, std::vector<Transfer>& out) {
+  for (const auto& run : runs) add(out, {src, dst, run.offset, run.offset, run.count, action});
+}
+
+void send_runs(Rank src, Rank dst, std::vector<ElementRange> ranges, Action action,
+               std::vector<Transfer>& out) {
+  send(src, dst, runs_of(std::move(ranges)), action, out);
 }
 
 // The power-of-two set that runs the recursive steps: member c stands for ranges[c], the ranges it ends
@@ -114,17 +122,25 @@ void recursive_step(const Plan& plan, std::size_t h, bool halving, std::vector<T
   // The masks of halving steps 0..h.
   const std::size_t agree = plan.halve_furthest_first ? (q - 1) & ~(mask - 1) : 2 * mask - 1;
   const std::size_t free = (q - 1) & ~agree;
+  // Every member whose side (its partner's when halving, its own when doubling) agrees on those masks hands
+  // over the same ranges: they are gathered once per side, so a step costs q ranges, not q times 2^free
+  // (quadratic in q: a line of 65,536 members took hours).
+  std::unordered_map<std::size_t, std::vector<ElementRange>> runs_by_side;
   std::vector<ElementRange> ranges;
   for (std::size_t c = 0; c < q; ++c) {
     const std::size_t partner = c ^ mask;
     const std::size_t base = (halving ? partner : c) & agree;
-    ranges.clear();
-    for (std::size_t s = free;; s = (s - 1) & free) {  // every subset of the free bits
-      const auto& held = plan.ranges[base | s];
-      ranges.insert(ranges.end(), held.begin(), held.end());
-      if (s == 0) break;
+    auto found = runs_by_side.find(base);
+    if (found == runs_by_side.end()) {
+      ranges.clear();
+      for (std::size_t s = free;; s = (s - 1) & free) {  // every subset of the free bits
+        const auto& held = plan.ranges[base | s];
+        ranges.insert(ranges.end(), held.begin(), held.end());
+        if (s == 0) break;
+      }
+      found = runs_by_side.emplace(base, runs_of(ranges)).first;
     }
-    send_runs(plan.members[c], plan.members[partner], ranges, halving ? Action::reduce : Action::copy, out);
+    send(plan.members[c], plan.members[partner], found->second, halving ? Action::reduce : Action::copy, out);
   }
 }
 

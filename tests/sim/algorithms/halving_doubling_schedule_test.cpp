@@ -177,3 +177,93 @@ TEST_CASE("chunk i at position i moves as one message per partner and step") {
     }
   }
 }
+
+namespace {
+
+// What step `step` of the power-of-two core sends, by the definition: the core members are the line's
+// positions 2c (c < e) and then the positions after the folded pairs; member c stands for its own range and,
+// when c < e, for the folded member's. Halving step h pairs c with c xor mask_h and hands over the ranges of
+// the core indices that agree with the partner on mask_0..mask_h; doubling step s mirrors halving step
+// h = m-1-s and hands over those that agree with c itself. Adjacent ranges go as one message.
+std::vector<Transfer> defined_step(int p, const std::vector<ElementRange>& owned, bool furthest_first,
+                                   bool halving, int step) {
+  const int m = log2_floor(p), q = 1 << m, e = p - q;
+  const int h = halving ? step : m - 1 - step;
+  auto mask = [&](int j) { return furthest_first ? q >> (j + 1) : 1 << j; };
+  auto position = [&](int c) { return c < e ? 2 * c : c + e; };
+  std::vector<Transfer> out;
+  for (int c = 0; c < q; ++c) {
+    const int partner = c ^ mask(h);
+    const int side = halving ? partner : c;
+    std::vector<ElementRange> ranges;
+    for (int i = 0; i < q; ++i) {
+      bool agrees = true;
+      for (int j = 0; j <= h; ++j) agrees = agrees && ((i ^ side) & mask(j)) == 0;
+      if (!agrees) continue;
+      ranges.push_back(owned[position(i)]);
+      if (i < e) ranges.push_back(owned[position(i) + 1]);
+    }
+    std::sort(ranges.begin(), ranges.end(),
+              [](const ElementRange& a, const ElementRange& b) { return a.offset < b.offset; });
+    std::vector<ElementRange> runs;
+    for (const auto& r : ranges) {
+      if (r.count == 0) continue;
+      if (!runs.empty() && runs.back().end() == r.offset) {
+        runs.back().count += r.count;
+      } else {
+        runs.push_back(r);
+      }
+    }
+    for (const auto& r : runs) {
+      out.push_back({position(c), position(partner), r.offset, r.offset, r.count,
+                     halving ? Action::reduce : Action::copy});
+    }
+  }
+  return out;
+}
+
+void check_steps_as_defined(const Schedule& schedule, int p, const std::vector<ElementRange>& owned,
+                            bool furthest_first, bool halving) {
+  const int m = log2_floor(p);
+  const std::size_t first = p > (1 << m) ? 1 : 0;  // the fold's round
+  REQUIRE(schedule.round_count() == first * 2 + m);
+  for (int step = 0; step < m; ++step) {
+    std::vector<Transfer> round;
+    schedule.append_round(first + step, round);
+    const auto defined = defined_step(p, owned, furthest_first, halving, step);
+    INFO("step " << step);
+    REQUIRE(round.size() == defined.size());
+    for (std::size_t i = 0; i < round.size(); ++i) {
+      CHECK(round[i].src == defined[i].src);
+      CHECK(round[i].dst == defined[i].dst);
+      CHECK(round[i].src_offset == defined[i].src_offset);
+      CHECK(round[i].dst_offset == defined[i].dst_offset);
+      CHECK(round[i].count == defined[i].count);
+      CHECK(round[i].action == defined[i].action);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every recursive step sends what its definition says, one message per run, in member order") {
+  std::mt19937 random(23);
+  for (const int p : {2, 3, 5, 8, 11, 16, 21, 32, 40, 64}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      const auto n = std::uniform_int_distribution<std::uint64_t>(0, 3 * p)(random);
+      // Chosen assignments (chunk i at position i, a few elements each or none) and random ones.
+      std::vector<ElementRange> owned;
+      if (trial == 0) {
+        for (const auto& chunk : balanced_split({0, n}, p)) owned.push_back(chunk);
+      } else {
+        owned = random_assignment(p, n, random);
+      }
+      INFO("p=" << p << " n=" << n << " trial " << trial);
+      check_steps_as_defined(algorithms::halving_doubling_reduce_scatter_to(line_of(p), owned), p, owned, true,
+                             true);
+      check_steps_as_defined(algorithms::halving_doubling_allgather_from(line_of(p), owned), p, owned, true,
+                             false);
+      check_steps_as_defined(algorithms::halving_doubling_allgather(line_of(p), owned), p, owned, false, false);
+    }
+  }
+}
