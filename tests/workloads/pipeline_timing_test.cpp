@@ -25,13 +25,14 @@ struct PipelineStep {
 };
 
 // tiny-lm (d_model 32, length 16, f32 activations) timing only on ring-8, 2 sequences per microbatch.
-PipelineStep pipelined_step(int stages, int microbatches, const std::string& mesh,
-                            const std::string& layout) {
+PipelineStep pipelined_step(int stages, int microbatches, const std::string& mesh, const std::string& layout,
+                            mtf::DType activations = mtf::DType::float32) {
   RunConfig config = load_preset("tiny-lm");
   config.training.numerics = NumericsMode::timing;
   config.training.steps = 1;
   config.model.layers = 4;
   config.model.batch = 2 * microbatches;
+  config.model.activation_dtype = activations;
   config.model.pipeline = PipelineConfig{stages, microbatches, mtf::PipelineSchedule::gpipe};
   config.mesh.shape = mtf::MeshShape::parse(mesh);
   config.mesh.layout = mtf::LayoutRules::parse(layout);
@@ -83,4 +84,12 @@ TEST_CASE("pipeline timing: GPipe's step grows by one iteration per microbatch, 
     CHECK(slope > 0);
     for (int m = 2; m < 4; ++m) CHECK(steps[m].step_s - steps[m - 1].step_s == Approx(slope).epsilon(1e-3));
   }
+}
+
+TEST_CASE("pipeline timing: the stage buffer keeps the activations' type through the loop") {
+  // bf16 activations: the buffer that crosses the stage axis is bf16 too, as the unpipelined layers' are;
+  // the one-hot masks that place microbatches on the stages are float32 and must not widen it.
+  const PipelineStep s = pipelined_step(4, 3, "stage:4;batch:2", "stage:stage;batch:batch", mtf::DType::bfloat16);
+  CHECK(s.permutes == 2 * (3 + 4 - 2));
+  CHECK(s.permute_bytes == 1 * (2 / 2) * 16 * 32 * 2);
 }

@@ -71,7 +71,9 @@ BuiltModel build_pipelined_decoder_only_lm(mtf::Graph& graph, const ModelConfig&
     const std::string it = fmt::format("pipeline/iteration_{}", t);
     if (t > 0 && S > 1) state = mtf::shift(state, kPipelineStageDim, 1, false, it + "/to_next_stage");
     if (t < M) {
-      const Tensor entering = mtf::mul(first_stage, inputs[t], it + "/enter");
+      // The microbatch first: a product takes its first operand's type, and the activations' (bf16) must
+      // carry through the loop as they do through the unpipelined layers, not the float32 mask's.
+      const Tensor entering = mtf::mul(inputs[t], first_stage, it + "/enter");
       state = t == 0 || S == 1 ? entering : mtf::add(state, entering, it + "/with_input");
     }
     for (int j = 0; j < per_stage; ++j) {
