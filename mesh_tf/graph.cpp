@@ -44,6 +44,7 @@ Tensor Graph::add_op(OpNode op, const Shape& output_shape, DType dtype, const st
   }
   op.id = static_cast<int>(ops_.size());
   op.phase = phase_;
+  op.checkpoint = phase_ == Phase::forward ? checkpoint_ : -1;
   // A user's name is kept as given when it is free; generated and repeated names get the op id appended.
   op.name = name_hint.empty() ? fmt::format("{}_{}", to_string(op.kind), op.id) : name_hint;
   if (!names_.insert(op.name).second) {
@@ -61,6 +62,11 @@ Tensor Graph::add_op(OpNode op, const Shape& output_shape, DType dtype, const st
   ops_.push_back(std::move(op));
   tensors_.push_back(std::move(tensor));
   return Tensor(this, tensors_.back().id);
+}
+
+CheckpointScope::CheckpointScope(Graph& graph) : graph_(graph) {
+  TPUSIM_CHECK(graph.checkpoint_ < 0);  // scopes do not nest
+  graph.checkpoint_ = graph.checkpoints_++;
 }
 
 void Graph::discard_ops_from(int first_op) {

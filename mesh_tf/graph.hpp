@@ -120,18 +120,40 @@ class Graph {
   void set_phase(Phase phase) { phase_ = phase; }
   Phase phase() const { return phase_; }
 
+  // New forward ops belong to this checkpointed layer (-1: none); see CheckpointScope.
+  int checkpoint() const { return checkpoint_; }
+
   // Low-level: appends an op with one output tensor. Op functions below validate before calling it; this
   // checks only the output's size (kMaxTensorElements).
   Tensor add_op(OpNode op, const Shape& output_shape, DType dtype, const std::string& name_hint);
 
  private:
+  friend class CheckpointScope;
+
   std::uint64_t seed_;
   Phase phase_ = Phase::forward;
+  int checkpoint_ = -1;
+  int checkpoints_ = 0;
   std::deque<OpNode> ops_;
   std::deque<TensorNode> tensors_;
   std::unordered_set<std::string> names_;
   std::optional<WeightSharding> variable_sharding_;
   std::vector<std::string> sharded_variable_dims_;
+};
+
+// A layer whose activations may be computed again rather than held for the backward pass (Chen et al. 2016,
+// "Training Deep Nets with Sublinear Memory Cost"; Mesh-TensorFlow's recompute_grad, jax.checkpoint): the
+// forward ops a model builds while a scope lives belong to one checkpoint, which rematerialization `layers`
+// (rematerialization.hpp) recomputes from what the layer reads before its backward pass. Scopes do not nest.
+class CheckpointScope {
+ public:
+  explicit CheckpointScope(Graph& graph);
+  ~CheckpointScope() { graph_.checkpoint_ = -1; }
+  CheckpointScope(const CheckpointScope&) = delete;
+  CheckpointScope& operator=(const CheckpointScope&) = delete;
+
+ private:
+  Graph& graph_;
 };
 
 // ---- Contractions and reductions ----

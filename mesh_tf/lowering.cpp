@@ -64,7 +64,7 @@ void Lowerer::run() {
   fuse_steps(program_, options_.device, kept, options_.fusion);
   combine_allreduces(program_, options_.allreduce_combine_bytes);
   program_.rematerialization =
-      rematerialize(program_, options_.device.hbm_bytes(), options_.rematerialization);
+      rematerialize(program_, graph_, options_.device.hbm_bytes(), options_.rematerialization);
   finish_counters();
 }
 

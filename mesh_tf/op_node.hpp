@@ -160,6 +160,9 @@ struct OpNode {
   std::vector<int> inputs;  // tensor ids
   int output = -1;          // tensor id (every op has one output; assign outputs the new value)
   Phase phase = Phase::forward;
+  // The layer (a checkpointed segment of the forward pass, graph.hpp's CheckpointScope) this op belongs to,
+  // -1 for none: what rematerialization `layers` computes again before the layer's backward pass.
+  int checkpoint = -1;
   OpAttributes attributes;
   std::vector<std::string> unsplittable;  // dims this op forbids splitting (legality)
 

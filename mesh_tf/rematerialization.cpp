@@ -5,6 +5,7 @@
 #include <set>
 #include <vector>
 
+#include "mesh_tf/graph.hpp"
 #include "mesh_tf/program.hpp"
 
 namespace tpusim::mtf {
@@ -12,7 +13,9 @@ namespace tpusim::mtf {
 const NameTable<RematerializationPolicy>& rematerialization_policies() {
   static const NameTable<RematerializationPolicy> table(
       "rematerialization policy",
-      {{"none", RematerializationPolicy::none}, {"xla", RematerializationPolicy::xla}});
+      {{"none", RematerializationPolicy::none},
+       {"xla", RematerializationPolicy::xla},
+       {"layers", RematerializationPolicy::layers}});
   return table;
 }
 
@@ -54,11 +57,69 @@ Recipe recipe_of(const Program& program, int value) {
   return recipe;
 }
 
+// Policy `layers`: in each checkpointed layer, the values computed on the core that only the layer's own
+// forward ops and the backward pass read are dropped after the forward pass and computed again, all at once,
+// just before the first backward op that reads one of them; what the layer hands on (its outputs, read by
+// later forward ops), collectives' results and the values kept past the step stay held. The recomputation
+// runs every kernel that computes a dropped value (a kernel's whole time, as for `xla`) and lengthens the
+// fusion of that first backward reader.
+Rematerialization rematerialize_layers(Program& program, const Graph& graph,
+                                       const std::vector<BufferReads>& buffers) {
+  const std::set<int> kept(program.kept_values.begin(), program.kept_values.end());
+  const auto op_of = [&](int step) -> const OpNode& { return graph.op(program.steps[step].op); };
+  struct Layer {
+    std::vector<int> dropped;
+    std::set<int> kernels;
+    int first_backward_read = -1;
+  };
+  std::map<int, Layer> layers;
+  for (int v = 0; v < static_cast<int>(program.values.size()); ++v) {
+    const int producer = program.values[v].producer_step;
+    if (producer < 0 || !buffers[v].buffered || kept.count(v) || program.steps[producer].is_comm) continue;
+    const int checkpoint = op_of(producer).checkpoint;
+    if (checkpoint < 0) continue;
+    int first_backward = -1;
+    bool only_layer_and_backward = true;
+    for (const int reader : buffers[v].reads) {
+      if (reader >= static_cast<int>(program.steps.size())) {
+        only_layer_and_backward = false;
+        break;
+      }
+      const OpNode& op = op_of(reader);
+      if (op.phase == Phase::backward) {
+        if (first_backward < 0) first_backward = reader;
+      } else if (op.checkpoint != checkpoint) {
+        only_layer_and_backward = false;
+        break;
+      }
+    }
+    if (!only_layer_and_backward || first_backward < 0) continue;
+    Layer& layer = layers[checkpoint];
+    layer.dropped.push_back(v);
+    layer.kernels.insert(fusion_of(program, producer));
+    if (layer.first_backward_read < 0 || first_backward < layer.first_backward_read)
+      layer.first_backward_read = first_backward;
+  }
+  Rematerialization result;
+  for (auto& [checkpoint, layer] : layers) {
+    double recompute_s = 0;
+    for (const int kernel : layer.kernels) recompute_s += program.steps[kernel].time_s;
+    for (const int v : layer.dropped) program.values[v].rematerialized_at = layer.first_backward_read;
+    program.steps[fusion_of(program, layer.first_backward_read)].time_s += recompute_s;
+    result.values += static_cast<int>(layer.dropped.size());
+    result.recompute_s += recompute_s;
+  }
+  return result;
+}
+
 }  // namespace
 
-Rematerialization rematerialize(Program& program, std::uint64_t memory_bytes,
+Rematerialization rematerialize(Program& program, const Graph& graph, std::uint64_t memory_bytes,
                                 RematerializationPolicy policy) {
   if (policy == RematerializationPolicy::none) return {};
+  if (policy == RematerializationPolicy::layers) {
+    return rematerialize_layers(program, graph, buffer_reads(program, program.kept_values));
+  }
   const std::vector<BufferReads> buffers = buffer_reads(program, program.kept_values);
   LiveMemory memory = live_memory(program, buffers);
   if (memory.peak_bytes <= memory_bytes) return {};

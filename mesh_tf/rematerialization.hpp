@@ -12,6 +12,12 @@
 //         random number ops are stateful and never rematerialized), and is not an output of the step.
 //         If no choice brings the peak under the memory, the program is left as it was: XLA would fail to
 //         compile it, and the run reports that it does not fit.
+//   layers  every checkpointed layer (graph.hpp's CheckpointScope, which the models open around each layer)
+//         holds only what it reads and hands on: the values its forward ops compute on the core for
+//         themselves and for the backward pass are dropped and computed again, all at once, before the
+//         first backward op that reads one of them, whatever the memory. This is activation checkpointing
+//         per layer (Chen et al. 2016; Mesh-TensorFlow's recompute_grad; jax.checkpoint around each layer, as
+//         large models are trained), which costs about one more forward pass of the layers.
 //   none  the default: buffers are held as assigned, whatever the memory.
 #include <cstdint>
 
@@ -20,14 +26,16 @@
 
 namespace tpusim::mtf {
 
-enum class RematerializationPolicy { none, xla };
-const NameTable<RematerializationPolicy>& rematerialization_policies();  // "none", "xla"
+enum class RematerializationPolicy { none, xla, layers };
+const NameTable<RematerializationPolicy>& rematerialization_policies();  // "none", "xla", "layers"
 
 struct Program;  // program.hpp, internal to mesh_tf
+class Graph;
 
 // Under `xla`, rematerializes values of `program` (Value::rematerialized_at, and the time added to the
 // readers' kernels) until its peak of live buffers is at most `memory_bytes`, or changes nothing if no set
-// of choices gets there.
-Rematerialization rematerialize(Program& program, std::uint64_t memory_bytes, RematerializationPolicy policy);
+// of choices gets there; under `layers`, those of every checkpointed layer of `graph`, the program's graph.
+Rematerialization rematerialize(Program& program, const Graph& graph, std::uint64_t memory_bytes,
+                                RematerializationPolicy policy);
 
 }  // namespace tpusim::mtf

@@ -40,7 +40,7 @@ struct MemoryReport {
   std::uint64_t sum_bytes = 0;         // of the four categories
   std::uint64_t total_bytes = 0;       // peak of live buffers
   std::uint64_t hbm_bytes = 0;
-  mtf::Rematerialization rematerialization;  // what was computed again to fit (hardware.rematerialization)
+  mtf::Rematerialization rematerialization;  // what was computed again (hardware.rematerialization)
   bool fits() const { return total_bytes <= hbm_bytes; }
 };
 

@@ -148,3 +148,69 @@ TEST_CASE(
   CHECK(fitted > 0);
   CHECK(unchanged > 0);
 }
+
+namespace {
+
+// Two checkpointed layers over 1 MiB fp32 tensors, each op its own kernel, with a backward pass written by
+// hand (what autodiff would read):
+//   forward   layer 0: 0 a0 = relu(x), 1 h1 = exp(a0)   layer 1: 2 a1 = relu(h1), 3 h2 = exp(a1)
+//             4 s = row sums of h2 (no layer)
+//   backward  5 g1 = h2 * a1, 6 g0 = g1 * a0, 7 out = row sums of g0
+// with s and out as outputs. a0 and a1 are read by their own layer and by the backward pass: `layers` drops
+// them and computes them again just before steps 6 and 5. h1 and h2 are what the layers hand on (read by a
+// later forward op) and stay held.
+RematRun remat_layers(RematerializationPolicy policy) {
+  Graph g(1);
+  const Dimension a_dim("a", 1024), b_dim("b", 256);
+  const Tensor x = g.input("x", {a_dim, b_dim});
+  Tensor a0, h1, a1, h2;
+  {
+    const CheckpointScope layer(g);
+    a0 = relu(x, "a0");
+    h1 = exp(a0, "h1");
+  }
+  {
+    const CheckpointScope layer(g);
+    a1 = relu(h1, "a1");
+    h2 = exp(a1, "h2");
+  }
+  const Tensor s = reduce_sum(h2, Shape{a_dim}, "s");
+  g.set_phase(Phase::backward);
+  const Tensor g1 = mul(h2, a1, "g1");
+  const Tensor g0 = mul(g1, a0, "g0");
+  const Tensor out = reduce_sum(g0, Shape{a_dim}, "out");
+  ExecutionOptions options;
+  options.numerics = false;
+  options.fusion = FusionPolicy::none;
+  options.rematerialization = policy;
+  options.outputs = {s, out};
+  options.device = DeviceModel("hand", 22.5e12, 350e9, 64 * kRematMiB, 0);
+  Executor executor(g, MeshShape(), LayoutRules(), nullptr, options);
+  executor.run();
+  RematRun run{executor.live_memory(), {}};
+  for (const auto& op : executor.counters().ops) run.time_s[op.name] = op.time_s;
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("rematerialization by layers: each layer holds what it reads and hands on, the rest is recomputed") {
+  // Held: x throughout; a0 over steps 0-6, h1 1-2, a1 2-5, h2 3-5, s from 4, g1 5-6, g0 6-7, out at 7. The
+  // peak is at step 5: x, a0, a1, h2, g1 and the row of s.
+  const RematRun held = remat_layers(RematerializationPolicy::none);
+  CHECK(held.memory.peak_bytes == 5 * kRematMiB + kRematRow);
+  CHECK(held.memory.peak_step == 5);
+  // By layers: a0 over 0-1 and again at 6, a1 over 2-3 and again at 5. Steps 5 and 6 then hold four
+  // tensors and the row of s (x, a1, h2, g1; x, a0, g1, g0): the peak is at step 5, whatever the memory.
+  const RematRun layers = remat_layers(RematerializationPolicy::layers);
+  CHECK(layers.memory.rematerialization.values == 2);
+  CHECK(layers.memory.peak_bytes == 4 * kRematMiB + kRematRow);
+  CHECK(layers.memory.peak_step == 5);
+  // Each layer's relu again, in the kernel of its first backward reader.
+  CHECK(layers.memory.rematerialization.recompute_s ==
+        Approx(held.time_s.at("a0") + held.time_s.at("a1")).epsilon(1e-12));
+  CHECK(layers.time_s.at("g1") == Approx(held.time_s.at("g1") + held.time_s.at("a1")).epsilon(1e-12));
+  CHECK(layers.time_s.at("g0") == Approx(held.time_s.at("g0") + held.time_s.at("a0")).epsilon(1e-12));
+  for (const char* forward : {"a0", "h1", "a1", "h2", "s"}) CHECK(layers.time_s.at(forward) == held.time_s.at(forward));
+  CHECK(rematerialization_policies().parse("layers") == RematerializationPolicy::layers);
+}

@@ -363,7 +363,7 @@ TEST_CASE("hardware.pod_allreduce is none unless the config names an allreduce a
         0);
 }
 
-TEST_CASE("hardware.rematerialization is none unless the config says xla") {
+TEST_CASE("hardware.rematerialization is none unless the config says xla or layers") {
   const auto with = [](const std::string& line) {
     return replace(kValid, "  topology: tpu-v2-32\n", "  topology: tpu-v2-32\n  " + line + "\n");
   };
@@ -371,8 +371,11 @@ TEST_CASE("hardware.rematerialization is none unless the config says xla") {
         tpusim::mtf::RematerializationPolicy::none);
   CHECK(parse_run_config(with("rematerialization: xla"), "configs/test.yaml").hardware.rematerialization ==
         tpusim::mtf::RematerializationPolicy::xla);
+  CHECK(parse_run_config(with("rematerialization: layers"), "configs/test.yaml").hardware.rematerialization ==
+        tpusim::mtf::RematerializationPolicy::layers);
   CHECK(error_of(with("rematerialization: yes")) ==
-        "configs/test.yaml:4: hardware.rematerialization: 'yes' is not valid; valid values are none, xla");
+        "configs/test.yaml:4: hardware.rematerialization: 'yes' is not valid; valid values are " +
+            tpusim::join(tpusim::mtf::rematerialization_policies().names()));
 }
 
 TEST_CASE("hardware.overlap is dependencies unless the config says none or concurrent") {

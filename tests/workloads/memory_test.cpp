@@ -1,5 +1,6 @@
 // Memory per core of small models against values computed by hand from the layout (fp32, 4 bytes/element).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "mesh_tf/execution.hpp"
 #include "mesh_tf/optimizer.hpp"
@@ -84,4 +85,43 @@ TEST_CASE("activations kept for the backward pass of a tiny MLP match the hand c
       mtf::Optimizer::sgd(0.1));
   CHECK(memory.parameter_bytes == (8 * 8 + 8 * 8) * 4);
   CHECK(memory.activation_bytes == 384);
+}
+
+TEST_CASE("rematerialization by layers holds each MLP layer's input, not its hidden activations") {
+  // One core, SGD, 1024 examples, d_model 16, d_ff 64: a layer reads its input x [1024, 16] (64 KiB) and
+  // keeps relu's output [1024, 64] (256 KiB) for its backward pass; its weights are 4 KiB each. The peak is
+  // where the backward pass begins. Held as assigned, every layer's input and hidden activation are live
+  // there; by layers, every input, and only the last layer's hidden activation, computed again for its
+  // backward pass there: (layers - 1) hidden activations fewer, and one fewer per added layer.
+  const auto peak = [](int layers, const char* policy) {
+    const std::string yaml = fmt::format(
+        "hardware: {{topology: \"ring:1\", rematerialization: {}}}\n"
+        "mesh: {{shape: \"batch:1\"}}\n"
+        "model: {{kind: mlp, layers: {}, d_model: 16, d_ff: 64, batch: 1024, activation_dtype: f32}}\n",
+        policy, layers);
+    const RunConfig config = parse_run_config(yaml, "test.yaml");
+    mtf::Graph graph(1);
+    const BuiltModel model = build_model(graph, config.model);
+    const auto gradients = mtf::Optimizer::sgd(0.1).minimize(graph, model.loss);
+    mtf::ExecutionOptions options;
+    options.numerics = false;
+    options.rematerialization = config.hardware.rematerialization;
+    mtf::Executor executor(graph, config.mesh.shape, config.mesh.layout, nullptr, options);
+    return executor.live_memory();
+  };
+  const std::int64_t hidden_bytes = 1024 * 64 * 4;
+  for (const int layers : {3, 4, 6}) {
+    INFO(layers << " layers");
+    const auto none = peak(layers, "none"), none_next = peak(layers + 1, "none");
+    const auto by_layers = peak(layers, "layers"), by_layers_next = peak(layers + 1, "layers");
+    CHECK(by_layers.rematerialization.values == layers);  // one hidden activation per layer
+    // The two peaks are a few ops apart: scalars (the loss and its gradient, 4 bytes each) may be live at one
+    // and not at the other.
+    const auto fewer = static_cast<std::int64_t>(none.peak_bytes - by_layers.peak_bytes);
+    CHECK(fewer >= (layers - 1) * hidden_bytes);
+    CHECK(fewer <= (layers - 1) * hidden_bytes + 16);
+    CHECK(static_cast<std::int64_t>(none_next.peak_bytes - none.peak_bytes) -
+              static_cast<std::int64_t>(by_layers_next.peak_bytes - by_layers.peak_bytes) ==
+          hidden_bytes);
+  }
 }

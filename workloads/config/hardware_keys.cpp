@@ -378,11 +378,14 @@ std::vector<ConfigKey> hardware_keys() {
       policy_key(
           "hardware.rematerialization", mtf::rematerialization_policies(), &HardwareConfig::rematerialization,
           "none",
-          "Whether values are computed again to fit the device's HBM, as XLA's rematerialization pass does "
-          "(mesh_tf/rematerialization.hpp): xla, when the peak of live buffers exceeds HBM, values held "
+          "Whether values are computed again rather than held (mesh_tf/rematerialization.hpp): xla, as "
+          "XLA's rematerialization pass does, when the peak of live buffers exceeds HBM, values held "
           "across the peak for a later reader are dropped and computed again before it, the cheapest per "
           "byte first, until the step fits (if none gets there, nothing changes and the run does not "
-          "fit); or none, buffers held as assigned."),
+          "fit); layers, activation checkpointing per layer (jax.checkpoint or Mesh-TensorFlow's "
+          "recompute_grad around each layer), whatever the memory: each layer holds only what it reads and "
+          "hands on, and what its backward pass needs is computed again just before it; or none, buffers "
+          "held as assigned."),
       ConfigKey("hardware.calibration", "a shipped profile name, or a profile file (YAML)",
                 "A calibration profile of tpusim calibrate (workloads/fidelity/calibration.hpp): the step is "
                 "timed with the device's matrix unit and HBM at the profile's achieved fractions, its "

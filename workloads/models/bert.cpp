@@ -73,6 +73,7 @@ BuiltModel build_bert(mtf::Graph& graph, const ModelConfig& model) {
   const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
   Tensor x = dropout(bert_embed(graph, embedding, ids, types, d), d, "embeddings/dropout");
   for (int layer = 0; layer < model.layers; ++layer) {
+    const mtf::CheckpointScope checkpoint(graph);
     const std::string scope = fmt::format("layer_{}", layer);
     const Tensor attended = attention(graph, x, x, Tensor(), d, scope + "/attention", ProjectionBiases::each);
     x = bert_layer_norm(graph, mtf::add(x, dropout(attended, d, scope + "/attention/dropout")), d.d_model,

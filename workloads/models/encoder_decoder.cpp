@@ -23,6 +23,7 @@ BuiltModel build_encoder_decoder(mtf::Graph& graph, const ModelConfig& model) {
   const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
   Tensor encoded = dropout(embed(graph, embedding, source, d, "encoder"), d, "encoder/embedding_dropout");
   for (int layer = 0; layer < model.layers; ++layer) {
+    const mtf::CheckpointScope checkpoint(graph);
     const std::string scope = fmt::format("encoder/layer_{}", layer);
     const Tensor normed = layer_norm(graph, encoded, d, scope + "/self_attention");
     const Tensor attended = attention(graph, normed, normed, Tensor(), d, scope + "/self_attention");
@@ -34,6 +35,7 @@ BuiltModel build_encoder_decoder(mtf::Graph& graph, const ModelConfig& model) {
 
   Tensor x = dropout(embed(graph, embedding, decoder_in, d, "decoder"), d, "decoder/embedding_dropout");
   for (int layer = 0; layer < model.decoder_layers; ++layer) {
+    const mtf::CheckpointScope checkpoint(graph);
     const std::string scope = fmt::format("decoder/layer_{}", layer);
     const Tensor normed = layer_norm(graph, x, d, scope + "/self_attention");
     x = mtf::add(x, dropout(attention(graph, normed, normed, full_mask, d, scope + "/self_attention"), d,

@@ -19,6 +19,7 @@ BuiltModel build_mlp(mtf::Graph& graph, const ModelConfig& model) {
   Tensor x = activations == mtf::DType::float32 ? features : mtf::cast(features, activations);
   const Tensor target = x;
   for (int layer = 0; layer < model.layers; ++layer) {
+    const mtf::CheckpointScope checkpoint(graph);
     const std::string scope = fmt::format("layer_{}", layer);
     const Tensor w_in = weight(graph, scope + "/in", Shape{d_model, d_ff}, d_model.size);
     const Tensor w_out = weight(graph, scope + "/out", Shape{d_ff, d_model}, d_ff.size);

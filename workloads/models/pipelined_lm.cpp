@@ -77,6 +77,7 @@ BuiltModel build_pipelined_decoder_only_lm(mtf::Graph& graph, const ModelConfig&
       state = t == 0 || S == 1 ? entering : mtf::add(state, entering, it + "/with_input");
     }
     for (int j = 0; j < per_stage; ++j) {
+      const mtf::CheckpointScope checkpoint(graph);
       const std::string scope = fmt::format("stage_layer_{}", j);
       // Dropout masks are keyed by name: each iteration its own.
       const std::string site = fmt::format("{}/{}", it, scope);

@@ -46,6 +46,7 @@ BuiltModel build_resnet(mtf::Graph& graph, const ModelConfig& model) {
   for (std::size_t stage = 0; stage < model.stage_blocks.size(); ++stage) {
     const std::int64_t filters = model.width << stage;
     for (int block = 0; block < model.stage_blocks[stage]; ++block) {
+      const mtf::CheckpointScope checkpoint(graph);
       const std::int64_t stride = stage > 0 && block == 0 ? 2 : 1;
       x = bottleneck_block(graph, x, filters, stride, fmt::format("stage_{}/block_{}", stage, block));
     }

@@ -23,6 +23,7 @@ BuiltModel build_decoder_only_lm(mtf::Graph& graph, const ModelConfig& model,
   const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
   Tensor x = dropout(embed(graph, embedding, ids, d, "decoder"), d, "decoder/embedding_dropout");
   for (int layer = 0; layer < model.layers; ++layer) {
+    const mtf::CheckpointScope checkpoint(graph);
     const std::string scope = fmt::format("layer_{}", layer);
     const Tensor normed = layer_norm(graph, x, d, scope + "/self_attention");
     x = mtf::add(x, dropout(attention(graph, normed, normed, full_mask, d, scope + "/self_attention"), d,

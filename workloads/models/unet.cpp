@@ -52,6 +52,7 @@ BuiltModel build_unet(mtf::Graph& graph, const ModelConfig& model) {
   Tensor x = image_input(graph, d, &images);
   std::vector<Tensor> skips;
   for (int level = 0; level < model.levels; ++level) {
+    const mtf::CheckpointScope checkpoint(graph);
     const std::string scope = fmt::format("down_{}", level);
     x = double_conv(graph, x, model.width << level, scope);
     if (level + 1 == model.levels) break;
@@ -59,6 +60,7 @@ BuiltModel build_unet(mtf::Graph& graph, const ModelConfig& model) {
     x = mtf::max_pool(x, {2, 2}, {2, 2}, mtf::Padding::same, scope + "/max_pool");
   }
   for (int level = model.levels - 2; level >= 0; --level) {
+    const mtf::CheckpointScope checkpoint(graph);
     const std::string scope = fmt::format("up_{}", level);
     const Tensor up = up_conv(graph, x, model.width << level, scope);
     x = mtf::concat({skips[level], up}, "channels", scope + "/concat");
