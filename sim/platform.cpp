@@ -115,12 +115,23 @@ Platform::Platform(const topo::Topology& topology)
   for (const auto* host : hosts_) TPUSIM_CHECK(host != nullptr);
 }
 
+namespace {
+
+// A link's index in links(), plus one (0: none yet), kept in the link's own extension slot: looked up for every
+// link of every route computed, a hash map from link to index cost 5% of an unfolded run on 65,536 chips.
+std::size_t link_index_slot() {
+  static const std::size_t slot = s4u::Link::extension_create(nullptr);
+  return slot;
+}
+
+}  // namespace
+
 int Platform::link_index(s4u::Link* link) {
-  const auto found = link_index_.find(link);
-  if (found != link_index_.end()) return found->second;
+  const auto stored = reinterpret_cast<std::uintptr_t>(link->extension(link_index_slot()));
+  if (stored != 0) return static_cast<int>(stored - 1);
   const int index = static_cast<int>(links_.size());
   links_.push_back({link->get_name(), link->get_bandwidth()});
-  link_index_.emplace(link, index);
+  link->extension_set(link_index_slot(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(index) + 1), false);
   return index;
 }
 
@@ -128,14 +139,15 @@ const std::vector<int>& Platform::route(topo::Rank src, topo::Rank dst) {
   const int from = src / cores_per_chip_;
   const int to = dst / cores_per_chip_;
   const long long key = static_cast<long long>(from) * num_chips_ + to;
-  const auto found = routes_.find(key);
-  if (found != routes_.end()) return found->second;
-  std::vector<s4u::Link*> links;
+  RouteSlot& slot = routes_[static_cast<std::size_t>(key) % routes_.size()];
+  if (slot.key == key) return slot.links;
+  route_links_.clear();
   double latency = 0;
-  hosts_[from]->route_to(hosts_[to], links, &latency);
-  std::vector<int> indices;
-  for (auto* link : links) indices.push_back(link_index(link));
-  return routes_.emplace(key, std::move(indices)).first->second;
+  hosts_[from]->route_to(hosts_[to], route_links_, &latency);
+  slot.key = key;
+  slot.links.clear();
+  for (auto* link : route_links_) slot.links.push_back(link_index(link));
+  return slot.links;
 }
 
 }  // namespace tpusim::sim

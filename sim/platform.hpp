@@ -5,7 +5,6 @@
 // Inter-chip links are SPLITDUPLEX (each direction has the full bandwidth). Tori use SimGrid's torus zone;
 // meshes and lines a full zone with explicit dimension-order routes.
 #include <simgrid/s4u.hpp>
-#include <unordered_map>
 #include <vector>
 
 #include "topologies/topology.hpp"
@@ -20,7 +19,9 @@ class Platform {
   simgrid::s4u::Host* host_of_rank(topo::Rank rank) const { return hosts_[rank / cores_per_chip_]; }
   simgrid::s4u::Host* host(int chip) const { return hosts_[chip]; }
 
-  // Indices into links() of the links a message from one core to another crosses (cached per chip pair).
+  // Indices into links() of the links a message from one core to another crosses, valid until the next call
+  // (a cache of the most recent chip pairs: rings ask for the same few pairs again and again, recursive
+  // doubling over 65,536 chips for a million different ones once each).
   const std::vector<int>& route(topo::Rank src, topo::Rank dst);
   struct LinkInfo {
     std::string name;
@@ -35,8 +36,12 @@ class Platform {
   int num_chips_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<LinkInfo> links_;
-  std::unordered_map<const simgrid::s4u::Link*, int> link_index_;
-  std::unordered_map<long long, std::vector<int>> routes_;
+  struct RouteSlot {
+    long long key = -1;
+    std::vector<int> links;
+  };
+  std::vector<RouteSlot> routes_ = std::vector<RouteSlot>(1 << 16);
+  std::vector<simgrid::s4u::Link*> route_links_;  // route()'s scratch, kept to save an allocation a call
 };
 
 }  // namespace tpusim::sim

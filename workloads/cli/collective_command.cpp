@@ -199,12 +199,23 @@ void print_algorithms(bool json) {
               << "\n";
     return;
   }
-  std::cout << fmt::format("{:<15} {:<17} {:<8} {:<16} {:<12} {}\n", "collective", "algorithm", "default",
-                           "group shape", "closed form", "description");
+  // Columns as wide as their widest entry, so that a new row never breaks the alignment.
+  std::size_t kind_width = std::string("collective").size(), name_width = std::string("algorithm").size(),
+              shape_width = std::string("group shape").size();
   for (const auto& row : sim::algorithm_table()) {
-    std::cout << fmt::format("{:<15} {:<17} {:<8} {:<16} {:<12} {}\n", sim::to_string(row.kind), row.name,
-                             row.is_default ? "yes" : "", sim::to_string(row.shape),
-                             row.closed_form != nullptr ? "yes" : "no", row.description);
+    kind_width = std::max(kind_width, std::string(sim::to_string(row.kind)).size());
+    name_width = std::max(name_width, std::string(row.name).size());
+    shape_width = std::max(shape_width, std::string(sim::to_string(row.shape)).size());
+  }
+  const auto line = [&](const std::string& kind, const std::string& name, const std::string& is_default,
+                        const std::string& shape, const std::string& closed_form, const std::string& description) {
+    std::cout << fmt::format("{:<{}} {:<{}} {:<8} {:<{}} {:<12} {}\n", kind, kind_width, name, name_width,
+                             is_default, shape, shape_width, closed_form, description);
+  };
+  line("collective", "algorithm", "default", "group shape", "closed form", "description");
+  for (const auto& row : sim::algorithm_table()) {
+    line(sim::to_string(row.kind), row.name, row.is_default ? "yes" : "", sim::to_string(row.shape),
+         row.closed_form != nullptr ? "yes" : "no", row.description);
   }
 }
 
