@@ -54,7 +54,8 @@ struct ExecutionOptions {
   FusionPolicy fusion = FusionPolicy::xla;
   // XLA's all-reduce combiner threshold in bytes per core (allreduce_combiner.hpp); 0 combines nothing.
   std::uint64_t allreduce_combine_bytes = 0;
-  // Whether values are computed again rather than held: to fit the HBM, or layer by layer (rematerialization.hpp).
+  // Whether values are computed again rather than held: to fit the HBM, or layer by layer
+  // (rematerialization.hpp).
   RematerializationPolicy rematerialization = RematerializationPolicy::none;
   // Whether collectives overlap compute (overlap_policy.hpp).
   OverlapPolicy overlap = OverlapPolicy::dependencies;

@@ -11,11 +11,10 @@
 namespace tpusim::mtf {
 
 const NameTable<RematerializationPolicy>& rematerialization_policies() {
-  static const NameTable<RematerializationPolicy> table(
-      "rematerialization policy",
-      {{"none", RematerializationPolicy::none},
-       {"xla", RematerializationPolicy::xla},
-       {"layers", RematerializationPolicy::layers}});
+  static const NameTable<RematerializationPolicy> table("rematerialization policy",
+                                                        {{"none", RematerializationPolicy::none},
+                                                         {"xla", RematerializationPolicy::xla},
+                                                         {"layers", RematerializationPolicy::layers}});
   return table;
 }
 

@@ -117,8 +117,9 @@ Platform::Platform(const topo::Topology& topology)
 
 namespace {
 
-// A link's index in links(), plus one (0: none yet), kept in the link's own extension slot: looked up for every
-// link of every route computed, a hash map from link to index cost 5% of an unfolded run on 65,536 chips.
+// A link's index in links(), plus one (0: none yet), kept in the link's own extension slot: looked up for
+// every link of every route computed, a hash map from link to index cost 5% of an unfolded run on 65,536
+// chips.
 std::size_t link_index_slot() {
   static const std::size_t slot = s4u::Link::extension_create(nullptr);
   return slot;
@@ -131,7 +132,8 @@ int Platform::link_index(s4u::Link* link) {
   if (stored != 0) return static_cast<int>(stored - 1);
   const int index = static_cast<int>(links_.size());
   links_.push_back({link->get_name(), link->get_bandwidth()});
-  link->extension_set(link_index_slot(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(index) + 1), false);
+  link->extension_set(link_index_slot(), reinterpret_cast<void*>(static_cast<std::uintptr_t>(index) + 1),
+                      false);
   return index;
 }
 

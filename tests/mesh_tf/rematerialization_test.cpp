@@ -29,6 +29,22 @@ struct RematRun {
   std::map<std::string, double> time_s;
 };
 
+// Timing only, each op its own kernel (no fusion), on a device of `hbm_bytes`.
+RematRun run_by_hand(const Graph& g, std::vector<Tensor> outputs, RematerializationPolicy policy,
+                     std::uint64_t hbm_bytes) {
+  ExecutionOptions options;
+  options.numerics = false;
+  options.fusion = FusionPolicy::none;
+  options.rematerialization = policy;
+  options.outputs = std::move(outputs);
+  options.device = DeviceModel("hand", 22.5e12, 350e9, hbm_bytes, 0);
+  Executor executor(g, MeshShape(), LayoutRules(), nullptr, options);
+  executor.run();
+  RematRun run{executor.live_memory(), {}};
+  for (const auto& op : executor.counters().ops) run.time_s[op.name] = op.time_s;
+  return run;
+}
+
 RematRun remat_chain(std::uint64_t hbm_bytes) {
   Graph g(1);
   const Dimension a_dim("a", 1024), b_dim("b", 256);
@@ -38,17 +54,7 @@ RematRun remat_chain(std::uint64_t hbm_bytes) {
   const Tensor c = exp(exp(x, "b"), "c");
   const Tensor s2 = reduce_sum(c, Shape{a_dim}, "s2");
   const Tensor s3 = reduce_sum(mul(a, x, "d"), Shape{a_dim}, "s3");
-  ExecutionOptions options;
-  options.numerics = false;
-  options.fusion = FusionPolicy::none;
-  options.rematerialization = RematerializationPolicy::xla;
-  options.outputs = {s1, s2, s3};
-  options.device = DeviceModel("hand", 22.5e12, 350e9, hbm_bytes, 0);
-  Executor executor(g, MeshShape(), LayoutRules(), nullptr, options);
-  executor.run();
-  RematRun run{executor.live_memory(), {}};
-  for (const auto& op : executor.counters().ops) run.time_s[op.name] = op.time_s;
-  return run;
+  return run_by_hand(g, {s1, s2, s3}, RematerializationPolicy::xla, hbm_bytes);
 }
 
 }  // namespace
@@ -179,22 +185,13 @@ RematRun remat_layers(RematerializationPolicy policy) {
   const Tensor g1 = mul(h2, a1, "g1");
   const Tensor g0 = mul(g1, a0, "g0");
   const Tensor out = reduce_sum(g0, Shape{a_dim}, "out");
-  ExecutionOptions options;
-  options.numerics = false;
-  options.fusion = FusionPolicy::none;
-  options.rematerialization = policy;
-  options.outputs = {s, out};
-  options.device = DeviceModel("hand", 22.5e12, 350e9, 64 * kRematMiB, 0);
-  Executor executor(g, MeshShape(), LayoutRules(), nullptr, options);
-  executor.run();
-  RematRun run{executor.live_memory(), {}};
-  for (const auto& op : executor.counters().ops) run.time_s[op.name] = op.time_s;
-  return run;
+  return run_by_hand(g, {s, out}, policy, 64 * kRematMiB);
 }
 
 }  // namespace
 
-TEST_CASE("rematerialization by layers: each layer holds what it reads and hands on, the rest is recomputed") {
+TEST_CASE(
+    "rematerialization by layers: each layer holds what it reads and hands on, the rest is recomputed") {
   // Held: x throughout; a0 over steps 0-6, h1 1-2, a1 2-5, h2 3-5, s from 4, g1 5-6, g0 6-7, out at 7. The
   // peak is at step 5: x, a0, a1, h2, g1 and the row of s.
   const RematRun held = remat_layers(RematerializationPolicy::none);
@@ -211,6 +208,7 @@ TEST_CASE("rematerialization by layers: each layer holds what it reads and hands
         Approx(held.time_s.at("a0") + held.time_s.at("a1")).epsilon(1e-12));
   CHECK(layers.time_s.at("g1") == Approx(held.time_s.at("g1") + held.time_s.at("a1")).epsilon(1e-12));
   CHECK(layers.time_s.at("g0") == Approx(held.time_s.at("g0") + held.time_s.at("a0")).epsilon(1e-12));
-  for (const char* forward : {"a0", "h1", "a1", "h2", "s"}) CHECK(layers.time_s.at(forward) == held.time_s.at(forward));
+  for (const char* forward : {"a0", "h1", "a1", "h2", "s"})
+    CHECK(layers.time_s.at(forward) == held.time_s.at(forward));
   CHECK(rematerialization_policies().parse("layers") == RematerializationPolicy::layers);
 }

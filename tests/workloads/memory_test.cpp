@@ -1,6 +1,7 @@
 // Memory per core of small models against values computed by hand from the layout (fp32, 4 bytes/element).
-#include <catch2/catch.hpp>
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 
 #include "mesh_tf/execution.hpp"
 #include "mesh_tf/optimizer.hpp"

@@ -89,7 +89,8 @@ TEST_CASE("pipeline timing: GPipe's step grows by one iteration per microbatch, 
 TEST_CASE("pipeline timing: the stage buffer keeps the activations' type through the loop") {
   // bf16 activations: the buffer that crosses the stage axis is bf16 too, as the unpipelined layers' are;
   // the one-hot masks that place microbatches on the stages are float32 and must not widen it.
-  const PipelineStep s = pipelined_step(4, 3, "stage:4;batch:2", "stage:stage;batch:batch", mtf::DType::bfloat16);
+  const PipelineStep s =
+      pipelined_step(4, 3, "stage:4;batch:2", "stage:stage;batch:batch", mtf::DType::bfloat16);
   CHECK(s.permutes == 2 * (3 + 4 - 2));
   CHECK(s.permute_bytes == 1 * (2 / 2) * 16 * 32 * 2);
 }

@@ -208,7 +208,8 @@ void print_algorithms(bool json) {
     shape_width = std::max(shape_width, std::string(sim::to_string(row.shape)).size());
   }
   const auto line = [&](const std::string& kind, const std::string& name, const std::string& is_default,
-                        const std::string& shape, const std::string& closed_form, const std::string& description) {
+                        const std::string& shape, const std::string& closed_form,
+                        const std::string& description) {
     std::cout << fmt::format("{:<{}} {:<{}} {:<8} {:<{}} {:<12} {}\n", kind, kind_width, name, name_width,
                              is_default, shape, shape_width, closed_form, description);
   };

@@ -88,7 +88,7 @@ void print_run_report(std::ostream& out, const RunConfig& c, const RunReport& r)
   out << fmt::format("  all of these          {:>12}  (held at once only in the worst case)\n",
                      format_bytes(double(mem.sum_bytes)));
   if (mem.rematerialization.values > 0) {
-    out << fmt::format("  rematerialized        {:>12}  values computed again for the backward pass, {} of recomputation\n",
+    out << fmt::format("  rematerialized        {:>12}  values computed again, {} of recomputation\n",
                        mem.rematerialization.values, format_duration(mem.rematerialization.recompute_s));
   }
   if (mem.fits()) {

@@ -259,11 +259,12 @@ TEST_CASE("every recursive step sends what its definition says, one message per 
         owned = random_assignment(p, n, random);
       }
       INFO("p=" << p << " n=" << n << " trial " << trial);
-      check_steps_as_defined(algorithms::halving_doubling_reduce_scatter_to(line_of(p), owned), p, owned, true,
-                             true);
+      check_steps_as_defined(algorithms::halving_doubling_reduce_scatter_to(line_of(p), owned), p, owned,
+                             true, true);
       check_steps_as_defined(algorithms::halving_doubling_allgather_from(line_of(p), owned), p, owned, true,
                              false);
-      check_steps_as_defined(algorithms::halving_doubling_allgather(line_of(p), owned), p, owned, false, false);
+      check_steps_as_defined(algorithms::halving_doubling_allgather(line_of(p), owned), p, owned, false,
+                             false);
     }
   }
 }
