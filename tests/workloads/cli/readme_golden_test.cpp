@@ -8,11 +8,11 @@
 //   Trailing spaces do not count. The command must exit with status 0.
 //   Host-dependent figures are masked: in a line holding the word "wall", "took" or "peak" (wall-clock time,
 //   peak memory), every number is replaced by # on both sides before comparing.
-//   Figures quoted in prose (the tour's comments, sentences) are checked through kProseClaims below: each
-//   names the sentence (searched in every document), the command, and where each figure is in the command's
-//   output. A figure is right when the output's, rounded to the README's decimals, reads the same, with the
-//   same unit ("36.2 ms" for 36.19 ms). Wall times and benchmark figures in prose are host-dependent and not
-//   claimed.
+//   Figures quoted in prose (the tour's comments, sentences) are checked through kProseClaims
+//   (readme_prose_claims.hpp): each names the sentence (searched in every document), the command, and where
+//   each figure is in the command's output. A figure is right when the output's, rounded to the README's
+//   decimals, reads the same, with the same unit ("36.2 ms" for 36.19 ms). Wall times and benchmark figures
+//   in prose are host-dependent and not claimed.
 // The README read is the source tree's (TPUSIM_README), or the file the environment variable TPUSIM_README
 // names, to try the test on an edited copy; the guides are the Markdown files of the README's folder.
 #include <catch2/catch.hpp>
@@ -25,183 +25,18 @@
 
 #include "cli_runner.hpp"
 #include "readme_examples.hpp"
+#include "readme_prose_claims.hpp"
 
 using tpusim::cli_test::CliRun;
+using tpusim::cli_test::kProseClaims;
 using tpusim::cli_test::parse_readme;
+using tpusim::cli_test::ProseClaim;
+using tpusim::cli_test::ProsePart;
 using tpusim::cli_test::Readme;
 using tpusim::cli_test::ReadmeOutput;
 using tpusim::cli_test::Scratch;
 
 namespace {
-
-// Claims are checked in groups, one test case each, so that the sanitizer build (many times slower) keeps
-// every group inside the per-test time limit and runs the groups in parallel.
-enum class ProsePart { tour, models, studies, search, search_auto };
-
-struct ProseClaim {
-  ProsePart part;
-  const char* what;
-  // A regex over a document (each is tried: README.md, then the guides) with every run of white space folded
-  // to one space; one group per figure.
-  const char* readme;
-  std::vector<std::string> args;  // of tpusim
-  // One per group of `readme`: a regex over the command's output whose group 1 is the same figure.
-  std::vector<const char*> figures;
-};
-
-const std::vector<ProseClaim> kProseClaims = {
-    {ProsePart::tour,
-     "the tour's comment on topo describe",
-     R"(\$T topo describe tpu-v2-pod # diameter (\d+) hops, bisection (\d+) links, average ([0-9.]+) hops)",
-     {"topo", "describe", "tpu-v2-pod"},
-     {R"(\ndiameter +(\d+) hops)", R"(\nbisection +(\d+) links)", R"(\naverage hops +([0-9.]+))"}},
-    {ProsePart::tour,
-     "the tour's comment on validate",
-     R"(\$T validate # [^$]*?(\d+) rows)",
-     {"validate"},
-     {R"(\n(\d+) rows \()"}},
-    {ProsePart::tour,
-     "the default run's figures",
-     R"(The default run \(`tpusim run`\) reports (\S+ \S+) per step on the 512-core pod: (\S+ \S+) of compute, )"
-     R"((\S+ \S+) of communication, of which (\S+ \S+) is not hidden behind compute\. That is (\S+) MFU, and )"
-     R"((\S+ \S+) of the 8 GiB HBM per core is used)",
-     {"run", "--no-files"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(\n  compute +(\S+ \S+))",
-      R"(\n  communication \(busy\) +(\S+ \S+))", R"(\n  exposed communication +(\S+ \S+))",
-      R"(MFU ([0-9.]+%))", R"(\n  total \(peak live\) +(\S+ \S+))"}},
-    {ProsePart::models,
-     "fully sharded weights on lm-s5: the plain run",
-     R"(on lm-s5 `--set training.weight_sharding=full` takes the parameters from (\S+ \S+) to \S+ \S+ per core and )"
-     R"(the peak from (\S+ \S+) to \S+ \S+, at \S+ \S+ per step instead of (\S+ \S+)\))",
-     {"run", "--preset", "lm-s5", "--no-files"},
-     {R"(\n  parameters +(\S+ \S+))", R"(\n  total \(peak live\) +(\S+ \S+))",
-      R"(\nstep time \(simulated\) +(\S+ \S+))"}},
-    {ProsePart::models,
-     "fully sharded weights on lm-s5: the sharded run",
-     R"(on lm-s5 `--set training.weight_sharding=full` takes the parameters from \S+ \S+ to (\S+ \S+) per core and )"
-     R"(the peak from \S+ \S+ to (\S+ \S+), at (\S+ \S+) per step instead of \S+ \S+\))",
-     {"run", "--preset", "lm-s5", "--no-files", "--set", "training.weight_sharding=full"},
-     {R"(\n  parameters +(\S+ \S+))", R"(\n  total \(peak live\) +(\S+ \S+))",
-      R"(\nstep time \(simulated\) +(\S+ \S+))"}},
-    {ProsePart::models,
-     "pipeline stages on the v5p cube",
-     R"(`stage:stage` added to `mesh.layout`\) takes (\S+ \S+) per step against \S+ \S+ unpipelined: a bubble of )"
-     R"((\S+)%)",
-     {"run", "--preset", "lm-s5-v5p", "--no-files", "--set", "mesh.shape=stage:2;batch:2;model:16", "--set",
-      "mesh.layout=batch:batch;vocab:model;d_ff:model;heads:model;stage:stage", "--set",
-      "training.pipeline_stages=2", "--set", "training.microbatches=8"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(bubble ([0-9.]+)%)"}},
-    {ProsePart::models,
-     "the GPT-3-style preset",
-     R"(gpt3-175b` runs a GPT-3-style 175B LM \(Brown et al\., 2020\) on [^)]*\): (\S+ \S+) per step, MFU (\S+), )"
-     R"((\S+ \S+) of)",
-     {"run", "--preset", "gpt3-175b", "--no-files"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(MFU ([0-9.]+%))",
-      R"(\n  total \(peak live\) +(\S+ \S+))"}},
-    {ProsePart::studies,
-     "the multislice study: one pod",
-     R"(One pod takes (\S+ \S+) per step; on 2 pods)",
-     {"run", "--preset", "lm-s5-v5e", "--no-files", "--set", "mesh.shape=batch:*;model:16"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))"}},
-    {ProsePart::studies,
-     "the multislice study: 2 pods over the default ring",
-     R"(on 2 pods the ring over y and the slices already takes (\S+ \S+), and)",
-     {"run", "--preset", "lm-s5-v5e", "--no-files", "--set", "hardware.topology=tpu-v5e-256-x2", "--set",
-      "mesh.shape=batch:*;model:16", "--set", "model.batch={per: batch, value: 16}"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))"}},
-    {ProsePart::studies,
-     "the multislice study: 8 pods, hierarchical",
-     R"(the hierarchical allreduce takes (\S+ \S+)\s+\(59% parallel)",
-     {"run", "--preset", "lm-s5-v5e", "--no-files", "--set", "hardware.topology=tpu-v5e-256-x8", "--set",
-      "mesh.shape=batch:*;model:16", "--set", "model.batch={per: batch, value: 16}", "--set",
-      "hardware.collectives.batch=auto"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))"}},
-    {ProsePart::studies,
-     "the multislice study: 8 pods, 64 sequences per batch core",
-     R"(the compute hides it: (\S+ \S+), 98.7% efficiency)",
-     {"run", "--preset", "lm-s5-v5e", "--no-files", "--set", "hardware.topology=tpu-v5e-256-x8", "--set",
-      "mesh.shape=batch:*;model:16", "--set", "model.batch={per: batch, value: 64}", "--set",
-      "hardware.collectives.batch=auto"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))"}},
-    {ProsePart::studies,
-     "the hierarchical allreduce on two v5p cubes",
-     R"(`tpusim collective --topology tpu-v5p-cube-x2 --op allreduce --bytes 64MiB --algo hierarchical` takes )"
-     R"((\S+ \S+), its closed form, where `bidir_ring` takes \S+ \S+\.)",
-     {"collective", "--topology", "tpu-v5p-cube-x2", "--op", "allreduce", "--bytes", "64MiB", "--algo",
-      "hierarchical"},
-     {R"(\nsimulated time +(\S+ \S+))"}},
-    {ProsePart::studies,
-     "the bidirectional ring on two v5p cubes",
-     R"(`tpusim collective --topology tpu-v5p-cube-x2 --op allreduce --bytes 64MiB --algo hierarchical` takes )"
-     R"(\S+ \S+, its closed form, where `bidir_ring` takes (\S+ \S+)\.)",
-     {"collective", "--topology", "tpu-v5p-cube-x2", "--op", "allreduce", "--bytes", "64MiB", "--algo",
-      "bidir_ring"},
-     {R"(\nsimulated time +(\S+ \S+))"}},
-    {ProsePart::studies,
-     "the pod study: TPU v4 on 256 chips",
-     R"(TPU v4 runs at (\S+) MFU on 256 chips)",
-     {"run", "--preset", "lm-s5-v5p", "--no-files", "--set", "hardware.topology=tpu-v4-4x8x8", "--set",
-      "hardware.device=tpu-v4-core", "--set", "mesh.shape=batch:*;model:16", "--set",
-      "model.batch={per: batch, value: 16}", "--set", "hardware.collectives.batch=auto"},
-     {R"(MFU ([0-9.]+%))"}},
-    {ProsePart::studies,
-     "the 175B study: v5p on 1024 chips",
-     R"(on v5p the weak points fit, (\S+ \S+) per step \((\S+) MFU, (\S+ \S+) per core\) on 1024 chips)",
-     {"run", "--preset", "gpt3-175b", "--no-files", "--set", "mesh.shape=batch:*;model:16", "--set",
-      "model.batch={per: batch, value: 2}"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(MFU ([0-9.]+%))",
-      R"(\n  total \(peak live\) +(\S+ \S+))"}},
-    {ProsePart::models,
-     "checkpointing per layer on the 175B LM",
-     R"(1024-chip v5p slice then needs (\S+ \S+) per core instead of \S+ and takes (\S+ \S+) instead)",
-     {"run", "--preset", "gpt3-175b", "--no-files", "--set", "hardware.rematerialization=layers"},
-     {R"(\n  total \(peak live\) +(\S+ \S+))", R"(\nstep time \(simulated\) +(\S+ \S+))"}},
-    {ProsePart::studies,
-     "the 175B study: TPU v4 on 256 chips with checkpointing per layer",
-     R"(TPU v4 takes (\S+ \S+) per step on 256 chips \((\S+) MFU, (\S+ \S+) per core\))",
-     {"run", "--preset", "gpt3-175b", "--no-files", "--set", "hardware.topology=tpu-v4-4x8x8", "--set",
-      "hardware.device=tpu-v4-core", "--set", "mesh.shape=batch:*;model:16", "--set",
-      "model.batch={per: batch, value: 2}", "--set", "hardware.rematerialization=layers"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(MFU ([0-9.]+%))",
-      R"(\n  total \(peak live\) +(\S+ \S+))"}},
-    {ProsePart::studies,
-     "the splits study: two pipeline stages over the slices",
-     R"(Where only activations cross the DCN the pipeline wins: (\S+ \S+) per step \((\S+) MFU\))",
-     {"run", "--preset", "lm-s5-v5p", "--no-files", "--set", "hardware.topology=multislice:2xtpu-v5p-4x8x8",
-      "--set", "model.batch=2048", "--set", "mesh.shape=stage:2;batch:*;model:8", "--set",
-      "mesh.mapping=stage=slice;model=y;batch=x+z", "--set",
-      "mesh.layout=batch:batch;vocab:model;d_ff:model;heads:model;stage:stage", "--set",
-      "training.pipeline_stages=2", "--set", "training.microbatches=8"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(MFU ([0-9.]+%))"}},
-    {ProsePart::models,
-     "the image models' tiny U-Net",
-     R"(`tpusim run --preset tiny-unet --no-files` [^`]*? its loss falls from ([0-9.]+) to ([0-9.]+) in (\d+) steps)",
-     {"run", "--preset", "tiny-unet", "--no-files"},
-     {R"(\nloss per step: (\S+))", R"(\nloss per step:[^\n]* (\S+)\n)",
-      R"(\n  training +adam, full numerics, (\d+) steps)"}},
-    {ProsePart::models,
-     "the image models' ResNet-50 on the pod",
-     R"(`tpusim run --preset resnet-pod` [^`]*?: (\S+ \S+) per step, MFU (\S+), (\S+) images/s, (\S+ \S+) per core)",
-     {"run", "--preset", "resnet-pod", "--no-files"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(MFU ([0-9.]+%))", R"(\nthroughput +(\S+) images/s)",
-      R"(\n  total \(peak live\) +(\S+ \S+))"}},
-    {ProsePart::models,
-     "the image models' U-Net on the pod",
-     R"(`tpusim run --preset unet-pod` .*?`h:rows;w:cols`\): (\S+ \S+) per step, MFU (\S+), (\S+ \S+) per core)",
-     {"run", "--preset", "unet-pod", "--no-files"},
-     {R"(\nstep time \(simulated\) +(\S+ \S+))", R"(MFU ([0-9.]+%))",
-      R"(\n  total \(peak live\) +(\S+ \S+))"}},
-    {ProsePart::search,
-     "the search section's default search",
-     R"(\$T search +# the paper's (\S+) is the best of (\d+) candidates)",
-     {"search", "--no-files", "--progress", "none"},
-     {R"(best found[^\n]*\n +(\S+))", R"(\n  evaluated +(\d+) candidates)"}},
-    {ProsePart::search_auto,
-     "the search section's search with auto",
-     R"(\$T search --algorithms default,auto +# (\d+) candidates; auto on both axes: (\S+ \S+))",
-     {"search", "--no-files", "--progress", "none", "--algorithms", "default,auto"},
-     {R"(\n  evaluated +(\d+) candidates)", R"(best found +(\S+ \S+))"}},
-};
 
 std::string readme_path() {
   const char* override_path = std::getenv("TPUSIM_README");
