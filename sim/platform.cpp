@@ -101,8 +101,8 @@ void build_full(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) 
 
 Platform::Platform(const topo::Topology& topology)
     : cores_per_chip_(topology.cores_per_chip()),
-      num_chips_(topology.num_chips()),
-      hosts_(topology.num_chips()) {
+      hosts_(topology.num_chips()),
+      routes_(topology.cores_per_chip(), topology.num_chips()) {
   bool any_dimension = false;
   for (const int size : topology.chip_dims()) any_dimension = any_dimension || size > 1;
   if (topology.multislice()) {
@@ -138,18 +138,13 @@ int Platform::link_index(s4u::Link* link) {
 }
 
 const std::vector<int>& Platform::route(topo::Rank src, topo::Rank dst) {
-  const int from = src / cores_per_chip_;
-  const int to = dst / cores_per_chip_;
-  const long long key = static_cast<long long>(from) * num_chips_ + to;
-  RouteSlot& slot = routes_[static_cast<std::size_t>(key) % routes_.size()];
-  if (slot.key == key) return slot.links;
-  route_links_.clear();
-  double latency = 0;
-  hosts_[from]->route_to(hosts_[to], route_links_, &latency);
-  slot.key = key;
-  slot.links.clear();
-  for (auto* link : route_links_) slot.links.push_back(link_index(link));
-  return slot.links;
+  return routes_.get(src, dst, [this](topo::Rank from, topo::Rank to, std::vector<int>& links) {
+    route_links_.clear();
+    double latency = 0;
+    host_of_rank(from)->route_to(host_of_rank(to), route_links_, &latency);
+    links.clear();
+    for (auto* link : route_links_) links.push_back(link_index(link));
+  });
 }
 
 }  // namespace tpusim::sim

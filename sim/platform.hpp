@@ -7,6 +7,7 @@
 #include <simgrid/s4u.hpp>
 #include <vector>
 
+#include "sim/chip_pair_cache.hpp"
 #include "topologies/topology.hpp"
 
 namespace tpusim::sim {
@@ -20,8 +21,7 @@ class Platform {
   simgrid::s4u::Host* host(int chip) const { return hosts_[chip]; }
 
   // Indices into links() of the links a message from one core to another crosses, valid until the next call
-  // (a cache of the most recent chip pairs: rings ask for the same few pairs again and again, recursive
-  // doubling over 65,536 chips for a million different ones once each).
+  // (chip_pair_cache.hpp).
   const std::vector<int>& route(topo::Rank src, topo::Rank dst);
   struct LinkInfo {
     std::string name;
@@ -33,14 +33,9 @@ class Platform {
   int link_index(simgrid::s4u::Link* link);
 
   int cores_per_chip_;
-  int num_chips_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<LinkInfo> links_;
-  struct RouteSlot {
-    long long key = -1;
-    std::vector<int> links;
-  };
-  std::vector<RouteSlot> routes_ = std::vector<RouteSlot>(1 << 16);
+  ChipPairCache<std::vector<int>> routes_;
   std::vector<simgrid::s4u::Link*> route_links_;  // route()'s scratch, kept to save an allocation a call
 };
 
