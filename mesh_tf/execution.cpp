@@ -50,8 +50,9 @@ struct Executor::Impl {
   std::map<std::string, sim::CollectiveResult>& memo_result;
   std::map<std::vector<int>, std::vector<topo::Group>> group_cache;
   std::vector<topo::Group> pod_group_cache;
+  const sim::AlgorithmRow* pod_allreduce = nullptr;  // options.pod_allreduce's row, once it is used
   std::map<std::string, std::vector<int>> links_by_signature;    // SimulatedConcurrency's
-  std::map<std::string, std::vector<std::string>> auto_choices;  // by step signature and names asked for
+  std::map<std::string, std::vector<sim::AlgorithmRef>> auto_choices;  // by step signature and what was asked
   std::map<int, TensorLayout> layouts;
 
   Impl(const Graph& g, MeshShape m, LayoutRules r, sim::Simulator* s, ExecutionOptions o)
@@ -141,20 +142,23 @@ struct Executor::Impl {
                              request.kind == sim::CollectiveKind::reduce_scatter;
     for (const int m : ring_family ? issued.mesh_dims : std::vector<int>{}) {
       const auto it = options.algorithms.find(mesh.dim_name(m));
-      std::string name = it != options.algorithms.end() ? it->second : options.default_algorithm;
+      const std::string& name = it != options.algorithms.end() ? it->second : options.default_algorithm;
       // A reduce-scatter (weight-update sharding) takes the axis's algorithm where the kind has one of that
       // name ("auto", "ring", "bidir_ring", ...), else its default: the axis's setting was chosen for its
       // allreduces.
-      const bool has = name == sim::kAutoAlgorithm || sim::find_algorithm(request.kind, name) != nullptr;
-      if (name.empty() || (request.kind == sim::CollectiveKind::reduce_scatter && !has))
-        name = sim::default_algorithm(request.kind);
-      request.algorithms.push_back(name);
+      const bool own = !name.empty() && (request.kind != sim::CollectiveKind::reduce_scatter ||
+                                         name == sim::kAutoAlgorithm ||
+                                         sim::find_algorithm(request.kind, name) != nullptr);
+      request.algorithms.push_back(own ? sim::resolve_algorithm(request.kind, name)
+                                       : sim::AlgorithmRef(sim::default_algorithm(request.kind)));
     }
     if (pod_allreduce_takes(options.pod_allreduce, topology(), request.kind, request.groups)) {
-      if (pod_group_cache.empty())
-        pod_group_cache = pod_groups(simulator->topology(), options.pod_allreduce);
+      if (pod_group_cache.empty()) {
+        pod_allreduce = &sim::algorithm(sim::CollectiveKind::allreduce, options.pod_allreduce);
+        pod_group_cache = pod_groups(simulator->topology(), *pod_allreduce);
+      }
       request.groups = pod_group_cache;
-      request.algorithms = {options.pod_allreduce};
+      request.algorithms = {sim::AlgorithmRef(*pod_allreduce)};
     }
     if (step.collective == CollectiveOp::permute) request.permutation = permute_pairs(step, mapping);
     request.elements = issued.elements_per_core;
@@ -164,7 +168,7 @@ struct Executor::Impl {
     // nothing else the step can change.
     if (simulator && sim::asks_auto(request)) {
       const std::string key =
-          fmt::format("{}|{}", issued_signature(step, issued), fmt::join(request.algorithms, ","));
+          fmt::format("{}|{}", issued_signature(step, issued), sim::algorithm_list(request.algorithms));
       auto it = auto_choices.find(key);
       if (it == auto_choices.end()) {
         sim::AutoChoice choice = sim::fastest_algorithms(*simulator, request);
@@ -180,9 +184,9 @@ struct Executor::Impl {
 
   // The key of an issued collective's time among all the executors sharing memo_result.
   std::string memo_signature(const Step& step, const IssuedCollective& issued,
-                             const std::vector<std::string>& algorithms) const {
+                             const std::vector<sim::AlgorithmRef>& algorithms) const {
     return fmt::format("{}|{}|{}|{}", mesh.to_string(), mapping.note(), issued_signature(step, issued),
-                       fmt::join(algorithms, ","));
+                       sim::algorithm_list(algorithms));
   }
 
   // The step's signature, and which of its issued collectives: identical ones take identical time.
@@ -204,7 +208,7 @@ struct Executor::Impl {
           const sim::CollectiveRequest request = request_for(step, issued);  // auto is resolved here
           if (!checked
                    .insert(fmt::format("{}|{}", issued_signature(step, issued),
-                                       fmt::join(request.algorithms, ",")))
+                                       sim::algorithm_list(request.algorithms)))
                    .second)
             continue;
           sim::check_algorithms(simulator->topology(), request);

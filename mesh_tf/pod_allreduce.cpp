@@ -10,11 +10,10 @@ bool pod_allreduce_takes(const std::string& algorithm, const topo::Topology* top
          groups.size() == 1 && groups.front().size() == topology->num_cores();
 }
 
-std::vector<topo::Group> pod_groups(const topo::Topology& topology, const std::string& algorithm) {
-  const sim::AlgorithmRow& row = sim::algorithm(sim::CollectiveKind::allreduce, algorithm);
+std::vector<topo::Group> pod_groups(const topo::Topology& topology, const sim::AlgorithmRow& algorithm) {
   std::string axes = "all";
-  if (row.shape == sim::GroupShape::two_dimensional) axes = topo::default_group_axes(topology, 2);
-  if (row.shape == sim::GroupShape::per_axis) axes = topo::per_axis_group_axes(topology);
+  if (algorithm.shape == sim::GroupShape::two_dimensional) axes = topo::default_group_axes(topology, 2);
+  if (algorithm.shape == sim::GroupShape::per_axis) axes = topo::per_axis_group_axes(topology);
   return topo::groups_along(topology, topo::parse_group_axes(topology, axes));
 }
 

@@ -16,7 +16,6 @@ bool pod_allreduce_takes(const std::string& algorithm, const topo::Topology* top
                          sim::CollectiveKind kind, const std::vector<topo::Group>& groups);
 
 // The whole pod as one group along the default group axes of allreduce `algorithm` (bucket2d: core+x,y).
-// InputError when there is no such algorithm.
-std::vector<topo::Group> pod_groups(const topo::Topology& topology, const std::string& algorithm);
+std::vector<topo::Group> pod_groups(const topo::Topology& topology, const sim::AlgorithmRow& algorithm);
 
 }  // namespace tpusim::mtf

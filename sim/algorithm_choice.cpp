@@ -15,25 +15,25 @@
 namespace tpusim::sim {
 
 bool asks_auto(const CollectiveRequest& request) {
-  return std::find(request.algorithms.begin(), request.algorithms.end(), kAutoAlgorithm) !=
-         request.algorithms.end();
+  return std::any_of(request.algorithms.begin(), request.algorithms.end(),
+                     [](const AlgorithmRef& algorithm) { return algorithm.is_auto(); });
 }
 
-std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& request) {
-  const auto& names = request.algorithms;
-  const bool all_auto =
-      std::all_of(names.begin(), names.end(), [](const std::string& name) { return name == kAutoAlgorithm; });
+std::vector<std::vector<AlgorithmRef>> auto_candidates(const CollectiveRequest& request) {
+  const auto& asked = request.algorithms;
+  const bool all_auto = std::all_of(asked.begin(), asked.end(),
+                                    [](const AlgorithmRef& algorithm) { return algorithm.is_auto(); });
   const std::size_t dims = request.groups.empty() ? 1 : request.groups.front().dims.size();
   // Per-dimension compositions: along every dimension when all is auto, in the auto places otherwise.
-  const bool compose = dims >= 2 && (names.size() == dims || (all_auto && names.size() == 1));
-  std::vector<std::vector<std::string>> out;
+  const bool compose = dims >= 2 && (asked.size() == dims || (all_auto && asked.size() == 1));
+  std::vector<std::vector<AlgorithmRef>> out;
   for (const auto& row : algorithm_table()) {
     if (row.kind != request.kind || !row.auto_may_choose) continue;
-    if (all_auto) out.push_back({row.name});
+    if (all_auto) out.push_back({AlgorithmRef(row)});
     if (row.line == nullptr || !compose) continue;
-    std::vector<std::string> composed(dims, row.name);
-    for (std::size_t d = 0; d < dims && names.size() == dims; ++d) {
-      if (names[d] != kAutoAlgorithm) composed[d] = names[d];
+    std::vector<AlgorithmRef> composed(dims, AlgorithmRef(row));
+    for (std::size_t d = 0; d < dims && asked.size() == dims; ++d) {
+      if (!asked[d].is_auto()) composed[d] = asked[d];
     }
     out.push_back(std::move(composed));
   }
@@ -113,9 +113,9 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
 
 AutoChoice fastest_algorithms(Simulator& simulator, const CollectiveRequest& request) {
   std::vector<CollectiveRequest> candidates;
-  for (auto& names : auto_candidates(request)) {
+  for (auto& algorithms : auto_candidates(request)) {
     candidates.push_back(request);
-    candidates.back().algorithms = std::move(names);
+    candidates.back().algorithms = std::move(algorithms);
     candidates.back().data = nullptr;
   }
   // None when auto is mixed with names but the group has another number of dimensions.

@@ -15,16 +15,14 @@
 
 namespace tpusim::sim {
 
-inline constexpr const char* kAutoAlgorithm = "auto";
-
-// Whether any of the request's algorithm names is "auto".
+// Whether any of the request's algorithms is auto.
 bool asks_auto(const CollectiveRequest& request);
 
 // The algorithm lists "auto" stands for on the request's groups: when every name is auto, every row of the
 // kind over the whole group and, on groups of several dimensions, every per-dimension row along all of them;
 // when auto is mixed with named dimensions, every per-dimension row in the auto places. Not yet checked
 // against the groups.
-std::vector<std::vector<std::string>> auto_candidates(const CollectiveRequest& request);
+std::vector<std::vector<AlgorithmRef>> auto_candidates(const CollectiveRequest& request);
 
 struct Choice {
   std::size_t index = 0;  // into the candidates
@@ -45,7 +43,7 @@ Choice fastest(Simulator& simulator, const std::vector<CollectiveRequest>& candi
 // The request's "auto" names replaced by the fastest of auto_candidates on its groups, and that candidate's
 // simulation when it had one.
 struct AutoChoice {
-  std::vector<std::string> algorithms;
+  std::vector<AlgorithmRef> algorithms;
   std::optional<CollectiveResult> result;
 };
 AutoChoice fastest_algorithms(Simulator& simulator, const CollectiveRequest& request);

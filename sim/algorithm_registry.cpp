@@ -52,9 +52,26 @@ std::vector<AlgorithmRow> checked(std::vector<AlgorithmRow> rows) {
   return rows;
 }
 
-std::vector<std::string> resolved_names(const CollectiveRequest& request) {
-  if (request.algorithms.empty()) return {default_algorithm(request.kind)};
-  return request.algorithms;
+// The rows the request runs: its own, or the kind's default. Auto must have been chosen before (the caller's
+// algorithm_choice.hpp), and every row must be of the request's kind.
+std::vector<const AlgorithmRow*> resolved_rows(const CollectiveRequest& request) {
+  if (request.algorithms.empty()) return {&default_algorithm(request.kind)};
+  std::vector<const AlgorithmRow*> rows;
+  for (const AlgorithmRef& algorithm : request.algorithms) {
+    if (algorithm.is_auto()) {
+      throw InputError(fmt::format("{}: auto is chosen before a collective runs (sim/algorithm_choice.hpp)",
+                                   to_string(request.kind)));
+    }
+    TPUSIM_CHECK(algorithm.row().kind == request.kind);
+    rows.push_back(&algorithm.row());
+  }
+  return rows;
+}
+
+std::vector<std::string> names_of(const std::vector<const AlgorithmRow*>& rows) {
+  std::vector<std::string> names;
+  for (const AlgorithmRow* row : rows) names.push_back(row->name);
+  return names;
 }
 
 // "" when the row can run on the whole group by itself, else why not.
@@ -70,21 +87,21 @@ std::string misfit(const AlgorithmRow& row, const topo::Group& group, const Algo
 
 // The line operations for a per-dimension composition, checked against the group.
 std::vector<const algorithms::LineOperations*> per_dimension(const CollectiveRequest& request,
-                                                             const std::vector<std::string>& names,
+                                                             const std::vector<const AlgorithmRow*>& rows,
                                                              const topo::Group& group) {
   std::vector<const algorithms::LineOperations*> lines;
-  for (std::size_t d = 0; d < names.size(); ++d) {
-    const AlgorithmRow& row = algorithm(request.kind, names[d]);
+  for (std::size_t d = 0; d < rows.size(); ++d) {
+    const AlgorithmRow& row = *rows[d];
     if (row.line == nullptr) {
       std::vector<std::string> valid;
       for (const auto& r : algorithm_table()) {
         if (r.kind == request.kind && r.line != nullptr) valid.push_back(r.name);
       }
       throw InputError(
-          fmt::format("{} cannot run along one group dimension; per-dimension {} algorithms are {}", names[d],
+          fmt::format("{} cannot run along one group dimension; per-dimension {} algorithms are {}", row.name,
                       to_string(request.kind), join(valid)));
     }
-    const bool last = d + 1 == names.size();
+    const bool last = d + 1 == rows.size();
     // Only a composed allreduce lets the algorithm choose the assignment (reduce_scatter); reduce-scatter
     // and allgather requests give it (reduce_scatter_to, allgather_from), which works on any size.
     if (row.line->splits_only_powers_of_two && request.kind == CollectiveKind::allreduce && !last &&
@@ -92,7 +109,7 @@ std::vector<const algorithms::LineOperations*> per_dimension(const CollectiveReq
       throw InputError(
           fmt::format("{} along group dimension {} (size {}) needs a power-of-two size unless it is the "
                       "last dimension of an allreduce",
-                      names[d], d, group.dims[d]));
+                      row.name, d, group.dims[d]));
     }
     lines.push_back(row.line);
   }
@@ -116,10 +133,10 @@ Schedule build_on_line(const algorithms::LineOperations& line, CollectiveKind ki
 // Checks the names against one group and, unless check_only, builds its schedule.
 Schedule build_group(const topo::Group& group, const AlgorithmInput& input, bool check_only) {
   const auto& request = input.request;
-  const auto names = resolved_names(request);
+  const auto rows = resolved_rows(request);
   const int dims = static_cast<int>(group.dims.size());
-  if (names.size() == 1) {
-    const AlgorithmRow& row = algorithm(request.kind, names.front());
+  if (rows.size() == 1) {
+    const AlgorithmRow& row = *rows.front();
     const auto problem = misfit(row, group, input);
     if (!problem.empty()) throw InputError(problem);
     if (check_only) return {};
@@ -128,14 +145,14 @@ Schedule build_group(const topo::Group& group, const AlgorithmInput& input, bool
   }
   if (!composable(request.kind)) {
     throw InputError(fmt::format("{} takes one algorithm for the whole group, got {}",
-                                 to_string(request.kind), names.size()));
+                                 to_string(request.kind), rows.size()));
   }
-  if (static_cast<int>(names.size()) != dims) {
+  if (static_cast<int>(rows.size()) != dims) {
     throw InputError(
         fmt::format("a group with {} dimension{} takes one algorithm or one per dimension, got {} ({})", dims,
-                    dims == 1 ? "" : "s", names.size(), join(names, ",")));
+                    dims == 1 ? "" : "s", rows.size(), join(names_of(rows), ",")));
   }
-  const auto lines = per_dimension(request, names, group);
+  const auto lines = per_dimension(request, rows, group);
   if (check_only) return {};
   return compose_by_dimension(request.kind, group, lines, request.elements);
 }
@@ -146,8 +163,8 @@ void check_neighbour_links(const topo::Topology& topology, const CollectiveReque
   const auto& faults = topology.faults();
   if (!faults.any_down() || request.kind == CollectiveKind::permute) return;
   std::string needing;
-  for (const auto& name : resolved_names(request)) {
-    if (algorithm(request.kind, name).needs_neighbour_links && needing.empty()) needing = name;
+  for (const AlgorithmRow* row : resolved_rows(request)) {
+    if (row->needs_neighbour_links && needing.empty()) needing = row->name;
   }
   if (needing.empty()) return;
   const topo::Topology healthy = topology.with_faults("");
@@ -222,21 +239,31 @@ std::vector<std::string> algorithm_names(CollectiveKind kind) {
   return names;
 }
 
-std::string default_algorithm(CollectiveKind kind) {
+const AlgorithmRow& default_algorithm(CollectiveKind kind) {
   for (const auto& row : algorithm_table()) {
-    if (row.kind == kind && row.is_default) return row.name;
+    if (row.kind == kind && row.is_default) return row;
   }
   TPUSIM_CHECK(false);  // checked(): every kind has one
-  return "";
+  return algorithm_table().front();
+}
+
+AlgorithmRef resolve_algorithm(CollectiveKind kind, const std::string& name) {
+  if (name == kAutoAlgorithm) return AlgorithmRef::automatic();
+  return AlgorithmRef(algorithm(kind, name));
+}
+
+std::vector<AlgorithmRef> resolve_algorithms(CollectiveKind kind, const std::vector<std::string>& names) {
+  std::vector<AlgorithmRef> algorithms;
+  for (const auto& name : names) algorithms.push_back(resolve_algorithm(kind, name));
+  return algorithms;
 }
 
 void check_algorithms(const topo::Topology& topology, const CollectiveRequest& request) {
   const AlgorithmInput input{topology, request};
   // A permute is one schedule of its pairs, not one per group.
   if (request.kind == CollectiveKind::permute) {
-    const auto names = resolved_names(request);
-    if (names.size() != 1) throw InputError(fmt::format("permute takes one algorithm, got {}", names.size()));
-    algorithm(request.kind, names.front());
+    const auto rows = resolved_rows(request);
+    if (rows.size() != 1) throw InputError(fmt::format("permute takes one algorithm, got {}", rows.size()));
     return;
   }
   for (const auto& group : request.groups) build_group(group, input, true);
@@ -247,7 +274,7 @@ Schedule build_schedule(const topo::Topology& topology, const CollectiveRequest&
   check_algorithms(topology, request);
   const AlgorithmInput input{topology, request};
   if (request.kind == CollectiveKind::permute)
-    return algorithm(request.kind, resolved_names(request).front()).build(topo::Group{}, input);
+    return resolved_rows(request).front()->build(topo::Group{}, input);
   std::vector<Schedule> parts;
   for (const auto& group : request.groups) parts.push_back(build_group(group, input, false));
   return concurrently(std::move(parts));
@@ -256,10 +283,10 @@ Schedule build_schedule(const topo::Topology& topology, const CollectiveRequest&
 algorithms::ClosedForm closed_form(const topo::Topology& topology, const CollectiveRequest& request,
                                    double alpha, double bandwidth) {
   const double s = static_cast<double>(request.elements) * request.element_bytes;
-  const auto names = resolved_names(request);
+  const auto rows = resolved_rows(request);
   // Permute pairs need not form groups (build_request adds them, hand-made requests may not).
   if (request.kind == CollectiveKind::permute) {
-    const auto& row = algorithm(request.kind, names.front());
+    const auto& row = *rows.front();
     if (row.closed_form == nullptr) return {};
     return row.closed_form({request.kind, {}, s, alpha, bandwidth});
   }
@@ -277,8 +304,8 @@ algorithms::ClosedForm closed_form(const topo::Topology& topology, const Collect
     input.dcn_alpha = topology.dcn().latency_s();
     input.dcn_bandwidth = topology.dcn().bandwidth_Bps();
   }
-  if (names.size() == 1) {
-    const auto& row = algorithm(request.kind, names.front());
+  if (rows.size() == 1) {
+    const auto& row = *rows.front();
     if (row.closed_form == nullptr) return {};
     // A group across slices has DCN transfers, which only closed forms that model the DCN count.
     if (input.slices > 1 && row.closed_form != algorithms::hierarchical_closed_form) return {};
@@ -286,7 +313,7 @@ algorithms::ClosedForm closed_form(const topo::Topology& topology, const Collect
   }
   if (input.slices > 1) return {};
   std::vector<algorithms::ClosedFormFunction> per_dimension;
-  for (const auto& name : names) per_dimension.push_back(algorithm(request.kind, name).closed_form);
+  for (const AlgorithmRow* row : rows) per_dimension.push_back(row->closed_form);
   return composed_closed_form(input, per_dimension);
 }
 

@@ -60,9 +60,14 @@ const AlgorithmRow* find_algorithm(CollectiveKind kind, const std::string& name)
 // InputError naming the valid algorithms of the kind when it has none of that name.
 const AlgorithmRow& algorithm(CollectiveKind kind, const std::string& name);
 std::vector<std::string> algorithm_names(CollectiveKind kind);
-std::string default_algorithm(CollectiveKind kind);
+const AlgorithmRow& default_algorithm(CollectiveKind kind);
 
-// Checks the algorithm names against the kind and every group (InputError naming the problem and the valid
+// A name as a user writes it, resolved to its row once, where it is read: "auto", or a row of the kind
+// (InputError naming the valid algorithms otherwise). The request carries the rows inward.
+AlgorithmRef resolve_algorithm(CollectiveKind kind, const std::string& name);
+std::vector<AlgorithmRef> resolve_algorithms(CollectiveKind kind, const std::vector<std::string>& names);
+
+// Checks the algorithms against the kind and every group (InputError naming the problem and the valid
 // choices), then builds the schedule of all groups at once.
 Schedule build_schedule(const topo::Topology& topology, const CollectiveRequest& request);
 void check_algorithms(const topo::Topology& topology, const CollectiveRequest& request);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/algorithm_registry.hpp"
+#include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 
@@ -33,6 +35,22 @@ CollectiveKind parse_collective_kind(const std::string& name) {
   }
   throw InputError(fmt::format("unknown collective '{}'{}; valid collectives are {}", name,
                                did_you_mean(name, valid), join(valid)));
+}
+
+const AlgorithmRow& AlgorithmRef::row() const {
+  TPUSIM_CHECK(row_ != nullptr);
+  return *row_;
+}
+
+const char* AlgorithmRef::name() const { return row_ == nullptr ? kAutoAlgorithm : row_->name; }
+
+std::string algorithm_list(const std::vector<AlgorithmRef>& algorithms) {
+  std::string list;
+  for (const auto& algorithm : algorithms) {
+    if (!list.empty()) list += ',';
+    list += algorithm.name();
+  }
+  return list;
 }
 
 }  // namespace tpusim::sim

@@ -30,13 +30,41 @@ CollectiveKind parse_collective_kind(const std::string& name);  // InputError li
 // One buffer of fp32 elements per member rank: a collective's real data, moved and reduced by its messages.
 using Buffers = std::map<topo::Rank, std::vector<float>>;
 
+struct AlgorithmRow;  // sim/algorithm_registry.hpp
+
+// The name that stands for the fastest algorithm of the registry, chosen per request by simulation.
+inline constexpr const char* kAutoAlgorithm = "auto";
+
+// One place of a request's algorithm list: a row of the algorithm registry, resolved from its name once,
+// where the name is read (resolve_algorithm in algorithm_registry.hpp), so that nothing further in looks the
+// name up again; or auto (algorithm_choice.hpp), which the caller replaces by the fastest rows before the
+// simulator runs the request.
+class AlgorithmRef {
+ public:
+  static AlgorithmRef automatic() { return AlgorithmRef(); }
+  explicit AlgorithmRef(const AlgorithmRow& row) : row_(&row) {}
+
+  bool is_auto() const { return row_ == nullptr; }
+  const AlgorithmRow& row() const;  // not auto (checked)
+  const char* name() const;         // the row's name, or "auto"
+  bool operator==(const AlgorithmRef& other) const { return row_ == other.row_; }
+  bool operator!=(const AlgorithmRef& other) const { return row_ != other.row_; }
+
+ private:
+  AlgorithmRef() = default;
+  const AlgorithmRow* row_ = nullptr;
+};
+
+// The names of `algorithms`, comma-separated ("bidir_ring,ring"): labels, keys and reports.
+std::string algorithm_list(const std::vector<AlgorithmRef>& algorithms);
+
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::allreduce;
   ReduceOp op = ReduceOp::sum;
-  // One name for the whole group (flattened in group order), or one per group dimension: then the collective
-  // is composed dimension by dimension (reduce-scatter along the first ones, the innermost on 1/k of the
-  // data, allgather back), each dimension with its own algorithm.
-  std::vector<std::string> algorithms;
+  // One algorithm for the whole group (flattened in group order), or one per group dimension: then the
+  // collective is composed dimension by dimension (reduce-scatter along the first ones, the innermost on 1/k
+  // of the data, allgather back), each dimension with its own algorithm. Empty: the kind's default.
+  std::vector<AlgorithmRef> algorithms;
   std::vector<topo::Group> groups;
   std::vector<std::pair<topo::Rank, topo::Rank>> permutation;  // permute only
   std::uint64_t elements = 0;                                  // per member, see above

@@ -51,7 +51,7 @@ Outcome choose_and_simulate_all(const std::string& spec, const std::string& axes
       const double t = simulator.run(candidate).time_s;
       if (best < 0 || t < best) best = t;
     }
-    out << join(candidates[choice.index].algorithms, ",") << " "
+    out << algorithm_list(candidates[choice.index].algorithms) << " "
         << simulator.run(candidates[choice.index]).time_s << " " << best << " " << choice.simulated << " "
         << choice.exact << " " << fitting;
   });
@@ -103,19 +103,19 @@ TEST_CASE("auto in place of one dimension's algorithm fills only that place") {
   auto request = testing::request_along(topology, "allreduce", "auto,ring", "1MiB", "x,y");
   const auto lists = auto_candidates(request);
   REQUIRE(!lists.empty());
-  for (const auto& names : lists) {
-    REQUIRE(names.size() == 2);
-    CHECK(names[1] == "ring");
-    CHECK(find_algorithm(CollectiveKind::allreduce, names[0])->line != nullptr);
+  for (const auto& algorithms : lists) {
+    REQUIRE(algorithms.size() == 2);
+    CHECK(std::string(algorithms[1].name()) == "ring");
+    CHECK(algorithms[0].row().line != nullptr);
   }
   // Everything auto alone stands for, from the table: each row auto may choose over the whole group, and
   // each of those with line operations along both dimensions, in the table's order.
-  request.algorithms = {kAutoAlgorithm};
-  std::vector<std::vector<std::string>> expected;
+  request.algorithms = {AlgorithmRef::automatic()};
+  std::vector<std::vector<AlgorithmRef>> expected;
   for (const auto& row : algorithm_table()) {
     if (row.kind != CollectiveKind::allreduce || !row.auto_may_choose) continue;
-    expected.push_back({row.name});
-    if (row.line != nullptr) expected.push_back({row.name, row.name});
+    expected.push_back({AlgorithmRef(row)});
+    if (row.line != nullptr) expected.push_back({AlgorithmRef(row), AlgorithmRef(row)});
   }
   CHECK(expected.size() > algorithm_names(CollectiveKind::allreduce).size());
   CHECK(auto_candidates(request) == expected);

@@ -36,7 +36,7 @@ void check_kind(CollectiveKind kind, ReduceOp op) {
         CollectiveRequest request;
         request.kind = kind;
         request.op = op;
-        request.algorithms = {info.name};
+        request.algorithms = resolve_algorithms(request.kind, {info.name});
         request.elements = elements;
         // Two groups at once sharing the links: ranks 0, 2, 4, ... and 1, 3, 5, ...
         request.groups = {testing::make_group({size}, 0, 2)};
@@ -91,7 +91,7 @@ TEST_CASE("bucket2d and per-dimension compositions reduce over 2D groups") {
         for (const ReduceOp op : {ReduceOp::sum, ReduceOp::max}) {
           CollectiveRequest request;
           request.op = op;
-          request.algorithms = names;
+          request.algorithms = resolve_algorithms(request.kind, names);
           request.elements = elements;
           request.groups = {testing::make_group(shape, 0, 1)};
           const int size = request.groups.front().size();
@@ -113,7 +113,7 @@ TEST_CASE("reduce-scatter and allgather composed per dimension keep flat chunk o
       for (const std::uint64_t elements : kElements) {
         CollectiveRequest request;
         request.kind = kind;
-        request.algorithms = {"ring", "bidir_ring"};
+        request.algorithms = resolve_algorithms(request.kind, {"ring", "bidir_ring"});
         request.elements = elements;
         request.groups = {testing::make_group(shape, 1, 2)};
         const auto run = testing::run_with_data(simulator, request, 3 + elements);
@@ -129,7 +129,7 @@ TEST_CASE("groups from groups_along run concurrently and each reduces its own me
   Simulator simulator(topology);
   for (const char* axes : {"x", "core+x", "y", "core"}) {
     CollectiveRequest request;
-    request.algorithms = {"bidir_ring"};
+    request.algorithms = resolve_algorithms(request.kind, {"bidir_ring"});
     request.elements = 1001;
     request.groups = topo::groups_along(topology, topo::parse_group_axes(topology, axes));
     const auto run = testing::run_with_data(simulator, request);

@@ -118,7 +118,7 @@ TEST_CASE("folded recursive halving and doubling take their closed form on a hyp
       for (const std::uint64_t per_member : {std::uint64_t{256}, std::uint64_t{1} << 20}) {
         CollectiveRequest request;
         request.kind = kind;
-        request.algorithms = {"halving_doubling"};
+        request.algorithms = resolve_algorithms(request.kind, {"halving_doubling"});
         request.groups = {topo::Group{{p}, c.ranks}};
         request.elements = per_member * p;
         const double chunk_bytes = 4.0 * per_member;

@@ -21,7 +21,7 @@ namespace {
 CollectiveRequest allreduce(const topo::Topology& topology, std::uint64_t elements,
                             const std::string& algorithm) {
   CollectiveRequest request;
-  request.algorithms = {algorithm};
+  request.algorithms = resolve_algorithms(request.kind, {algorithm});
   request.groups = {testing::make_group({topology.num_cores()})};
   request.elements = elements;
   return request;
@@ -97,7 +97,7 @@ TEST_CASE("isolated results are remembered by the whole request, and only when a
   const CollectiveRequest a = allreduce(topology, 1 << 20, "ring");
   CollectiveRequest other_size = a, other_algorithm = a, other_group = a, other_reduction = a;
   other_size.elements += 1;
-  other_algorithm.algorithms = {"bidir_ring"};
+  other_algorithm.algorithms = resolve_algorithms(other_algorithm.kind, {"bidir_ring"});
   std::swap(other_group.groups[0].ranks[0], other_group.groups[0].ranks[1]);
   other_reduction.op = ReduceOp::max;
   const double a_s = simulator.run(a).time_s;

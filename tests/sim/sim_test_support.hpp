@@ -45,7 +45,7 @@ inline CollectiveRequest request_along(const topo::Topology& topology, const std
                                        const std::string& axes = "") {
   CollectiveRequest request;
   request.kind = parse_collective_kind(op);
-  if (!algorithms.empty()) request.algorithms = split(algorithms, ',');
+  if (!algorithms.empty()) request.algorithms = resolve_algorithms(request.kind, split(algorithms, ','));
   request.elements = parse_bytes(bytes) / 4;
   request.groups =
       topo::groups_along(topology, topo::parse_group_axes(topology, axes.empty() ? "all" : axes));

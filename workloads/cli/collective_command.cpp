@@ -76,7 +76,7 @@ nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& t
       {"topology", topology.name()},
       {"shape", topology.shape()},
       {"op", options.spec.op},
-      {"algorithms", built.algorithms},
+      {"algorithms", built.algorithm_names()},
       {"chosen_by_auto", built.chosen_by_auto},
       {"group_axes", built.group_axes},
       {"groups", built.request.groups.size()},
@@ -132,7 +132,7 @@ void print_text(const CollectiveOptions& options, const topo::Topology& topology
   std::vector<std::string> dims;
   for (const int d : request.groups.front().dims) dims.push_back(std::to_string(d));
   std::cout << fmt::format("collective       {} {}{} on {} ({}), {} network\n", options.spec.op,
-                           join(built.algorithms, ","), built.chosen_by_auto ? " (chosen by auto)" : "",
+                           join(built.algorithm_names(), ","), built.chosen_by_auto ? " (chosen by auto)" : "",
                            topology.name(), topology.shape(), options.network);
   std::cout << fmt::format("groups           {} group{} of {} cores along {} ({})\n", request.groups.size(),
                            request.groups.size() == 1 ? "" : "s", request.groups.front().size(),

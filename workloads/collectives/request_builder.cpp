@@ -40,21 +40,20 @@ BuiltRequest build_named(const topo::Topology& topology, const CollectiveSpec& s
   } else {
     throw InputError(fmt::format("unknown reduction '{}'; valid reductions are sum, max", spec.reduce));
   }
-  built.algorithms = spec.algorithms.empty() ? std::vector<std::string>{sim::default_algorithm(request.kind)}
-                                             : split_names(spec.algorithms);
-  request.algorithms = built.algorithms;
+  const std::vector<std::string> names =
+      spec.algorithms.empty() ? std::vector<std::string>{sim::default_algorithm(request.kind).name}
+                              : split_names(spec.algorithms);
   request.elements = parse_collective_bytes(spec.bytes) / 4;
   request.element_bytes = 4;
-  // An unknown name is reported by validate_request below, after the group axes.
-  const auto* row =
-      built.algorithms.size() == 1 ? sim::find_algorithm(request.kind, built.algorithms.front()) : nullptr;
+  // An unknown name is reported after the group axes.
+  const auto* row = names.size() == 1 ? sim::find_algorithm(request.kind, names.front()) : nullptr;
   const bool two_dimensional = row != nullptr && row->shape == sim::GroupShape::two_dimensional;
   if (!spec.group_axes.empty()) {
     built.group_axes = spec.group_axes;
   } else if (row != nullptr && row->shape == sim::GroupShape::per_axis) {
     built.group_axes = topo::per_axis_group_axes(topology);
   } else {
-    built.group_axes = topo::default_group_axes(topology, two_dimensional ? 2 : built.algorithms.size());
+    built.group_axes = topo::default_group_axes(topology, two_dimensional ? 2 : names.size());
   }
   const auto axes = topo::parse_group_axes(topology, built.group_axes);
   built.group_axes = topo::describe_group_axes(topology, axes);
@@ -66,18 +65,18 @@ BuiltRequest build_named(const topo::Topology& topology, const CollectiveSpec& s
       }
     }
   }
-  request.label = fmt::format("{}/{}", spec.op, join(built.algorithms, ","));
+  request.algorithms = sim::resolve_algorithms(request.kind, names);
+  request.label = fmt::format("{}/{}", spec.op, join(names, ","));
   if (!sim::asks_auto(request)) {
     sim::validate_request(topology, request);
     return built;
   }
   // The lists auto stands for on these groups, those that fit kept; resolve_auto picks one by simulation.
   std::vector<BuiltRequest> candidates;
-  for (auto& names : sim::auto_candidates(request)) {
+  for (auto& algorithms : sim::auto_candidates(request)) {
     BuiltRequest candidate = built;
-    candidate.algorithms = names;
-    candidate.request.algorithms = std::move(names);
-    candidate.request.label = fmt::format("{}/{}", spec.op, join(candidate.algorithms, ","));
+    candidate.request.label = fmt::format("{}/{}", spec.op, sim::algorithm_list(algorithms));
+    candidate.request.algorithms = std::move(algorithms);
     candidate.chosen_by_auto = true;
     try {
       sim::validate_request(topology, candidate.request);
@@ -95,6 +94,13 @@ BuiltRequest build_named(const topo::Topology& topology, const CollectiveSpec& s
 }
 
 }  // namespace
+
+std::vector<std::string> BuiltRequest::algorithm_names() const {
+  if (request.algorithms.empty()) return {sim::default_algorithm(request.kind).name};
+  std::vector<std::string> names;
+  for (const auto& algorithm : request.algorithms) names.push_back(algorithm.name());
+  return names;
+}
 
 std::uint64_t parse_collective_bytes(const std::string& text) {
   const std::uint64_t bytes = parse_bytes(text);
@@ -126,8 +132,7 @@ BuiltRequest build_request(const topo::Topology& topology, const CollectiveSpec&
   }
   if (candidates.empty()) return build_named(topology, spec);  // the error of auto over the default axes
   BuiltRequest all = candidates.front();
-  all.algorithms = {sim::kAutoAlgorithm};
-  all.request.algorithms = all.algorithms;
+  all.request.algorithms = {sim::AlgorithmRef::automatic()};
   all.group_axes = "default";
   all.auto_candidates = std::move(candidates);
   return all;

@@ -21,13 +21,14 @@ struct CollectiveSpec {
 };
 
 struct BuiltRequest {
-  sim::CollectiveRequest request;
-  std::vector<std::string> algorithms;  // resolved
-  std::string group_axes;               // resolved, e.g. "core+x,y"
-  bool chosen_by_auto = false;          // the algorithms were "auto" (sim/algorithm_choice.hpp)
+  sim::CollectiveRequest request;  // its algorithms resolved to their rows (or auto)
+  std::string group_axes;          // resolved, e.g. "core+x,y"
+  bool chosen_by_auto = false;     // the algorithms were "auto" (sim/algorithm_choice.hpp)
   // "auto" not yet resolved: what it stands for, each with its algorithms named (and its own group axes when
   // none were given); resolve_auto picks one. Empty once resolved or without auto.
   std::vector<BuiltRequest> auto_candidates;
+
+  std::vector<std::string> algorithm_names() const;  // the request's, or the kind's default
 };
 
 // Throws InputError naming the bad word and what is valid. Permute moves every member's buffer to the next

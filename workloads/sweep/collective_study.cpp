@@ -68,7 +68,7 @@ std::string CollectiveStudy::run_point(std::size_t point) const {
   const Measurement m = measure(simulator, built, false);
   const auto& r = m.result;
   return nlohmann::json{
-      {"algorithms", join(built.algorithms, ",")},
+      {"algorithms", join(built.algorithm_names(), ",")},
       {"group_axes", built.group_axes},
       {"groups", built.request.groups.size()},
       {"group_size", r.group_size},

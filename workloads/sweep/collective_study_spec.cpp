@@ -175,7 +175,7 @@ class PointChecker {
         .add(std::to_string(parse_bytes(request.bytes)));
     try {
       const BuiltRequest built = build_request(topology, request);
-      hash.add(join(built.algorithms, ",")).add(built.group_axes);
+      hash.add(join(built.algorithm_names(), ",")).add(built.group_axes);
     } catch (const InputError& error) {
       // Everything named exists: the algorithm does not fit the group.
       facts.skip_reason = error.what();

@@ -96,7 +96,7 @@ void check_flat(CollectiveKind kind, ReduceOp op) {
       CollectiveRequest request;
       request.kind = kind;
       request.op = op;
-      request.algorithms = {"halving_doubling"};
+      request.algorithms = resolve_algorithms(request.kind, {"halving_doubling"});
       request.elements = elements;
       auto shuffled = testing::make_group({p}, 1, 2);
       std::shuffle(shuffled.ranks.begin(), shuffled.ranks.end(), random);
@@ -153,7 +153,7 @@ TEST_CASE("halving-doubling composes per dimension on dimensions of other sizes 
         for (const std::uint64_t elements : {5, 97, 1000}) {
           CollectiveRequest request;
           request.kind = kind;
-          request.algorithms = names;
+          request.algorithms = resolve_algorithms(request.kind, names);
           request.elements = elements;
           request.groups = {testing::make_group(shape, 1, 2)};
           const int p = request.groups.front().size();

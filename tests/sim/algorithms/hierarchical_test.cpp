@@ -113,10 +113,12 @@ TEST_CASE("auto chooses the hierarchical allreduce across slices, and not within
     out << fastest_algorithms(simulator,
                               testing::request_along(topology, "allreduce", "auto", "64MiB", "all"))
                .algorithms.front()
+               .name()
         << " "
         << fastest_algorithms(simulator,
                               testing::request_along(topology, "allreduce", "auto", "64MiB", "x+y+z"))
-               .algorithms.front();
+               .algorithms.front()
+               .name();
   }) >>
       across >> within;
   CHECK(across == "hierarchical");

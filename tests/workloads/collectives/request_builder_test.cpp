@@ -73,7 +73,7 @@ TEST_CASE("the default algorithm and the default group axes come from the regist
     CHECK(built.request.groups.size() == 1);
     if (row.is_default) {
       const auto by_default = build_request(topology, spec_of(sim::to_string(row.kind), "", "64KiB"));
-      CHECK(by_default.algorithms == std::vector<std::string>{row.name});
+      CHECK(by_default.request.algorithms == std::vector<sim::AlgorithmRef>{sim::AlgorithmRef(row)});
     }
   }
 }
