@@ -16,7 +16,7 @@
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
-#include "workloads/collectives/measurement.hpp"
+#include "workloads/collectives/collective_record.hpp"
 #include "workloads/report/progress.hpp"
 #include "workloads/report/report_context.hpp"
 
@@ -72,35 +72,17 @@ nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& t
                      {"busy_s", l.busy_s},
                      {"utilisation", ratio(l.busy_s, r.time_s)}});
   }
-  nlohmann::json out = {
-      {"topology", topology.name()},
-      {"shape", topology.shape()},
-      {"op", options.spec.op},
-      {"algorithms", built.algorithm_names()},
-      {"chosen_by_auto", built.chosen_by_auto},
-      {"group_axes", built.group_axes},
-      {"groups", built.request.groups.size()},
-      {"group_size", r.group_size},
-      {"bytes", r.bytes_per_member},
-      {"network", options.network},
-      {"simulated_s", r.time_s},
-      {"algbw_Bps", r.algbw_Bps},
-      {"busbw_Bps", r.busbw_Bps},
-      {"prediction_s", m.prediction.time_s},
-      {"contention_free", m.prediction.contention_free},
-      {"ratio_to_prediction", ratio(r.time_s, m.prediction.time_s)},
-      {"closed_form_s",
-       m.prediction.closed_form_s >= 0 ? nlohmann::json(m.prediction.closed_form_s) : nlohmann::json()},
-      {"closed_form", m.prediction.closed_form},
-      {"lower_bound_s", m.bound.time_s},
-      {"lower_bound_term", m.bound.binding},
-      {"ratio_to_lower_bound", ratio(r.time_s, m.bound.time_s)},
-      {"busiest_link_bound_s", m.prediction.max_link_time_s},
-      {"messages", r.messages},
-      {"simulated_messages", r.simulated_messages},
-      {"folded_rounds", r.folded_rounds},
-      {"links_used", m.links.size()},
-      {"busiest_links", links}};
+  nlohmann::json out =
+      workloads::record_json(workloads::collective_record(built, m), workloads::collective_record_fields());
+  out["algorithms"] = built.algorithm_names();  // a list here, one per group dimension
+  out["topology"] = topology.name();
+  out["shape"] = topology.shape();
+  out["op"] = options.spec.op;
+  out["chosen_by_auto"] = built.chosen_by_auto;
+  out["network"] = options.network;
+  out["closed_form"] = m.prediction.closed_form;
+  out["links_used"] = m.links.size();
+  out["busiest_links"] = links;
   if (!topology.faults().empty()) {
     out["faults"] = topology.faults().text();
     out["healthy_simulated_s"] = healthy_s;

@@ -35,7 +35,7 @@
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
-#include "workloads/collectives/measurement.hpp"
+#include "workloads/collectives/collective_record.hpp"
 #include "workloads/report/csv_writer.hpp"
 #include "workloads/report/report_context.hpp"
 
@@ -108,8 +108,7 @@ bool close(double a, double b, double relative) {
 
 // One run measured and checked: the row of validate.csv.
 nlohmann::json measured_row(const Target& target, const topo::Topology& topology, sim::Simulator& simulator,
-                            const workloads::BuiltRequest& built, const std::string& op,
-                            const std::string& algorithms) {
+                            const workloads::BuiltRequest& built, const std::string& op) {
   const double injection = sim::injection_bandwidth_Bps(topology);
   const double diameter_latency =
       topo::graph_figures(topology).diameter_hops * topology.inter_chip().latency_s();
@@ -136,26 +135,13 @@ nlohmann::json measured_row(const Target& target, const topo::Topology& topology
                          r.time_s >= p.max_link_time_s * (1 - 1e-9) &&
                          r.time_s <= p.max_link_time_s + diameter_latency);
   }
-  return {{"topology", target.topology},
-          {"op", op},
-          {"algorithms", algorithms},
-          {"group_axes", built.group_axes},
-          {"group_size", r.group_size},
-          {"groups", built.request.groups.size()},
-          {"bytes", r.bytes_per_member},
-          {"simulated_s", r.time_s},
-          {"prediction_s", p.time_s},
-          {"contention_free", p.contention_free},
-          {"closed_form_s", p.closed_form_s},
-          {"lower_bound_s", m.bound.time_s},
-          {"lower_bound_term", m.bound.binding},
-          {"busiest_link_bound_s", p.max_link_time_s},
-          {"algbw_Bps", r.algbw_Bps},
-          {"busbw_Bps", r.busbw_Bps},
-          {"messages", r.messages},
-          {"simulated_messages", r.simulated_messages},
-          {"checks", join(checks, "+")},
-          {"failed", join(failed, "+")}};
+  nlohmann::json row =
+      workloads::record_json(workloads::collective_record(built, m), workloads::collective_record_fields());
+  row["topology"] = target.topology;
+  row["op"] = op;
+  row["checks"] = join(checks, "+");
+  row["failed"] = join(failed, "+");
+  return row;
 }
 
 // Runs in the child: every choice x size of one target on one simulator, measured as clock differences.
@@ -189,7 +175,7 @@ std::string run_target(const Target& target) {
           }
           if (!done.insert(fmt::format("{} {} {} {}", spec.op, algorithms, built.group_axes, size)).second)
             continue;
-          rows.push_back(measured_row(target, topology, simulator, built, spec.op, algorithms));
+          rows.push_back(measured_row(target, topology, simulator, built, spec.op));
         }
       }
     }
@@ -226,7 +212,6 @@ std::string csv(const nlohmann::json& rows) {
   std::ostringstream out;
   workloads::CsvWriter csv(out, kValidateCsvColumns);
   for (const auto& r : rows) {
-    const double sim_s = r["simulated_s"];
     const std::string failed = r["failed"];
     csv.text(r["topology"].get<std::string>())
         .text(r["op"].get<std::string>())
@@ -235,15 +220,18 @@ std::string csv(const nlohmann::json& rows) {
         .number(r["group_size"].get<int>())
         .number(r["groups"].get<std::size_t>())
         .number(r["bytes"].get<std::uint64_t>())
-        .number(sim_s)
+        .number(r["simulated_s"].get<double>())
         .number(r["prediction_s"].get<double>())
-        .number(r["contention_free"].get<bool>() ? 1 : 0)
-        .number(r["closed_form_s"].get<double>())
-        .number(r["lower_bound_s"].get<double>())
+        .number(r["contention_free"].get<bool>() ? 1 : 0);
+    if (r["closed_form_s"].is_null())
+      csv.empty();
+    else
+      csv.number(r["closed_form_s"].get<double>());
+    csv.number(r["lower_bound_s"].get<double>())
         .text(r["lower_bound_term"].get<std::string>())
         .number(r["busiest_link_bound_s"].get<double>())
-        .number(ratio(sim_s, r["prediction_s"]))
-        .number(ratio(sim_s, r["lower_bound_s"]))
+        .number(r["ratio_to_prediction"].get<double>())
+        .number(r["ratio_to_lower_bound"].get<double>())
         .number(r["algbw_Bps"].get<double>())
         .number(r["busbw_Bps"].get<double>())
         .number(r["messages"].get<std::uint64_t>())
@@ -283,14 +271,14 @@ void print_table(const nlohmann::json& rows, const nlohmann::json& misfits) {
                            "topology", "op", "algorithm", width, "axes", "p", "bytes", "simulated",
                            "sim/pred", "sim/bound", "busbw", "checks");
   for (const auto& r : rows) {
-    const double sim_s = r["simulated_s"];
     const std::string failed = r["failed"];
     std::cout << fmt::format(
         "{:<12} {:<15} {:<{}} {:<9} {:>5} {:>7} {:>12} {:>10.6f} {:>9.3f} {:>9}  {} {}\n",
         r["topology"].get<std::string>(), r["op"].get<std::string>(), r["algorithms"].get<std::string>(),
         width, r["group_axes"].get<std::string>(), r["group_size"].get<int>(),
-        format_bytes(r["bytes"].get<double>()), format_duration(sim_s), ratio(sim_s, r["prediction_s"]),
-        ratio(sim_s, r["lower_bound_s"]), format_bandwidth(r["busbw_Bps"]), r["checks"].get<std::string>(),
+        format_bytes(r["bytes"].get<double>()), format_duration(r["simulated_s"].get<double>()),
+        r["ratio_to_prediction"].get<double>(), r["ratio_to_lower_bound"].get<double>(),
+        format_bandwidth(r["busbw_Bps"]), r["checks"].get<std::string>(),
         failed.empty() ? "pass" : "FAIL: " + failed);
   }
   if (misfits.empty()) return;

@@ -82,7 +82,7 @@ StepFeatures step_features(const RunReport& report, double peak_flops) {
 std::string FidelityStudy::run_point(std::size_t point) const {
   const RunConfig& config = measurements_[point].config;
   const RunReport report = run_training(config);
-  nlohmann::json summary = nlohmann::json::parse(point_summary_json(report));
+  nlohmann::json summary = record_json(point_summary(report), point_summary_fields());
   const StepFeatures f = step_features(report, config.hardware.device.peak_flops());
   summary["features"] = {
       {"matrix_s", f.matrix_s}, {"hbm_s", f.hbm_s}, {"other_s", f.other_s}, {"kernels", f.kernels}};

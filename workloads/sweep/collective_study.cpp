@@ -7,17 +7,32 @@
 #include "sim/simulator.hpp"
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
-#include "workloads/collectives/measurement.hpp"
+#include "workloads/collectives/collective_record.hpp"
 #include "workloads/sweep/dry_run.hpp"
 
 namespace tpusim::workloads {
 namespace {
 
-// The figures a point's child sends back, in the order of the CSV columns they fill.
-const std::vector<const char*> kFigures = {
-    "simulated_s",      "prediction_s",        "contention_free",      "closed_form_s", "lower_bound_s",
-    "lower_bound_term", "ratio_to_prediction", "ratio_to_lower_bound", "algbw_Bps",     "busbw_Bps",
-    "messages",         "simulated_messages"};
+// The record's fields a point's child sends back, in the order of the CSV columns they fill after the
+// network; the names before them (algorithms to bytes) fill their columns too.
+const std::vector<std::string> kSent = {"algorithms",
+                                        "group_axes",
+                                        "groups",
+                                        "group_size",
+                                        "bytes",
+                                        "simulated_s",
+                                        "prediction_s",
+                                        "contention_free",
+                                        "closed_form_s",
+                                        "lower_bound_s",
+                                        "lower_bound_term",
+                                        "ratio_to_prediction",
+                                        "ratio_to_lower_bound",
+                                        "algbw_Bps",
+                                        "busbw_Bps",
+                                        "messages",
+                                        "simulated_messages"};
+constexpr std::size_t kFirstFigure = 5;  // kSent[kFirstFigure] is simulated_s
 
 CollectiveSpec request_of(const std::vector<std::string>& spec) {
   CollectiveSpec request;
@@ -65,28 +80,8 @@ std::string CollectiveStudy::run_point(std::size_t point) const {
   options.network = spec[kNetwork] == "lv08" ? sim::NetworkModel::lv08 : sim::NetworkModel::ideal;
   sim::Simulator simulator(topology, options);
   const BuiltRequest built = resolve_auto(simulator, build_request(topology, request_of(spec)));
-  const Measurement m = measure(simulator, built, false);
-  const auto& r = m.result;
-  return nlohmann::json{
-      {"algorithms", join(built.algorithm_names(), ",")},
-      {"group_axes", built.group_axes},
-      {"groups", built.request.groups.size()},
-      {"group_size", r.group_size},
-      {"bytes", r.bytes_per_member},
-      {"simulated_s", r.time_s},
-      {"prediction_s", m.prediction.time_s},
-      {"contention_free", m.prediction.contention_free},
-      {"closed_form_s",
-       m.prediction.closed_form_s >= 0 ? nlohmann::json(m.prediction.closed_form_s) : nlohmann::json()},
-      {"lower_bound_s", m.bound.time_s},
-      {"lower_bound_term", m.bound.binding},
-      {"ratio_to_prediction", ratio(r.time_s, m.prediction.time_s)},
-      {"ratio_to_lower_bound", ratio(r.time_s, m.bound.time_s)},
-      {"algbw_Bps", r.algbw_Bps},
-      {"busbw_Bps", r.busbw_Bps},
-      {"messages", r.messages},
-      {"simulated_messages", r.simulated_messages}}
-      .dump();
+  const CollectiveRecord record = collective_record(built, measure(simulator, built, false));
+  return record_json(record, collective_record_fields(), kSent).dump();
 }
 
 std::vector<std::string> CollectiveStudy::csv_header() const {
@@ -112,7 +107,8 @@ nlohmann::json CollectiveStudy::csv_cells(std::size_t point, const PointOutcome&
   cells.push_back(ok ? r.at("group_size") : nlohmann::json());
   cells.push_back(ok ? r.at("bytes") : nlohmann::json(spec[kBytes]));
   cells.push_back(spec[kNetwork]);
-  for (const char* figure : kFigures) cells.push_back(ok ? r.at(figure) : nlohmann::json());
+  for (std::size_t i = kFirstFigure; i < kSent.size(); ++i)
+    cells.push_back(ok ? r.at(kSent[i]) : nlohmann::json());
   cells.push_back(outcome.status == "skipped" ? nlohmann::json() : nlohmann::json(outcome.wall_s));
   cells.push_back(outcome.status);
   cells.push_back(outcome.error.empty() ? nlohmann::json() : nlohmann::json(outcome.error));

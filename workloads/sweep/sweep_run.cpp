@@ -7,23 +7,47 @@
 
 namespace tpusim::workloads {
 
-std::string point_summary_json(const RunReport& report) {
+const RecordFields<PointResult>& point_summary_fields() {
+  static const RecordFields<PointResult> fields = {
+      {"step_time_s", &PointResult::step_time_s},
+      {"compute_s", &PointResult::compute_s},
+      {"communication_s", &PointResult::communication_s},
+      {"exposed_communication_s", &PointResult::exposed_communication_s},
+      {"idle_s", &PointResult::idle_s},
+      {"model_flops_per_step", &PointResult::model_flops_per_step},
+      {"mfu", &PointResult::mfu},
+      {"parameters", &PointResult::parameters},
+      {"memory_per_core_bytes", &PointResult::memory_per_core_bytes},
+      {"hbm_per_core_bytes", &PointResult::hbm_per_core_bytes},
+      {"fits", &PointResult::fits},
+      {"collective_calls", &PointResult::collective_calls},
+      {"mesh_mapping", &PointResult::mesh_mapping},
+      {"uncalibrated_step_time_s", &PointResult::uncalibrated_step_time_s}};
+  return fields;
+}
+
+PointResult point_summary(const RunReport& report) {
+  PointResult result;
   const auto& timeline = report.timeline;
-  return nlohmann::json{{"step_time_s", timeline.step_time_s},
-                        {"compute_s", timeline.compute_s},
-                        {"communication_s", timeline.comm_s},
-                        {"exposed_communication_s", timeline.exposed_comm_s},
-                        {"idle_s", timeline.idle_s},
-                        {"model_flops_per_step", report.model_flops_per_step},
-                        {"mfu", report.mfu},
-                        {"parameters", report.parameters},
-                        {"memory_per_core_bytes", report.memory.total_bytes},
-                        {"hbm_per_core_bytes", report.memory.hbm_bytes},
-                        {"fits", report.memory.fits()},
-                        {"collective_calls", report.collectives.size()},
-                        {"mesh_mapping", report.mesh_mapping},
-                        {"uncalibrated_step_time_s", report.uncalibrated_step_time_s}}
-      .dump();
+  result.step_time_s = timeline.step_time_s;
+  result.compute_s = timeline.compute_s;
+  result.communication_s = timeline.comm_s;
+  result.exposed_communication_s = timeline.exposed_comm_s;
+  result.idle_s = timeline.idle_s;
+  result.model_flops_per_step = report.model_flops_per_step;
+  result.mfu = report.mfu;
+  result.parameters = report.parameters;
+  result.memory_per_core_bytes = report.memory.total_bytes;
+  result.hbm_per_core_bytes = report.memory.hbm_bytes;
+  result.fits = report.memory.fits();
+  result.collective_calls = static_cast<int>(report.collectives.size());
+  result.mesh_mapping = report.mesh_mapping;
+  result.uncalibrated_step_time_s = report.uncalibrated_step_time_s;
+  return result;
+}
+
+std::string point_summary_json(const RunReport& report) {
+  return record_json(point_summary(report), point_summary_fields()).dump();
 }
 
 PointResult parse_point_summary(const std::string& json_text) {
@@ -31,21 +55,7 @@ PointResult parse_point_summary(const std::string& json_text) {
 }
 
 PointResult parse_point_summary(const nlohmann::json& json) {
-  PointResult result;
-  result.step_time_s = json.at("step_time_s").get<double>();
-  result.compute_s = json.at("compute_s").get<double>();
-  result.communication_s = json.at("communication_s").get<double>();
-  result.exposed_communication_s = json.at("exposed_communication_s").get<double>();
-  result.idle_s = json.at("idle_s").get<double>();
-  result.model_flops_per_step = json.at("model_flops_per_step").get<double>();
-  result.mfu = json.at("mfu").get<double>();
-  result.parameters = json.at("parameters").get<std::int64_t>();
-  result.memory_per_core_bytes = json.at("memory_per_core_bytes").get<std::uint64_t>();
-  result.hbm_per_core_bytes = json.at("hbm_per_core_bytes").get<std::uint64_t>();
-  result.fits = json.at("fits").get<bool>();
-  result.collective_calls = json.at("collective_calls").get<int>();
-  result.mesh_mapping = json.at("mesh_mapping").get<std::string>();
-  return result;
+  return record_from_json(json, point_summary_fields());
 }
 
 PointResult run_point(const RunConfig& config) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/report/record_fields.hpp"
 #include "workloads/sweep/sweep_spec.hpp"
 #include "workloads/training_run.hpp"
 
@@ -29,6 +30,7 @@ struct PointResult {
   bool fits = false;
   int collective_calls = 0;  // per step
   std::string mesh_mapping;
+  double uncalibrated_step_time_s = 0;  // before hardware.calibration (the step time without one)
   // Measured on this machine by the parent: fork to exit of the child.
   double wall_s = 0;
   double peak_rss_mib = 0;
@@ -42,7 +44,11 @@ struct PointResult {
   }
 };
 
+// What a child sends back, as one table: the JSON of point_summary_json and of parse_point_summary.
+const RecordFields<PointResult>& point_summary_fields();
+
 // The child's side: the compact JSON of a run, and back.
+PointResult point_summary(const RunReport& report);
 std::string point_summary_json(const RunReport& report);
 PointResult parse_point_summary(const std::string& json_text);
 PointResult parse_point_summary(const nlohmann::json& json);

@@ -61,7 +61,9 @@ TEST_CASE(
     REQUIRE(at != header.end());
     return static_cast<std::size_t>(at - header.begin());
   };
-  const std::size_t simulated = column("simulated_s"), bound = column("lower_bound_s");
+  const std::size_t simulated = column("simulated_s"), bound = column("lower_bound_s"),
+                    closed_form = column("closed_form_s");
+  std::size_t without_closed_form = 0;
   std::map<std::string, std::size_t> exact_rows_by_topology;
   std::size_t exact_rows = 0;
   for (std::size_t i = 1; i < lines.size(); ++i) {
@@ -71,6 +73,11 @@ TEST_CASE(
     CHECK(fields.back() == "pass");
     CHECK(std::stod(fields[simulated]) > 0);
     CHECK(std::stod(fields[simulated]) >= std::stod(fields[bound]) * (1 - 1e-9));
+    // A closed form that does not exist is an empty cell, never a number standing for none.
+    if (fields[closed_form].empty())
+      ++without_closed_form;
+    else
+      CHECK(std::stod(fields[closed_form]) > 0);
     exact_rows_by_topology[fields.front()];
     if (fields[column("checks")].find("exact") != std::string::npos) {
       ++exact_rows;
@@ -89,6 +96,10 @@ TEST_CASE(
   std::ifstream json_file(scratch.work() / "results/validate/validate.json");
   const auto document = nlohmann::json::parse(json_file);
   CHECK(document.at("runs").size() == lines.size() - 1);
+  CHECK(without_closed_form > 0);
+  CHECK(std::count_if(document.at("runs").begin(), document.at("runs").end(), [](const nlohmann::json& run) {
+          return run.at("closed_form_s").is_null();
+        }) == static_cast<std::ptrdiff_t>(without_closed_form));
   CHECK(document.at("totals").at("failures") == 0);
   CHECK(document.at("totals").at("rows") == lines.size() - 1);
   CHECK(document.at("context").at("format") == "tpusim.validate.v1");
