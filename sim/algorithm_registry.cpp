@@ -6,7 +6,7 @@
 #include <set>
 
 #include "sim/algorithms/algorithms.hpp"
-#include "sim/composition.hpp"
+#include "sim/algorithms/composition.hpp"
 #include "sim/routes.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"

@@ -1,8 +1,8 @@
 #pragma once
-// sim-private: the rounds a collective has just run one after another, each alone on the network, kept so that
-// the executor can fold rounds that repeat an earlier one of them (sim/executor.cpp). A ring whose chunks
-// differ in size (a 4 KiB buffer over thousands of members: chunks of 0 or 1 element) never repeats the round
-// before, but it repeats the round a period earlier: the chunk sizes' period.
+// sim-private: the rounds a collective has just run one after another, each alone on the network, kept so
+// that the executor can fold rounds that repeat an earlier one of them (sim/engine/executor.cpp). A ring
+// whose chunks differ in size (a 4 KiB buffer over thousands of members: chunks of 0 or 1 element) never
+// repeats the round before, but it repeats the round a period earlier: the chunk sizes' period.
 //
 // A round is kept when it ran alone: its transfers all started at one instant, at which nothing else was in
 // flight and every earlier round had ended, they all ended at one instant, and no later round had started by

@@ -15,7 +15,7 @@ namespace tpusim::sim {
 
 enum class NetworkModel { ideal, lv08 };
 
-// How a transfer is carried on SimGrid (sim/transfer_tracker.hpp): the same simulated times either way.
+// How SimGrid carries a transfer (sim/engine/transfer_tracker.hpp): the same simulated times either way.
 enum class TransferMechanism { network_actions, maestro_comms };
 
 struct SimOptions {

@@ -1,8 +1,8 @@
 #pragma once
-// Splits the FLOPs the engine counted into matmul FLOPs (the contractions model_formulas.hpp gives in closed
-// form) and other work (elementwise, reductions, optimizer). Every op the models lower is live (autodiff
-// builds no gradient that nothing reads; tests/workloads/liveness_test.cpp checks each model kind), so the
-// two parts add up to all the work counted.
+// Splits the FLOPs the engine counted into matmul FLOPs (the contractions models/model_formulas.hpp gives in
+// closed form) and other work (elementwise, reductions, optimizer). Every op the models lower is live
+// (autodiff builds no gradient that nothing reads; tests/workloads/liveness_test.cpp checks each model kind),
+// so the two parts add up to all the work counted.
 #include "mesh_tf/counters.hpp"
 #include "mesh_tf/graph.hpp"
 

@@ -13,8 +13,8 @@
 #include "sim/simulator.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
-#include "workloads/model_formulas.hpp"
 #include "workloads/models/model_builder.hpp"
+#include "workloads/models/model_formulas.hpp"
 #include "workloads/models/model_kinds.hpp"
 #include "workloads/synthetic_data.hpp"
 

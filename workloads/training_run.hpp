@@ -67,7 +67,7 @@ struct RunReport {
   // pod is healthy or no baseline was run (tpusim run runs one).
   double healthy_step_time_s = 0;
   std::int64_t parameters = 0;
-  double model_flops_per_step = 0;    // closed form (model_formulas.hpp), whole pod
+  double model_flops_per_step = 0;    // closed form (models/model_formulas.hpp), whole pod
   double counted_flops_per_core = 0;  // every op the engine lowered, one step
   FlopBreakdown counted;              // the same, split into matmuls and other work
   std::vector<StepRecord> steps;

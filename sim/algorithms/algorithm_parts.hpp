@@ -66,8 +66,9 @@ using ClosedFormFunction = ClosedForm (*)(const ClosedFormInput& input);
 inline double log2_ceil(int p) { return p <= 1 ? 0.0 : std::ceil(std::log2(static_cast<double>(p)) - 1e-12); }
 
 // The operations of an algorithm that runs along one group dimension, from which a collective over a group of
-// several dimensions is composed (sim/composition.hpp). `owned[i]` is the element range position i holds
-// reduced after a reduce-scatter (and contributes to an allgather); the ranges need not be equal or adjacent.
+// several dimensions is composed (sim/algorithms/composition.hpp). `owned[i]` is the element range position i
+// holds reduced after a reduce-scatter (and contributes to an allgather); the ranges need not be equal or
+// adjacent.
 struct LineOperations {
   // Reduce-scatter of `range`, the algorithm choosing which part each position keeps (returned in owned).
   Schedule (*reduce_scatter)(const Line& line, ElementRange range, std::vector<ElementRange>& owned);

@@ -3,7 +3,7 @@
 // the per-dimension composition bidir_ring,bidir_ring under its own name, for which the group shape "two
 // dimensions" picks default group axes such as core+x,y.
 #include "sim/algorithms/algorithms.hpp"
-#include "sim/composition.hpp"
+#include "sim/algorithms/composition.hpp"
 
 namespace tpusim::sim::algorithms {
 

@@ -14,7 +14,7 @@
 #include <unordered_map>
 
 #include "sim/algorithms/algorithms.hpp"
-#include "sim/composition.hpp"
+#include "sim/algorithms/composition.hpp"
 #include "sim/index_map.hpp"
 
 namespace tpusim::sim::algorithms {

@@ -7,7 +7,7 @@
 // position 2i+1 (i < e) first hands its buffer to 2i, the k' others run the steps, and 2i hands back the
 // result.
 #include "sim/algorithms/algorithms.hpp"
-#include "sim/composition.hpp"
+#include "sim/algorithms/composition.hpp"
 
 namespace tpusim::sim::algorithms {
 namespace {

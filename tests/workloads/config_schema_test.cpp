@@ -10,11 +10,11 @@
 #include "tests/topologies/support/input_error_of.hpp"
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_parser.hpp"
-#include "workloads/config/model_section.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/config/resolved_config.hpp"
-#include "workloads/config/schema_text.hpp"
 #include "workloads/models/model_kinds.hpp"
+#include "workloads/models/model_section.hpp"
+#include "workloads/report/schema_text.hpp"
 
 using tpusim::InputError;
 using namespace tpusim::workloads;

@@ -9,7 +9,7 @@
 
 #include "topologies/support/child_process.hpp"
 #include "workloads/config/preset_catalog.hpp"
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 #include "workloads/training_run.hpp"
 
 using namespace tpusim::workloads;

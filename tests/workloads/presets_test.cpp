@@ -4,7 +4,7 @@
 
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/preset_catalog.hpp"
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 
 using namespace tpusim::workloads;
 

@@ -1,12 +1,12 @@
 #pragma once
 // The config schema: one row per config key, the one place a key is defined. The rows drive reading a config
-// (config_parser.cpp), the unknown-key errors and their suggestions, `tpusim run --schema` (schema_text.hpp),
-// the resolved config in summary.json (resolved_config.hpp) and the keys a sweep may vary. The rows live in
-// one file per section: the top-level keys in config_schema.cpp, hardware_keys.cpp, mesh_keys.cpp,
-// model_section.cpp (model.kind) and training_keys.cpp.
+// (config_parser.cpp), the unknown-key errors and their suggestions, `tpusim run --schema`
+// (report/schema_text.hpp), the resolved config in summary.json (resolved_config.hpp) and the keys a sweep
+// may vary. The rows live in one file per section: the top-level keys in config_schema.cpp,
+// hardware_keys.cpp, mesh_keys.cpp, models/model_section.cpp (model.kind) and training_keys.cpp.
 //
 // A model's own keys (model.layers, model.d_ff, ...) depend on its kind: they are ModelKey rows
-// (model_section.hpp), and each kind's row in models/model_kinds.hpp lists those it takes.
+// (models/model_section.hpp), and each kind's row in models/model_kinds.hpp lists those it takes.
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -89,7 +89,7 @@ std::vector<ConfigKey> hardware_keys();  // hardware_keys.cpp
 // What hardware.collectives accepts: the registry's algorithm names, then auto (hardware_keys.cpp).
 std::vector<std::string> collective_algorithm_names();
 std::vector<ConfigKey> mesh_keys();      // mesh_keys.cpp
-std::vector<ConfigKey> model_keys();     // model_section.cpp: model.kind
+std::vector<ConfigKey> model_keys();     // models/model_section.cpp: model.kind
 std::vector<ConfigKey> training_keys();  // training_keys.cpp
 
 // The top-level keys and sections, in row order: name, description, hardware, mesh, model, training.

@@ -11,8 +11,8 @@
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_schema.hpp"
 #include "workloads/config/mesh_shape_rule.hpp"
-#include "workloads/config/model_section.hpp"
 #include "workloads/models/model_kinds.hpp"
+#include "workloads/models/model_section.hpp"
 
 namespace tpusim::workloads {
 namespace {

@@ -1,8 +1,8 @@
 #include "workloads/config/resolved_config.hpp"
 
 #include "workloads/config/config_schema.hpp"
-#include "workloads/config/model_section.hpp"
 #include "workloads/models/model_kinds.hpp"
+#include "workloads/models/model_section.hpp"
 
 namespace tpusim::workloads {
 

@@ -3,7 +3,7 @@
 
 #include "topologies/support/units.hpp"
 #include "workloads/config/config_schema.hpp"
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 #include "workloads/models/model_kinds.hpp"
 
 namespace tpusim::workloads {

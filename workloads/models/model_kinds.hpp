@@ -12,7 +12,7 @@
 #include "mesh_tf/mesh_shape.hpp"
 #include "topologies/support/name_table.hpp"
 #include "workloads/config/run_config.hpp"
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 
 namespace tpusim::mtf {
 class Graph;
@@ -22,7 +22,7 @@ namespace tpusim::workloads {
 
 struct BuiltModel;  // model_builder.hpp
 
-// A model key the kind takes (a row of config/model_section.hpp, named without "model.").
+// A model key the kind takes (a row of model_section.hpp, named without "model.").
 struct ModelKeyUse {
   std::string key;
   std::string default_value = "";  // YAML text read when the config leaves it out; "" = required

@@ -1,6 +1,6 @@
 #include "topologies/support/did_you_mean.hpp"
 #include "workloads/config/resolved_config.hpp"
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 #include "workloads/report/report_context.hpp"
 #include "workloads/report/result_files.hpp"
 #include "workloads/report/step_explanation.hpp"

@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
 #include "topologies/support/units.hpp"
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 #include "workloads/models/model_kinds.hpp"
 #include "workloads/report/result_files.hpp"
 

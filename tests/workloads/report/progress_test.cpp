@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 #include "workloads/report/progress.hpp"
 #include "workloads/report/step_reporter.hpp"
 

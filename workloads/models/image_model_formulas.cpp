@@ -17,7 +17,7 @@
 //           2c_i -> c_i, 3x3 c_i -> c_i; a 1x1 convolution c_0 -> K with bias
 #include <cstdint>
 
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 
 namespace tpusim::workloads {
 namespace {

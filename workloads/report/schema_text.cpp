@@ -1,12 +1,12 @@
-#include "workloads/config/schema_text.hpp"
+#include "workloads/report/schema_text.hpp"
 
 #include <fmt/format.h>
 
 #include <sstream>
 
 #include "workloads/config/config_schema.hpp"
-#include "workloads/config/model_section.hpp"
 #include "workloads/models/model_kinds.hpp"
+#include "workloads/models/model_section.hpp"
 #include "workloads/report/report_context.hpp"
 
 namespace tpusim::workloads {

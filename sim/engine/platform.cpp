@@ -1,8 +1,8 @@
-#include "sim/platform.hpp"
+#include "sim/engine/platform.hpp"
 
 #include <fmt/format.h>
 
-#include "sim/multislice_zone.hpp"
+#include "sim/engine/multislice_zone.hpp"
 #include "sim/routes.hpp"
 #include "topologies/rank_mapping.hpp"
 #include "topologies/support/check.hpp"
@@ -51,13 +51,13 @@ void build_torus(const topo::Topology& topology, std::vector<s4u::Host*>& hosts)
 }
 
 // Meshes, lines, single chips, twisted tori and pods with links down: a full zone, one split-duplex link per
-// neighbour pair (none where the link is down, slower where it is slow), routes from routes.hpp.
+// neighbour pair (none where the link is down, slower where it is slow), routes from sim/routes.hpp.
 void build_full(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) {
   auto* zone = s4u::create_full_zone("mesh");
   const int chips = topology.num_chips();
   for (int chip = 0; chip < chips; ++chip)
     hosts[chip] = zone->create_host(fmt::format("chip-{}", chip), kHostFlops);
-  std::unordered_map<int, s4u::SplitDuplexLink*> duplex;  // by the UP link number of routes.hpp
+  std::unordered_map<int, s4u::SplitDuplexLink*> duplex;  // by the UP link number of sim/routes.hpp
   const auto& dims = topology.chip_dims();
   for (int chip = 0; chip < chips; ++chip) {
     for (std::size_t d = 0; d < dims.size(); ++d) {

@@ -16,10 +16,10 @@
 #include <xbt/log.h>
 
 #include "sim/algorithm_registry.hpp"
-#include "sim/chrome_trace.hpp"
-#include "sim/driver_actor.hpp"
-#include "sim/executor.hpp"
-#include "sim/platform.hpp"
+#include "sim/engine/chrome_trace.hpp"
+#include "sim/engine/driver_actor.hpp"
+#include "sim/engine/executor.hpp"
+#include "sim/engine/platform.hpp"
 #include "sim/request_check.hpp"
 #include "topologies/support/check.hpp"
 #include "topologies/support/child_process.hpp"

@@ -1,7 +1,7 @@
 #pragma once
-// The `model:` section of a config. model.kind is a row of the config schema (config_schema.hpp); the other
-// model keys depend on the kind, so each is a ModelKey row here, and each kind's row (models/model_kinds.hpp)
-// lists the keys it takes, with their defaults.
+// The `model:` section of a config. model.kind is a row of the config schema (config/config_schema.hpp); the
+// other model keys depend on the kind, so each is a ModelKey row here, and each kind's row
+// (models/model_kinds.hpp) lists the keys it takes, with their defaults.
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>

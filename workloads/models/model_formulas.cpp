@@ -1,4 +1,4 @@
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/executor.hpp"
+#include "sim/engine/executor.hpp"
 #include "topologies/topology.hpp"
 
 namespace tpusim::sim {

@@ -1,7 +1,7 @@
 #pragma once
-// sim-private: runs a Schedule on the SimGrid platform from inside one driver actor. See schedule.hpp for the
-// dependency rule. Data, when present, is really moved: the payload is copied from the source at the start of
-// a transfer and copied or reduced into the destination at its end.
+// sim-private: runs a Schedule on the SimGrid platform from inside one driver actor. See sim/schedule.hpp for
+// the dependency rule. Data, when present, is really moved: the payload is copied from the source at the
+// start of a transfer and copied or reduced into the destination at its end.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/collective.hpp"
-#include "sim/platform.hpp"
+#include "sim/engine/platform.hpp"
 #include "sim/schedule.hpp"
 #include "sim/simulator.hpp"
 

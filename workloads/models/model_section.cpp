@@ -1,4 +1,4 @@
-#include "workloads/config/model_section.hpp"
+#include "workloads/models/model_section.hpp"
 
 #include <fmt/format.h>
 
@@ -23,7 +23,7 @@ constexpr std::int64_t kMaxLayers = 1000;
 constexpr double kMaxTensorElements = double(mtf::Graph::kMaxTensorElements);
 
 // A size key sizes the tensor dimension of its name, so it may grow with the mesh axis that splits it
-// (scaled_size.hpp).
+// (config/scaled_size.hpp).
 ModelKey size_key(std::string name, std::int64_t ModelConfig::*field, std::string doc) {
   return {std::move(name),
           "whole number, or {per: mesh axis, value: N} for N per processor along that axis",

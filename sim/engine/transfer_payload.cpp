@@ -1,4 +1,4 @@
-#include "sim/transfer_payload.hpp"
+#include "sim/engine/transfer_payload.hpp"
 
 #include <algorithm>
 #include <cstdint>

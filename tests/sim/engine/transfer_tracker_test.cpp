@@ -1,7 +1,7 @@
 // The tracker reports the same instants, and the same transfers at each, as Comm::wait_any over every
 // transfer in flight, with every mechanism: the executor's simulated times rest on it. Each variant runs in
 // its own child (one engine per process), so all start at clock 0 and must agree to the last bit.
-#include "sim/transfer_tracker.hpp"
+#include "sim/engine/transfer_tracker.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -10,9 +10,9 @@
 #include <simgrid/s4u.hpp>
 #include <sstream>
 
-#include "sim/driver_actor.hpp"
+#include "sim/engine/driver_actor.hpp"
 #include "sim/simulator.hpp"
-#include "sim_test_support.hpp"
+#include "tests/sim/sim_test_support.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/support/child_process.hpp"
 

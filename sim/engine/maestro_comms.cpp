@@ -1,8 +1,8 @@
-#include "sim/maestro_comms.hpp"
+#include "sim/engine/maestro_comms.hpp"
 
 #include <deque>
 
-#include "sim/transfer_tracker.hpp"
+#include "sim/engine/transfer_tracker.hpp"
 #include "topologies/support/check.hpp"
 
 namespace tpusim::sim::maestro_comms {

@@ -1,4 +1,4 @@
-#include "sim/driver_actor.hpp"
+#include "sim/engine/driver_actor.hpp"
 
 #include <algorithm>
 #include <limits>

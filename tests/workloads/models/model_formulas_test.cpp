@@ -1,6 +1,6 @@
 // The built graphs against the closed forms of model_formulas.hpp: parameters of every preset, and the matmul
 // FLOPs the engine counts after lowering, for every model kind.
-#include "workloads/model_formulas.hpp"
+#include "workloads/models/model_formulas.hpp"
 
 #include <catch2/catch.hpp>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "sim/composition.hpp"
+#include "sim/algorithms/composition.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "sim/chrome_trace.hpp"
+#include "sim/engine/chrome_trace.hpp"
 
 #include <fmt/format.h>
 

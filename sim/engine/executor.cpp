@@ -8,20 +8,21 @@
 // their data in order and adds their link bytes. This needs every participant in the round, so that no other
 // transfer could have started meanwhile.
 //
-// Periodic folding (round_history.hpp): when the next round repeats a kept round K rounds back, the rounds
-// that follow repeat the K kept ones in turn and are folded the same way, each as long as the one it repeats.
+// Periodic folding (sim/round_history.hpp): when the next round repeats a kept round K rounds back, the
+// rounds that follow repeat the K kept ones in turn and are folded the same way, each as long as the one it
+// repeats.
 //
 // Transfers are started from maestro, a batch at a time, and their ends come from a TransferTracker.
-#include "sim/executor.hpp"
+#include "sim/engine/executor.hpp"
 
 #include <algorithm>
 #include <deque>
 #include <exception>
 #include <limits>
 
+#include "sim/engine/transfer_payload.hpp"
+#include "sim/engine/transfer_tracker.hpp"
 #include "sim/round_history.hpp"
-#include "sim/transfer_payload.hpp"
-#include "sim/transfer_tracker.hpp"
 #include "topologies/support/check.hpp"
 
 namespace tpusim::sim {
@@ -235,7 +236,7 @@ class Driver {
     if (popped && input_.fold_repeated_rounds) keep_in_history(now);
   }
 
-  // Keeps the round that just ended if it ran alone (round_history.hpp).
+  // Keeps the round that just ended if it ran alone (sim/round_history.hpp).
   void keep_in_history(double now) {
     const Loaded& r = last_round_;
     bool alone = r.same_start && r.same_end && r.last_end == now && tracker_.in_flight() == 0;
@@ -354,8 +355,8 @@ class Driver {
     if (input_.trace != nullptr) input_.trace->push_back({-1, -1, folded, now, end, input_.label});
   }
 
-  // Folds the rounds that repeat kept ones a period back (round_history.hpp); the rounds loaded ahead, none
-  // of which has started, are unloaded first and loaded again after the fold.
+  // Folds the rounds that repeat kept ones a period back (sim/round_history.hpp); the rounds loaded ahead,
+  // none of which has started, are unloaded first and loaded again after the fold.
   void fold_periodic() {
     if (!input_.fold_repeated_rounds || history_.empty() || tracker_.in_flight() != 0) return;
     for (const auto& later : window_) if (later.started_count != 0) return;

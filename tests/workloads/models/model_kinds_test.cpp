@@ -11,9 +11,9 @@
 #include "topologies/support/input_error.hpp"
 #include "workloads/config/config_node.hpp"
 #include "workloads/config/config_parser.hpp"
-#include "workloads/config/model_section.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/models/model_builder.hpp"
+#include "workloads/models/model_section.hpp"
 
 using namespace tpusim;
 using namespace tpusim::workloads;

@@ -1,4 +1,4 @@
-#include "sim/multislice_zone.hpp"
+#include "sim/engine/multislice_zone.hpp"
 
 #include <fmt/format.h>
 
@@ -26,8 +26,8 @@ class MultisliceZone final : public routing::NetZoneImpl {
     links_.at(static_cast<std::size_t>(number)) = link->get_impl();
   }
 
-  // The links of routes.hpp's route (the same the bounds and predictions walk) and its latency: hops times
-  // the ICI latency within a slice, the DCN's between slices.
+  // The links of sim/routes.hpp's route (the same the bounds and predictions walk) and its latency: hops
+  // times the ICI latency within a slice, the DCN's between slices.
   void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst, routing::Route* into,
                        double* latency) override {
     const int cores = topology_.cores_per_chip();
@@ -43,7 +43,7 @@ class MultisliceZone final : public routing::NetZoneImpl {
 
  private:
   topo::Topology topology_;
-  std::vector<simgrid::kernel::resource::StandardLinkImpl*> links_;  // by routes.hpp's directed number
+  std::vector<simgrid::kernel::resource::StandardLinkImpl*> links_;  // by sim/routes.hpp's directed number
 };
 
 }  // namespace

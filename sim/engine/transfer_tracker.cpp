@@ -1,9 +1,9 @@
-#include "sim/transfer_tracker.hpp"
+#include "sim/engine/transfer_tracker.hpp"
 
 #include <simgrid/simix.hpp>
 
-#include "sim/maestro_comms.hpp"
-#include "sim/network_actions.hpp"
+#include "sim/engine/maestro_comms.hpp"
+#include "sim/engine/network_actions.hpp"
 #include "topologies/support/check.hpp"
 
 namespace tpusim::sim {

@@ -1,4 +1,4 @@
-#include "sim/network_actions.hpp"
+#include "sim/engine/network_actions.hpp"
 
 #include <simgrid/version.h>
 
@@ -10,7 +10,7 @@
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <vector>
 
-#include "sim/transfer_tracker.hpp"
+#include "sim/engine/transfer_tracker.hpp"
 #include "topologies/support/check.hpp"
 
 // The virtual interface of SimGrid's network model, as declared in SimGrid 3.32's
@@ -18,7 +18,7 @@
 // slot the library's own classes fill. Only declared here; the library defines it (its vtable and typeinfo
 // are exported). Another SimGrid may order these differently, hence the version check.
 #if SIMGRID_VERSION_MAJOR != 3 || SIMGRID_VERSION_MINOR != 32
-#error "sim/network_actions.cpp mirrors SimGrid 3.32's NetworkModel; check its declaration in this version"
+#error "sim/engine/network_actions.cpp mirrors SimGrid 3.32's NetworkModel; check it in this version"
 #endif
 namespace simgrid::kernel::resource {
 class StandardLinkImpl;
