@@ -45,8 +45,21 @@ void search(const SearchArgs& args) {
     throw InputError("search: give a config file or --preset, not both");
   }
   const std::string preset = args.preset.empty() ? workloads::default_preset_name() : args.preset;
+  // --set search.KEY=VALUE changes a key of the search section (after the config's own), any other --set a key
+  // of the config searched from.
   std::vector<workloads::ConfigSetting> sets;
-  for (const auto& set : args.sets) sets.push_back(workloads::parse_set_option(set));
+  std::vector<std::pair<std::string, std::string>> search_sets;  // search key, YAML value
+  for (const auto& set : args.sets) {
+    const auto equals = set.find('=');
+    if (set.rfind("search.", 0) != 0 || equals == std::string::npos) {
+      sets.push_back(workloads::parse_set_option(set));
+      continue;
+    }
+    const std::string key = set.substr(0, equals), value = set.substr(equals + 1);
+    if (value.empty())
+      throw InputError(fmt::format("--set {}: no value after '='; give one, such as {}=...", key, key));
+    search_sets.emplace_back(key, value);
+  }
   workloads::SearchInput input =
       args.config_path.empty()
           ? workloads::load_search_input(workloads::preset_text(preset), workloads::preset_source(preset),
@@ -54,6 +67,9 @@ void search(const SearchArgs& args) {
           : workloads::load_search_input(read_input_file(args.config_path, "config"), args.config_path,
                                          workloads::OpenMesh::allowed, sets);
   for (const auto& warning : input.base.warnings) std::cerr << "tpusim: warning: " << warning << "\n";
+  for (const auto& [key, value] : search_sets)
+    workloads::override_search_key(input.spec, key.substr(std::string("search.").size()), value, "--set " + key,
+                                   input.base);
   // Options for keys of the search section, read as the section reads them.
   for (const auto& [key, option, value, list] :
        {std::tuple{"mesh_dims", "--mesh-dims", args.mesh_dims, false},
@@ -163,7 +179,8 @@ void add_search_command(CLI::App& app) {
   command->add_option("config", args.config_path, "Config file (YAML), with an optional search: section");
   command->add_option("--preset", args.preset, "Search from a shipped preset (tpusim run --list-presets)");
   command->add_option("--set", args.sets,
-                      "Change one key of the config searched from, KEY=VALUE (repeatable), as tpusim run --set");
+                      "Change one key of the config searched from, KEY=VALUE (repeatable), as tpusim run --set, "
+                      "or of its search section: --set search.memory_cap=4GiB");
   add_whole_number_option(command, "--max-candidates", args.max_candidates, 1, 10000000,
                           "Evaluate at most this many candidates (overrides search.max_candidates)");
   command->add_option("--time-limit", args.time_limit,

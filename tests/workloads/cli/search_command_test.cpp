@@ -188,22 +188,24 @@ TEST_CASE("cli: a search that cannot work is one line, exit status 2, and nothin
   std::ofstream(scratch.work() / "bad.yaml") << config;
   const auto algorithms = scratch.run({"search", "bad.yaml", "--algorithms", "default,rng"});
   CHECK(algorithms.exit_status == 2);
-  CHECK(
-      algorithms.err_lines() ==
-      std::vector<std::string>{"tpusim: error: --algorithms:1: search.algorithms[1]: 'rng' is not valid (did "
-                               "you mean 'ring'?); valid values are default, ring, bidir_ring, bucket2d, "
-                               "multiport, recursive_doubling, halving_doubling, hierarchical, pairwise, direct, binomial, "
-                               "pipeline, auto"});
+  CHECK(algorithms.err_lines() ==
+        std::vector<std::string>{
+            "tpusim: error: --algorithms:1: search.algorithms[1]: 'rng' is not valid (did "
+            "you mean 'ring'?); valid values are default, ring, bidir_ring, bucket2d, "
+            "multiport, recursive_doubling, halving_doubling, hierarchical, pairwise, direct, binomial, "
+            "pipeline, auto"});
   const auto stages = scratch.run({"search", "bad.yaml", "--pipeline-stages", "1,3"});
   CHECK(stages.exit_status == 2);
-  CHECK(stages.err_lines() == std::vector<std::string>{"tpusim: error: --pipeline-stages:1: "
-                                                       "search.pipeline_stages[1]: 3 stages do not divide the 1 "
-                                                       "layers evenly"});
+  CHECK(stages.err_lines() ==
+        std::vector<std::string>{"tpusim: error: --pipeline-stages:1: "
+                                 "search.pipeline_stages[1]: 3 stages do not divide the 1 "
+                                 "layers evenly"});
   const auto mlp = scratch.run({"search", "--preset", "tiny-mlp", "--pipeline-stages", "2", "--no-files"});
   CHECK(mlp.exit_status == 2);
-  CHECK(mlp.err_lines() == std::vector<std::string>{"tpusim: error: --pipeline-stages:1: "
-                                                    "search.pipeline_stages[0]: a mlp cannot be pipelined; the "
-                                                    "kinds that can are transformer_lm"});
+  CHECK(mlp.err_lines() ==
+        std::vector<std::string>{"tpusim: error: --pipeline-stages:1: "
+                                 "search.pipeline_stages[0]: a mlp cannot be pipelined; the "
+                                 "kinds that can are transformer_lm"});
   const auto sharding = scratch.run({"search", "bad.yaml", "--weight-sharding", "full,half"});
   CHECK(sharding.exit_status == 2);
   CHECK(sharding.err_lines().size() == 1);
@@ -259,8 +261,9 @@ TEST_CASE("cli: a search over weight sharding and pipelines writes them out, and
   const auto run = scratch.run({"search", "lm-32.yaml", "--progress", "none"});
   INFO(run.describe());
   REQUIRE(run.exit_status == 0);
-  CHECK_THAT(run.out, Catch::Contains("; weight sharding none, full; pipelines (stages x microbatches) 1, 2x4, "
-                                      "2x8\n"));
+  CHECK_THAT(run.out,
+             Catch::Contains("; weight sharding none, full; pipelines (stages x microbatches) 1, 2x4, "
+                             "2x8\n"));
   const auto folder = scratch.work() / "results" / "lm-32-search";
   const auto document = nlohmann::json::parse(read_text(folder / "search.json"));
   CHECK(document.at("spec").at("weight_sharding") == nlohmann::json{"none", "full"});
@@ -274,7 +277,8 @@ TEST_CASE("cli: a search over weight sharding and pipelines writes them out, and
     CHECK((stages == 2) == (c.at("mesh_shape").get<std::string>().rfind("stage:2;", 0) == 0));
     seen.insert(fmt::format("{} {}x{}", c.at("weight_sharding").get<std::string>(), stages, microbatches));
   }
-  CHECK(seen == std::set<std::string>{"none 1x1", "full 1x1", "none 2x4", "full 2x4", "none 2x8", "full 2x8"});
+  CHECK(seen ==
+        std::set<std::string>{"none 1x1", "full 1x1", "none 2x4", "full 2x4", "none 2x8", "full 2x8"});
   std::istringstream csv(read_text(folder / "candidates.csv"));
   std::string header;
   std::getline(csv, header);
@@ -284,10 +288,52 @@ TEST_CASE("cli: a search over weight sharding and pipelines writes them out, and
   const auto best = document.at("best");
   const std::string yaml = read_text(folder / "best.yaml");
   CHECK_THAT(yaml, Catch::Contains("weight_sharding: " + best.at("weight_sharding").get<std::string>()));
-  CHECK_THAT(yaml, Catch::Contains(fmt::format("pipeline_stages: {}", best.at("pipeline_stages").get<int>())));
+  CHECK_THAT(yaml,
+             Catch::Contains(fmt::format("pipeline_stages: {}", best.at("pipeline_stages").get<int>())));
   const auto rerun = scratch.run({"run", "results/lm-32-search/best.yaml", "--no-files"});
   INFO(rerun.describe());
   REQUIRE(rerun.exit_status == 0);
   CHECK(captured(rerun.out, R"(step time \(simulated\)\s+(\S+ \S+))") ==
         captured(run.out, R"(best found\s+(\S+ \S+))"));
+}
+
+TEST_CASE("cli: --set search.KEY changes the search section as the config file would, after the file's own") {
+  const Scratch scratch;
+  std::ofstream(scratch.work() / "lm-32.yaml") << kConfig;
+  const std::string section = kConfig.substr(0, kConfig.find("search:"));
+  std::ofstream(scratch.work() / "written.yaml")
+      << section << "search:\n  algorithms: [default, ring]\n  memory_cap: 7MiB\n  max_candidates: 40\n";
+  const auto written = scratch.run({"search", "written.yaml", "--json", "--no-files"});
+  const auto set = scratch.run({"search", "lm-32.yaml", "--json", "--no-files", "--set",
+                                "search.memory_cap=7MiB", "--set", "search.max_candidates=40"});
+  INFO(written.describe() << set.describe());
+  REQUIRE(written.exit_status == 0);
+  REQUIRE(set.exit_status == 0);
+  // The same candidates in the same order, each with its figures; only this machine's wall times differ.
+  const auto simulated = [](const std::string& out) {
+    nlohmann::json document = nlohmann::json::parse(out);
+    for (auto& candidate : document.at("candidates")) candidate.erase("wall_s");
+    document.at("best").erase("wall_s");
+    return document;
+  };
+  const auto a = simulated(written.out), b = simulated(set.out);
+  CHECK(a.at("candidates") == b.at("candidates"));
+  CHECK(a.at("best") == b.at("best"));
+  CHECK(b.at("spec").at("memory_cap_bytes") == 7 * 1024 * 1024);
+  CHECK(b.at("spec").at("max_candidates") == 40);
+
+  // Problems are one line at the --set, exit status 2.
+  for (const auto& [option, message] : std::vector<std::pair<std::string, std::string>>{
+           {"search.memroy_cap=1GiB",
+            "tpusim: error: --set search.memroy_cap:1: search.memroy_cap: unknown key"},
+           {"search.memory_cap=", "tpusim: error: --set search.memory_cap: no value after '='"},
+           {"search.memory_cap=lots", "tpusim: error: --set search.memory_cap:1: search.memory_cap: 'lots'"},
+           {"search.max_candidates=0",
+            "tpusim: error: --set search.max_candidates:1: search.max_candidates:"}}) {
+    const auto bad = scratch.run({"search", "lm-32.yaml", "--no-files", "--set", option});
+    INFO(bad.describe());
+    CHECK(bad.exit_status == 2);
+    REQUIRE(bad.err_lines().size() == 1);
+    CHECK_THAT(bad.err_lines()[0], Catch::StartsWith(message));
+  }
 }
