@@ -14,30 +14,6 @@
 
 namespace tpusim::workloads {
 
-const std::vector<std::string> kSweepCsvColumns = {"topology",
-                                                   "cores",
-                                                   "mesh_shape",
-                                                   "layout",
-                                                   "global_batch",
-                                                   "parameters",
-                                                   "step_time_s",
-                                                   "compute_s",
-                                                   "communication_s",
-                                                   "exposed_communication_s",
-                                                   "exposed_communication_fraction",
-                                                   "idle_s",
-                                                   "model_flops_per_step",
-                                                   "mfu",
-                                                   "tokens_per_s",
-                                                   "examples_per_s",
-                                                   "flops_per_s_per_core",
-                                                   "memory_per_core_bytes",
-                                                   "hbm_per_core_bytes",
-                                                   "fits",
-                                                   "collective_calls",
-                                                   "wall_s",
-                                                   "error"};
-
 namespace {
 
 std::vector<std::size_t> value_widths(const Sweep& sweep) {
@@ -67,6 +43,77 @@ Rates rates_of(const RunConfig& c, const PointResult& r) {
           r.model_flops_per_step / r.step_time_s / double(c.hardware.topology.num_cores())};
 }
 
+// A column of sweep.csv after the varied keys: the config's columns are filled for every point, the measured
+// ones only for a point that ran (empty otherwise), and `error` only for one that did not.
+struct SweepColumn {
+  enum class Kind { config, measured, error };
+  const char* name;
+  Kind kind;
+  nlohmann::json (*cell)(const RunConfig& c, const PointResult& r, const Rates& rates);
+};
+
+const std::vector<SweepColumn>& sweep_columns() {
+  using K = SweepColumn::Kind;
+  using J = nlohmann::json;
+  static const std::vector<SweepColumn> columns = {
+      {"topology", K::config,
+       [](const RunConfig& c, const PointResult&, const Rates&) { return J(c.hardware.topology.name()); }},
+      {"cores", K::config,
+       [](const RunConfig& c, const PointResult&, const Rates&) {
+         return J(c.hardware.topology.num_cores());
+       }},
+      {"mesh_shape", K::config,
+       [](const RunConfig& c, const PointResult&, const Rates&) { return J(c.mesh.shape_text()); }},
+      {"layout", K::config,
+       [](const RunConfig& c, const PointResult&, const Rates&) { return J(c.mesh.layout_text()); }},
+      {"global_batch", K::config,
+       [](const RunConfig& c, const PointResult&, const Rates&) { return J(c.model.batch); }},
+      {"parameters", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.parameters); }},
+      {"step_time_s", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.step_time_s); }},
+      {"compute_s", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.compute_s); }},
+      {"communication_s", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.communication_s); }},
+      {"exposed_communication_s", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.exposed_communication_s); }},
+      {"exposed_communication_fraction", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) {
+         return J(r.exposed_communication_fraction());
+       }},
+      {"idle_s", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.idle_s); }},
+      {"model_flops_per_step", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.model_flops_per_step); }},
+      {"mfu", K::measured, [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.mfu); }},
+      {"tokens_per_s", K::measured,
+       [](const RunConfig&, const PointResult&, const Rates& rates) { return J(rates.tokens_per_s); }},
+      {"examples_per_s", K::measured,
+       [](const RunConfig&, const PointResult&, const Rates& rates) { return J(rates.examples_per_s); }},
+      {"flops_per_s_per_core", K::measured,
+       [](const RunConfig&, const PointResult&, const Rates& rates) {
+         return J(rates.flops_per_s_per_core);
+       }},
+      {"memory_per_core_bytes", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.memory_per_core_bytes); }},
+      {"hbm_per_core_bytes", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.hbm_per_core_bytes); }},
+      {"fits", K::measured, [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.fits); }},
+      {"collective_calls", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.collective_calls); }},
+      {"wall_s", K::measured,
+       [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.wall_s); }},
+      {"error", K::error, [](const RunConfig&, const PointResult& r, const Rates&) { return J(r.error); }}};
+  return columns;
+}
+
+std::vector<std::string> sweep_column_names() {
+  std::vector<std::string> names;
+  for (const auto& column : sweep_columns()) names.push_back(column.name);
+  return names;
+}
+
 // "12.3k", "4.56M": rates on the terminal, three significant digits.
 std::string rate(double per_s) {
   const char* units[] = {"", "k", "M", "G", "T", "P"};
@@ -76,6 +123,8 @@ std::string rate(double per_s) {
 }
 
 }  // namespace
+
+const std::vector<std::string> kSweepCsvColumns = sweep_column_names();
 
 std::string sweep_table_header(const Sweep& sweep) {
   std::vector<std::string> keys;
@@ -140,31 +189,15 @@ std::vector<std::string> sweep_csv_header(const Sweep& sweep) {
 }
 
 nlohmann::json sweep_csv_cells(const SweepPoint& point, const PointResult& r) {
-  const auto& c = point.config;
   nlohmann::json cells = nlohmann::json::array({point.index});
   for (const auto& value : point.values) cells.push_back(value);
-  constexpr std::size_t kConfigCells = 5;  // from the config, whether the point ran or not
-  for (nlohmann::json cell :
-       {nlohmann::json(c.hardware.topology.name()), nlohmann::json(c.hardware.topology.num_cores()),
-        nlohmann::json(c.mesh.shape_text()), nlohmann::json(c.mesh.layout_text()),
-        nlohmann::json(c.model.batch)})
-    cells.push_back(std::move(cell));
-  if (!r.error.empty()) {
-    // Every measured column empty, but the error itself.
-    for (std::size_t i = 0; i + 1 < kSweepCsvColumns.size() - kConfigCells; ++i) cells.push_back(nullptr);
-    cells.push_back(r.error);
-    return cells;
+  const bool ran = r.error.empty();
+  const Rates rates = ran ? rates_of(point.config, r) : Rates{0, 0, 0};
+  for (const auto& column : sweep_columns()) {
+    const bool filled =
+        column.kind == SweepColumn::Kind::config || (column.kind == SweepColumn::Kind::measured) == ran;
+    cells.push_back(filled ? column.cell(point.config, r, rates) : nlohmann::json(nullptr));
   }
-  const Rates rates = rates_of(c, r);
-  for (nlohmann::json cell :
-       {nlohmann::json(r.parameters), nlohmann::json(r.step_time_s), nlohmann::json(r.compute_s),
-        nlohmann::json(r.communication_s), nlohmann::json(r.exposed_communication_s),
-        nlohmann::json(r.exposed_communication_fraction()), nlohmann::json(r.idle_s),
-        nlohmann::json(r.model_flops_per_step), nlohmann::json(r.mfu), nlohmann::json(rates.tokens_per_s),
-        nlohmann::json(rates.examples_per_s), nlohmann::json(rates.flops_per_s_per_core),
-        nlohmann::json(r.memory_per_core_bytes), nlohmann::json(r.hbm_per_core_bytes), nlohmann::json(r.fits),
-        nlohmann::json(r.collective_calls), nlohmann::json(r.wall_s), nlohmann::json(nullptr)})
-    cells.push_back(std::move(cell));
   return cells;
 }
 

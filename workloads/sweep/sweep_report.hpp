@@ -16,10 +16,8 @@
 
 namespace tpusim::workloads {
 
-// A point's own columns: topology, cores, mesh_shape, layout, global_batch (as resolved: never batch:* or
-// from_mapping), parameters, step_time_s, compute_s, communication_s, exposed_communication_s,
-// exposed_communication_fraction, idle_s, model_flops_per_step, mfu, tokens_per_s, examples_per_s,
-// flops_per_s_per_core, memory_per_core_bytes, hbm_per_core_bytes, fits, collective_calls, wall_s, error.
+// A point's own columns, named in one table (sweep_report.cpp): the config's as resolved (topology, cores, mesh,
+// layout, global batch: never batch:* or from_mapping), then the measured figures, wall_s and error.
 // sweep.csv follows them with scaling, speedup and efficiency (scaling.hpp), which depend on other points
 // and so are added as the summary is assembled, not kept in a point's record.
 extern const std::vector<std::string> kSweepCsvColumns;
