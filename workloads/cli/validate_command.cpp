@@ -38,6 +38,7 @@
 #include "workloads/collectives/collective_record.hpp"
 #include "workloads/report/csv_writer.hpp"
 #include "workloads/report/report_context.hpp"
+#include "workloads/sweep/sweep_summary.hpp"
 
 namespace tpusim::cli {
 namespace {
@@ -185,60 +186,26 @@ std::string run_target(const Target& target) {
   return nlohmann::json{{"runs", rows}, {"skipped", skipped}}.dump();
 }
 
-const std::vector<std::string> kValidateCsvColumns = {"topology",
-                                                      "op",
-                                                      "algorithms",
-                                                      "group_axes",
-                                                      "group_size",
-                                                      "groups",
-                                                      "bytes",
-                                                      "simulated_s",
-                                                      "prediction_s",
-                                                      "contention_free",
-                                                      "closed_form_s",
-                                                      "lower_bound_s",
-                                                      "lower_bound_term",
-                                                      "busiest_link_bound_s",
-                                                      "ratio_to_prediction",
-                                                      "ratio_to_lower_bound",
-                                                      "algbw_Bps",
-                                                      "busbw_Bps",
-                                                      "messages",
-                                                      "simulated_messages",
-                                                      "checks",
-                                                      "status"};
+// validate.csv: the target and op, the measured collective's record in its fields' order, the checks run
+// and the outcome.
+std::vector<std::string> validate_columns() {
+  std::vector<std::string> columns = {"topology", "op"};
+  for (const auto& field : workloads::collective_record_fields()) columns.push_back(field.name);
+  columns.push_back("checks");
+  columns.push_back("status");
+  return columns;
+}
 
 std::string csv(const nlohmann::json& rows) {
   std::ostringstream out;
-  workloads::CsvWriter csv(out, kValidateCsvColumns);
+  const auto columns = validate_columns();
+  workloads::CsvWriter csv(out, columns);
   for (const auto& r : rows) {
+    nlohmann::json cells = nlohmann::json::array();
+    for (std::size_t c = 0; c + 1 < columns.size(); ++c) cells.push_back(r.at(columns[c]));
     const std::string failed = r["failed"];
-    csv.text(r["topology"].get<std::string>())
-        .text(r["op"].get<std::string>())
-        .text(r["algorithms"].get<std::string>())
-        .text(r["group_axes"].get<std::string>())
-        .number(r["group_size"].get<int>())
-        .number(r["groups"].get<std::size_t>())
-        .number(r["bytes"].get<std::uint64_t>())
-        .number(r["simulated_s"].get<double>())
-        .number(r["prediction_s"].get<double>())
-        .number(r["contention_free"].get<bool>() ? 1 : 0);
-    if (r["closed_form_s"].is_null())
-      csv.empty();
-    else
-      csv.number(r["closed_form_s"].get<double>());
-    csv.number(r["lower_bound_s"].get<double>())
-        .text(r["lower_bound_term"].get<std::string>())
-        .number(r["busiest_link_bound_s"].get<double>())
-        .number(r["ratio_to_prediction"].get<double>())
-        .number(r["ratio_to_lower_bound"].get<double>())
-        .number(r["algbw_Bps"].get<double>())
-        .number(r["busbw_Bps"].get<double>())
-        .number(r["messages"].get<std::uint64_t>())
-        .number(r["simulated_messages"].get<std::uint64_t>())
-        .text(r["checks"].get<std::string>())
-        .text(failed.empty() ? "pass" : "FAIL:" + failed)
-        .end_row();
+    cells.push_back(failed.empty() ? "pass" : "FAIL:" + failed);
+    workloads::write_csv_cells(csv, cells);
   }
   return out.str();
 }

@@ -44,32 +44,20 @@ CollectiveSpec request_of(const std::vector<std::string>& spec) {
   return request;
 }
 
+// The study's columns after the point and its varied keys: the point's topology and op, the record's fields
+// it sends (the network after the group's), this machine's wall time and how the point ended.
+std::vector<std::string> study_columns() {
+  std::vector<std::string> columns = {"topology", "cores", "op"};
+  columns.insert(columns.end(), kSent.begin(), kSent.begin() + kFirstFigure);
+  columns.push_back("network");
+  columns.insert(columns.end(), kSent.begin() + kFirstFigure, kSent.end());
+  for (const char* column : {"wall_s", "status", "error"}) columns.push_back(column);
+  return columns;
+}
+
 }  // namespace
 
-const std::vector<std::string> kCollectiveStudyCsvColumns = {"topology",
-                                                             "cores",
-                                                             "op",
-                                                             "algorithms",
-                                                             "group_axes",
-                                                             "groups",
-                                                             "group_size",
-                                                             "bytes",
-                                                             "network",
-                                                             "simulated_s",
-                                                             "prediction_s",
-                                                             "contention_free",
-                                                             "closed_form_s",
-                                                             "lower_bound_s",
-                                                             "lower_bound_term",
-                                                             "ratio_to_prediction",
-                                                             "ratio_to_lower_bound",
-                                                             "algbw_Bps",
-                                                             "busbw_Bps",
-                                                             "messages",
-                                                             "simulated_messages",
-                                                             "wall_s",
-                                                             "status",
-                                                             "error"};
+const std::vector<std::string> kCollectiveStudyCsvColumns = study_columns();
 
 CollectiveStudy::CollectiveStudy(CollectiveStudySpec spec) : spec_(std::move(spec)) {}
 
