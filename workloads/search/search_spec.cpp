@@ -98,113 +98,156 @@ std::string SearchSpec::where(const std::string& key) const {
 
 namespace {
 
+// Candidates name their mesh axes batch, model, model2 and model3 (search_space.cpp).
+void check_candidate_axis(const ConfigNode& node, const std::string& axis) {
+  const bool model_axis = axis == "model" || axis == "model2" || axis == "model3";
+  if (axis != "batch" && !model_axis)
+    node.fail(fmt::format(
+        "candidates name their mesh axes batch, model, model2 and model3; '{}' is none of them", axis));
+}
+
+void check_model_dim(const ConfigNode& item, const RunConfig& base) {
+  const std::string problem = unknown_dimension_problem(model_kind(base.model.kind), item.scalar());
+  if (!problem.empty()) item.fail(problem);
+}
+
+}  // namespace
+
+const std::vector<SearchKey>& search_keys() {
+  static const std::vector<SearchKey> keys = {
+      {"mesh_dims", "2", nullptr,
+       [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         const std::int64_t dims = n.integer();
+         if (dims < 1 || dims > 3) n.fail(fmt::format("{} mesh dimensions; a search explores 1 to 3", dims));
+         spec.mesh_dims = static_cast<int>(dims);
+       }},
+      // Default: the dimensions the model kind's paper layout splits.
+      {"layout_dims", nullptr,
+       [](const RunConfig& base, SearchSpec& spec) { spec.layout_dims = paper_layout_dims(base.model.kind); },
+       [](const ConfigNode& n, const RunConfig& base, SearchSpec& spec) {
+         spec.layout_dims =
+             read_list(n, "model dimensions", [&](const ConfigNode& item) { check_model_dim(item, base); });
+       }},
+      {"pin_layout", nullptr, nullptr,
+       [](const ConfigNode& n, const RunConfig& base, SearchSpec& spec) {
+         try {
+           spec.pinned_layout = mtf::LayoutRules::parse(n.scalar()).rules();
+         } catch (const InputError& error) {
+           n.fail(error.what());
+         }
+         for (const auto& [dim, axis] : spec.pinned_layout) {
+           const std::string problem = unknown_dimension_problem(model_kind(base.model.kind), dim);
+           if (!problem.empty()) n.fail(problem);
+           check_candidate_axis(n, axis);
+         }
+       }},
+      // Default: every mesh.
+      {"mesh_shapes", nullptr, nullptr,
+       [](const ConfigNode& n, const RunConfig& base, SearchSpec& spec) {
+         spec.mesh_shapes = read_list(n, "mesh shapes", [&](const ConfigNode& item) {
+           try {
+             const mtf::MeshShape shape = mtf::MeshShape::parse(item.scalar());
+             if (shape.size() != base.hardware.topology.num_cores())
+               item.fail(fmt::format("{} has {} processors but the topology {} has {} cores", item.scalar(),
+                                     shape.size(), base.hardware.topology.name(),
+                                     base.hardware.topology.num_cores()));
+           } catch (const InputError& error) {
+             item.fail(error.what());
+           }
+         });
+       }},
+      {"mappings", "[rings]", nullptr,
+       [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         spec.mappings = read_list(n, "mesh mappings", [&](const ConfigNode& item) {
+           if (item.scalar() == kExplicitMappings) return;
+           const mtf::MappingSpec mapping = [&] {
+             try {
+               return mtf::MappingSpec::parse(item.scalar());
+             } catch (const InputError& error) {
+               item.fail(error.what());
+             }
+           }();
+           // A pipelined candidate's stage axis may be placed too (on the slices, say).
+           for (const auto& [mesh_axis, physical_axes] : mapping.assignment())
+             if (mesh_axis != "stage") check_candidate_axis(item, mesh_axis);
+         });
+       }},
+      {"algorithms", "[default]", nullptr,
+       [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         std::vector<std::string> known = collective_algorithm_names();
+         known.insert(known.begin(), kDefaultAlgorithm);
+         spec.algorithms =
+             read_list(n, "collective algorithms", [&](const ConfigNode& item) { item.one_of(known); });
+       }},
+      // Default for the three training choices: the config's own.
+      {"weight_sharding", nullptr, nullptr,
+       [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         spec.weight_sharding.clear();
+         for (const auto& name : read_list(n, "weight-sharding modes", [](const ConfigNode& item) {
+                item.choice(mtf::weight_sharding_modes());
+              }))
+           spec.weight_sharding.push_back(mtf::weight_sharding_modes().parse(name));
+       }},
+      {"pipeline_stages", nullptr, nullptr,
+       [](const ConfigNode& n, const RunConfig& base, SearchSpec& spec) {
+         spec.pipeline_stages =
+             read_counts(n, "stage counts", [&](const ConfigNode& item, std::int64_t stages) {
+               const std::string problem = search_pipeline_problem(base, stages);
+               if (!problem.empty()) item.fail(problem);
+             });
+       }},
+      {"microbatches", nullptr, nullptr,
+       [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         spec.microbatches = read_counts(n, "microbatch counts", [](const ConfigNode&, std::int64_t) {});
+       }},
+      // Default: the device's HBM per core.
+      {"memory_cap", nullptr,
+       [](const RunConfig& base, SearchSpec& spec) {
+         spec.memory_cap_bytes = base.hardware.device.hbm_bytes();
+       },
+       [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         spec.memory_cap_bytes = n.memory_bytes();
+       }},
+      {"strategy", "auto", nullptr,
+       [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         spec.strategy = n.choice(search_strategies());
+       }},
+      {"max_candidates", "5000", nullptr,
+       [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         const std::int64_t count = n.positive_integer();
+         if (count > 10000000) n.fail(fmt::format("{} candidates; at most 10000000", count));
+         spec.max_candidates = static_cast<int>(count);
+       }},
+      {"time_limit", "0", nullptr,
+       [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         spec.time_limit_s = n.number();
+         if (!(spec.time_limit_s == 0 || (spec.time_limit_s >= 0.001 && spec.time_limit_s <= kMaxTimeLimitS)))
+           n.fail(fmt::format("a time limit is 0 (none) or 0.001 to {:g} seconds (a week)", kMaxTimeLimitS));
+       }},
+      {"seed", "1", nullptr, [](const ConfigNode& n, const RunConfig&, SearchSpec& spec) {
+         const std::int64_t seed = n.integer();
+         if (seed < 0) n.fail("a seed is a whole number of 0 or more");
+         spec.seed = static_cast<std::uint64_t>(seed);
+       }}};
+  return keys;
+}
+
+namespace {
+
+std::vector<std::string> search_key_names() {
+  std::vector<std::string> names;
+  for (const auto& key : search_keys()) names.push_back(key.name);
+  return names;
+}
+
 // The keys `s` writes, read into `spec`.
 void read_section(const ConfigNode& s, const RunConfig& base, SearchSpec& spec) {
-  const ModelKindInfo& kind = model_kind(base.model.kind);
-  const std::vector<std::string> keys = {"mesh_dims",    "layout_dims", "pin_layout",      "mesh_shapes",
-                                         "mappings",     "algorithms",  "weight_sharding", "pipeline_stages",
-                                         "microbatches", "memory_cap",  "strategy",        "max_candidates",
-                                         "time_limit",   "seed"};
-  s.expect_map(keys);
-  for (const auto& key : keys) {
-    if (auto n = s.optional_child(key)) spec.locations[key] = n->where();
-  }
-  // Candidates name their mesh axes batch, model, model2 and model3 (search_space.cpp).
-  const auto candidate_axis = [](const ConfigNode& node, const std::string& axis) {
-    const bool model_axis = axis == "model" || axis == "model2" || axis == "model3";
-    if (axis != "batch" && !model_axis)
-      node.fail(fmt::format(
-          "candidates name their mesh axes batch, model, model2 and model3; '{}' is none of them", axis));
-  };
-  const auto model_dim = [&](const ConfigNode& item) {
-    const std::string problem = unknown_dimension_problem(kind, item.scalar());
-    if (!problem.empty()) item.fail(problem);
-  };
-  if (auto n = s.optional_child("mesh_dims")) {
-    const std::int64_t dims = n->integer();
-    if (dims < 1 || dims > 3) n->fail(fmt::format("{} mesh dimensions; a search explores 1 to 3", dims));
-    spec.mesh_dims = static_cast<int>(dims);
-  }
-  if (auto n = s.optional_child("layout_dims"))
-    spec.layout_dims = read_list(*n, "model dimensions", model_dim);
-  if (auto n = s.optional_child("pin_layout")) {
-    try {
-      const mtf::LayoutRules pins = mtf::LayoutRules::parse(n->scalar());
-      spec.pinned_layout = pins.rules();
-    } catch (const InputError& error) {
-      n->fail(error.what());
+  s.expect_map(search_key_names());
+  for (const auto& key : search_keys()) {
+    if (auto n = s.optional_child(key.name)) {
+      spec.locations[key.name] = n->where();
+      key.read(*n, base, spec);
     }
-    for (const auto& [dim, axis] : spec.pinned_layout) {
-      const std::string problem = unknown_dimension_problem(kind, dim);
-      if (!problem.empty()) n->fail(problem);
-      candidate_axis(*n, axis);
-    }
-  }
-  if (auto n = s.optional_child("mesh_shapes")) {
-    spec.mesh_shapes = read_list(*n, "mesh shapes", [&](const ConfigNode& item) {
-      try {
-        const mtf::MeshShape shape = mtf::MeshShape::parse(item.scalar());
-        if (shape.size() != base.hardware.topology.num_cores())
-          item.fail(fmt::format("{} has {} processors but the topology {} has {} cores", item.scalar(),
-                                shape.size(), base.hardware.topology.name(),
-                                base.hardware.topology.num_cores()));
-      } catch (const InputError& error) {
-        item.fail(error.what());
-      }
-    });
-  }
-  if (auto n = s.optional_child("mappings")) {
-    spec.mappings = read_list(*n, "mesh mappings", [&](const ConfigNode& item) {
-      if (item.scalar() == kExplicitMappings) return;
-      const mtf::MappingSpec mapping = [&] {
-        try {
-          return mtf::MappingSpec::parse(item.scalar());
-        } catch (const InputError& error) {
-          item.fail(error.what());
-        }
-      }();
-      // A pipelined candidate's stage axis may be placed too (on the slices, say).
-      for (const auto& [mesh_axis, physical_axes] : mapping.assignment())
-        if (mesh_axis != "stage") candidate_axis(item, mesh_axis);
-    });
-  }
-  if (auto n = s.optional_child("algorithms")) {
-    std::vector<std::string> known = collective_algorithm_names();
-    known.insert(known.begin(), kDefaultAlgorithm);
-    spec.algorithms =
-        read_list(*n, "collective algorithms", [&](const ConfigNode& item) { item.one_of(known); });
-  }
-  if (auto n = s.optional_child("weight_sharding")) {
-    spec.weight_sharding.clear();
-    for (const auto& name : read_list(*n, "weight-sharding modes", [](const ConfigNode& item) {
-           item.choice(mtf::weight_sharding_modes());
-         }))
-      spec.weight_sharding.push_back(mtf::weight_sharding_modes().parse(name));
-  }
-  if (auto n = s.optional_child("pipeline_stages")) {
-    spec.pipeline_stages = read_counts(*n, "stage counts", [&](const ConfigNode& item, std::int64_t stages) {
-      const std::string problem = search_pipeline_problem(base, stages);
-      if (!problem.empty()) item.fail(problem);
-    });
-  }
-  if (auto n = s.optional_child("microbatches"))
-    spec.microbatches = read_counts(*n, "microbatch counts", [](const ConfigNode&, std::int64_t) {});
-  if (auto n = s.optional_child("memory_cap")) spec.memory_cap_bytes = n->memory_bytes();
-  if (auto n = s.optional_child("strategy")) spec.strategy = n->choice(search_strategies());
-  if (auto n = s.optional_child("max_candidates")) {
-    const std::int64_t count = n->positive_integer();
-    if (count > 10000000) n->fail(fmt::format("{} candidates; at most 10000000", count));
-    spec.max_candidates = static_cast<int>(count);
-  }
-  if (auto n = s.optional_child("time_limit")) {
-    spec.time_limit_s = n->number();
-    if (!(spec.time_limit_s == 0 || (spec.time_limit_s >= 0.001 && spec.time_limit_s <= kMaxTimeLimitS)))
-      n->fail(fmt::format("a time limit is 0 (none) or 0.001 to {:g} seconds (a week)", kMaxTimeLimitS));
-  }
-  if (auto n = s.optional_child("seed")) {
-    const std::int64_t seed = n->integer();
-    if (seed < 0) n->fail("a seed is a whole number of 0 or more");
-    spec.seed = static_cast<std::uint64_t>(seed);
   }
 }
 
@@ -237,8 +280,16 @@ std::vector<mtf::WeightShardingMode> weight_sharding_choices(const SearchSpec& s
 SearchSpec read_search_spec(const std::optional<ConfigNode>& section, const RunConfig& base) {
   SearchSpec spec;
   spec.source = base.source;
-  spec.layout_dims = paper_layout_dims(base.model.kind);
-  spec.memory_cap_bytes = base.hardware.device.hbm_bytes();
+  // Every key's default first, from its row, then the keys the section writes.
+  for (const auto& key : search_keys()) {
+    if (key.default_yaml != nullptr) {
+      const std::string label = fmt::format("search.{} (default)", key.name);
+      key.read(ConfigNode::parse(std::string("value: ") + key.default_yaml + "\n", label).child("value"),
+               base, spec);
+    } else if (key.fallback != nullptr) {
+      key.fallback(base, spec);
+    }
+  }
   if (section) read_section(*section, base, spec);
   return spec;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // What `tpusim search` explores, from the optional `search:` section of a run config (which `tpusim run`
-// does not read) and the command line's overrides:
+// does not read) and the command line's overrides. An example (the defaults are in the keys' rows,
+// search_keys()):
 //
 //   search:
 //     mesh_dims: 2                    # mesh dimensions, 1 to 3 (factorisations of the cores)
@@ -42,22 +43,23 @@ class ConfigNode;
 enum class SearchStrategy { automatic, exhaustive, mcmc };
 const NameTable<SearchStrategy>& search_strategies();  // auto, exhaustive, mcmc
 
+// read_search_spec fills every field: a key's default is written once, in its row (search_spec.cpp).
 struct SearchSpec {
-  int mesh_dims = 2;
+  int mesh_dims = 0;
   std::vector<std::string> layout_dims;
   std::vector<std::pair<std::string, std::string>> pinned_layout;  // dim -> mesh axis name
   std::vector<std::string> mesh_shapes;                            // empty: any
-  std::vector<std::string> mappings{"rings"};
-  std::vector<std::string> algorithms{"default"};
+  std::vector<std::string> mappings;
+  std::vector<std::string> algorithms;
   // Training choices; empty: the base config's own, which candidates leave as it is written.
   std::vector<mtf::WeightShardingMode> weight_sharding;
   std::vector<int> pipeline_stages;
   std::vector<int> microbatches;  // for stage counts above 1 (stage count 1 runs the batch whole)
   std::uint64_t memory_cap_bytes = 0;
   SearchStrategy strategy = SearchStrategy::automatic;
-  int max_candidates = 5000;
+  int max_candidates = 0;
   double time_limit_s = 0;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 0;
   // "file:line: search.key" of each key written; where() falls back to "file: search.key".
   std::string source;
   std::map<std::string, std::string> locations;
@@ -83,6 +85,17 @@ inline constexpr const char* kDefaultAlgorithm = "default";
 // The word in `mappings` for every explicit assignment of the pod's physical axes to a mesh's axes (each
 // axis longer than 1 to one mesh axis, the sizes multiplying to its size, in every order).
 inline constexpr const char* kExplicitMappings = "explicit";
+
+// A key of the section, one row each (search_spec.cpp), in the order they are read: its reader, and what a
+// section that leaves it out gets: `default_yaml` read as if written, or (nullptr) `fallback` computed from
+// the base, or (both null) nothing (the spec's field stays empty: see the field).
+struct SearchKey {
+  const char* name;
+  const char* default_yaml;
+  void (*fallback)(const RunConfig& base, SearchSpec& spec);
+  void (*read)(const ConfigNode& value, const RunConfig& base, SearchSpec& spec);
+};
+const std::vector<SearchKey>& search_keys();
 
 // The section as written (nullopt: absent), checked against `base` (its model's dimensions, its topology's
 // mesh axes, the algorithm registry): InputError "file:line: search.key: problem".
