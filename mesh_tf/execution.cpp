@@ -53,7 +53,6 @@ struct Executor::Impl {
   const sim::AlgorithmRow* pod_allreduce = nullptr;  // options.pod_allreduce's row, once it is used
   std::map<std::string, std::vector<int>> links_by_signature;    // SimulatedConcurrency's
   std::map<std::string, std::vector<sim::AlgorithmRef>> auto_choices;  // by step signature and what was asked
-  std::map<int, TensorLayout> layouts;
 
   Impl(const Graph& g, MeshShape m, LayoutRules r, sim::Simulator* s, ExecutionOptions o)
       : graph(g),
@@ -104,7 +103,7 @@ struct Executor::Impl {
       const Value& v = program.values[program.raw_value_of_tensor[op.output]];
       const VariableAttributes& variable = op.get<VariableAttributes>();
       const Initializer& init = variable.init;
-      std::vector<float> full(v.shape.num_elements());
+      std::vector<float> full(v.layout.shape().num_elements());
       for (std::size_t i = 0; i < full.size(); ++i) {
         switch (init.kind) {
           case Initializer::Kind::zeros:
@@ -282,7 +281,7 @@ struct Executor::Impl {
     if (step.combined_steps.empty()) return unpack(step, program, data, store, mapping);
     std::size_t offset = 0;
     for (const int m : step.combined_steps) {
-      const std::size_t elements = program.values[program.steps[m].inputs.front()].slice_elements;
+      const std::size_t elements = program.values[program.steps[m].inputs.front()].layout.slice_elements();
       sim::Buffers part;
       for (const auto& [rank, buffer] : data) {
         part[rank].assign(buffer.begin() + static_cast<std::ptrdiff_t>(offset),
@@ -400,19 +399,14 @@ LiveMemory Executor::live_memory() const {
 }
 
 const TensorLayout& Executor::layout(const Tensor& tensor) const {
-  auto it = impl_->layouts.find(tensor.id());
-  if (it == impl_->layouts.end()) {
-    const Value& v = impl_->program.values[impl_->program.raw_value_of_tensor.at(tensor.id())];
-    it = impl_->layouts.emplace(tensor.id(), TensorLayout(v.name, v.shape, impl_->mesh, v.mesh_dims)).first;
-  }
-  return it->second;
+  return impl_->program.values[impl_->program.raw_value_of_tensor.at(tensor.id())].layout;
 }
 
 void Executor::feed(const Tensor& input, const std::vector<float>& values) {
   const Value& v = impl_->source_value(input, OpKind::input, "feed");
-  if (static_cast<std::int64_t>(values.size()) != v.shape.num_elements()) {
+  if (static_cast<std::int64_t>(values.size()) != v.layout.shape().num_elements()) {
     throw InputError(fmt::format("feed '{}': got {} values but shape {} has {}", input.name(), values.size(),
-                                 v.shape.to_string(), v.shape.num_elements()));
+                                 v.layout.shape().to_string(), v.layout.shape().num_elements()));
   }
   if (!impl_->options.numerics) return;
   impl_->store[v.id] = scatter(v, values, impl_->mesh);
@@ -430,10 +424,10 @@ std::vector<float> Executor::variable_value(const Tensor& variable) const {
 
 void Executor::set_variable_value(const Tensor& variable, const std::vector<float>& values) {
   const Value& v = impl_->source_value(variable, OpKind::variable, "set_variable_value");
-  if (static_cast<std::int64_t>(values.size()) != v.shape.num_elements()) {
+  if (static_cast<std::int64_t>(values.size()) != v.layout.shape().num_elements()) {
     throw InputError(fmt::format("set_variable_value '{}': got {} values but shape {} has {}",
-                                 variable.name(), values.size(), v.shape.to_string(),
-                                 v.shape.num_elements()));
+                                 variable.name(), values.size(), v.layout.shape().to_string(),
+                                 v.layout.shape().num_elements()));
   }
   if (impl_->options.numerics) impl_->store[v.id] = scatter(v, values, impl_->mesh);
 }

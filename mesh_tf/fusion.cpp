@@ -129,16 +129,16 @@ class Fuser {
   // shape (batch norm's rsqrt of the per-channel variance) does not stop the large cheap ones it feeds from
   // being duplicated; computed again here with them, it costs a negligible share of each copy.
   bool duplicable(int root) {
-    const std::int64_t out = program_.values[step(root).output].slice_elements;
+    const std::int64_t out = program_.values[step(root).output].layout.slice_elements();
     for (const int m : members_of(root)) {
       const Step& s = step(m);
       if (s.fusion != FusionRole::elementwise) return false;
-      const bool large = program_.values[s.output].slice_elements >= out;
+      const bool large = program_.values[s.output].layout.slice_elements() >= out;
       if (large && (s.transcendentals > 0 || s.extra_vector_ops > 0)) return false;
     }
     int large = 0;
     for (const int v : external_inputs(root)) {
-      if (program_.values[v].slice_elements >= out) ++large;
+      if (program_.values[v].layout.slice_elements() >= out) ++large;
     }
     return large <= 1;
   }

@@ -92,8 +92,8 @@ int Lowerer::input_value(const OpNode& op, int index, bool allow_pending) {
 
 kernels::LocalDims Lowerer::local_dims(const Value& v) const {
   kernels::LocalDims dims;
-  dims.names = v.shape.names();
-  dims.sizes = v.local_sizes;
+  dims.names = v.layout.shape().names();
+  dims.sizes = v.layout.slice_sizes();
   return dims;
 }
 
@@ -186,7 +186,7 @@ int Lowerer::allreduce(int v, const std::vector<int>& dims, sim::ReduceOp reduce
   for (const int m : in.pending) {
     if (std::find(dims.begin(), dims.end(), m) == dims.end()) pending.push_back(m);
   }
-  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, in.mesh_dims, pending);
+  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, in.layout.mesh_dims(), pending);
   Step step;
   step.collective = CollectiveOp::allreduce;
   step.inputs = {v};
@@ -195,7 +195,7 @@ int Lowerer::allreduce(int v, const std::vector<int>& dims, sim::ReduceOp reduce
   std::sort(step.mesh_dims.begin(), step.mesh_dims.end());
   step.record.kind = sim::CollectiveKind::allreduce;
   step.record.reduce = reduce;
-  step.record.elements_per_core = value(v).slice_elements;
+  step.record.elements_per_core = value(v).layout.slice_elements();
   add_collective(op, std::move(step), reason);
   return out;
 }
@@ -212,17 +212,17 @@ int Lowerer::force(int v, const OpNode& op) {
 
 int Lowerer::allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
   const Value in = value(v);
-  std::vector<int> dims = in.mesh_dims;
+  std::vector<int> dims = in.layout.mesh_dims();
   dims[tensor_dim] = mesh_dim;
-  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, dims, in.pending);
+  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, dims, in.pending);
   const Value& o = value(out);
   auto maps = key_maps(o, {v});
   const MeshShape mesh = mesh_;
-  const std::int64_t len = o.local_sizes[tensor_dim];
+  const std::int64_t len = o.layout.slice_sizes()[tensor_dim];
   std::vector<std::int64_t> begins;
   for (int key = 0; key < o.num_slices; ++key) begins.push_back(o.coords_of_key(key, mesh)[mesh_dim] * len);
-  auto in_sizes = in.local_sizes, out_sizes = o.local_sizes;
-  const auto in_elems = in.slice_elements, out_elems = o.slice_elements;
+  auto in_sizes = in.layout.slice_sizes(), out_sizes = o.layout.slice_sizes();
+  const auto in_elems = in.layout.slice_elements(), out_elems = o.layout.slice_elements();
   const int out_slices = o.num_slices;
   const int index = add_compute(
       op, fmt::format("allsplit[{}] {}", mesh_.dim_name(mesh_dim), in.name), {v}, out, 0, [=](Store& s) {
@@ -238,10 +238,10 @@ int Lowerer::allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
 
 int Lowerer::allconcat(int v, int tensor_dim, const OpNode& op, bool native_allgather) {
   const Value in = value(v);  // a copy: new_value appends to the values `in` would point into
-  const int m = in.mesh_dims[tensor_dim];
-  std::vector<int> dims = in.mesh_dims;
+  const int m = in.layout.mesh_dim_of(tensor_dim);
+  std::vector<int> dims = in.layout.mesh_dims();
   dims[tensor_dim] = -1;
-  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, dims, in.pending);
+  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, dims, in.pending);
   Step step;
   step.collective = native_allgather ? CollectiveOp::allgather : CollectiveOp::allconcat;
   step.inputs = {v};
@@ -249,7 +249,7 @@ int Lowerer::allconcat(int v, int tensor_dim, const OpNode& op, bool native_allg
   step.mesh_dims = {m};
   step.tensor_dim = tensor_dim;
   step.record.kind = sim::CollectiveKind::allgather;
-  step.record.elements_per_core = value(v).slice_elements * mesh_.dim_size(m);
+  step.record.elements_per_core = value(v).layout.slice_elements() * mesh_.dim_size(m);
   add_collective(op, std::move(step), native_allgather ? "allgather" : "allconcat");
   return out;
 }
@@ -260,13 +260,13 @@ int Lowerer::allconcat(int v, int tensor_dim, const OpNode& op, bool native_allg
 int Lowerer::reduce_scatter(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
   const Value in = value(v);  // a copy: new_value appends to the values `in` would point into
   TPUSIM_CHECK(std::find(in.pending.begin(), in.pending.end(), mesh_dim) != in.pending.end());
-  TPUSIM_CHECK(in.mesh_dims[tensor_dim] < 0);
-  std::vector<int> dims = in.mesh_dims, pending;
+  TPUSIM_CHECK(in.layout.mesh_dim_of(tensor_dim) < 0);
+  std::vector<int> dims = in.layout.mesh_dims(), pending;
   dims[tensor_dim] = mesh_dim;
   for (const int m : in.pending) {
     if (m != mesh_dim) pending.push_back(m);
   }
-  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, dims, pending);
+  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, dims, pending);
   Step step;
   step.collective = CollectiveOp::reduce_scatter;
   step.inputs = {v};
@@ -275,7 +275,7 @@ int Lowerer::reduce_scatter(int v, int tensor_dim, int mesh_dim, const OpNode& o
   step.tensor_dim = tensor_dim;
   step.record.kind = sim::CollectiveKind::reduce_scatter;
   step.record.reduce = sim::ReduceOp::sum;
-  step.record.elements_per_core = value(v).slice_elements;
+  step.record.elements_per_core = value(v).layout.slice_elements();
   const OpNode& producer = in.tensor >= 0 ? graph_.op(graph_.tensor(in.tensor).producer) : op;
   add_collective(op, std::move(step), to_string(producer.kind));
   return out;
@@ -283,11 +283,11 @@ int Lowerer::reduce_scatter(int v, int tensor_dim, int mesh_dim, const OpNode& o
 
 int Lowerer::alltoall(int v, int from_dim, int to_dim, const OpNode& op) {
   const Value in = value(v);  // a copy: new_value appends to the values `in` would point into
-  const int m = in.mesh_dims[from_dim];
-  std::vector<int> dims = in.mesh_dims;
+  const int m = in.layout.mesh_dim_of(from_dim);
+  std::vector<int> dims = in.layout.mesh_dims();
   dims[from_dim] = -1;
   dims[to_dim] = m;
-  const int out = new_value(in.tensor, in.name, in.shape, in.dtype, dims, in.pending);
+  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, dims, in.pending);
   Step step;
   step.collective = CollectiveOp::alltoall;
   step.inputs = {v};
@@ -296,7 +296,7 @@ int Lowerer::alltoall(int v, int from_dim, int to_dim, const OpNode& op) {
   step.tensor_dim = from_dim;
   step.tensor_dim2 = to_dim;
   step.record.kind = sim::CollectiveKind::alltoall;
-  step.record.elements_per_core = value(v).slice_elements;
+  step.record.elements_per_core = value(v).layout.slice_elements();
   add_collective(op, std::move(step), "alltoall");
   return out;
 }
@@ -304,17 +304,17 @@ int Lowerer::alltoall(int v, int from_dim, int to_dim, const OpNode& op) {
 int Lowerer::permute(int send, int tensor_dim, std::int64_t offset, bool wrap, const OpNode& op,
                      const std::string& reason) {
   const Value in = value(send);
-  const int received = new_value(-1, in.name, in.shape, in.dtype, in.mesh_dims, in.pending);
+  const int received = new_value(-1, in.name, in.layout.shape(), in.dtype, in.layout.mesh_dims(), in.pending);
   Step step;
   step.collective = CollectiveOp::permute;
   step.inputs = {send};
   step.output = received;
-  step.mesh_dims = {in.mesh_dims[tensor_dim]};
+  step.mesh_dims = {in.layout.mesh_dim_of(tensor_dim)};
   step.tensor_dim = tensor_dim;
   step.shift_offset = offset;
   step.shift_wrap = wrap;
   step.record.kind = sim::CollectiveKind::permute;
-  step.record.elements_per_core = in.slice_elements;
+  step.record.elements_per_core = in.layout.slice_elements();
   add_collective(op, std::move(step), reason);
   return received;
 }
@@ -331,42 +331,42 @@ int Lowerer::relayout(int v, const std::vector<int>& target, const OpNode& op, b
     const Value& in = value(v);
     const int to = dim_on(target, m);
     const bool is_pending = std::find(in.pending.begin(), in.pending.end(), m) != in.pending.end();
-    if (is_pending && mesh_.dim_size(m) > 1 && to >= 0 && in.mesh_dims[to] < 0)
+    if (is_pending && mesh_.dim_size(m) > 1 && to >= 0 && in.layout.mesh_dim_of(to) < 0)
       v = this->reduce_scatter(v, to, m, op);
   }
   v = force(v, op);
   // Mesh dims of size 1 split nothing: move them by relabelling.
-  std::vector<int> relabelled = value(v).mesh_dims;
+  std::vector<int> relabelled = value(v).layout.mesh_dims();
   for (int m = 0; m < mesh_.rank(); ++m) {
     if (mesh_.dim_size(m) != 1) continue;
     for (auto& d : relabelled) d = d == m ? -1 : d;
     const int to = dim_on(target, m);
     if (to >= 0 && relabelled[to] < 0) relabelled[to] = m;
   }
-  if (relabelled != value(v).mesh_dims) {
+  if (relabelled != value(v).layout.mesh_dims()) {
     const Value in = value(v);
-    const int out = new_value(in.tensor, in.name, in.shape, in.dtype, relabelled, in.pending);
+    const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, relabelled, in.pending);
     step(add_compute(op, "relabel " + in.name, {v}, out, 0, [=](Store& s) { s[out] = s[v]; })).fusion =
         FusionRole::none;
     v = out;
   }
   // Alltoalls first (a mesh dim moving between tensor dims), then allconcats, then the free allsplits.
   for (int m = 0; m < mesh_.rank(); ++m) {
-    const auto& cur = value(v).mesh_dims;
+    const auto& cur = value(v).layout.mesh_dims();
     const int from = dim_on(cur, m), to = dim_on(target, m);
     if (from >= 0 && to >= 0 && from != to && cur[to] < 0) v = alltoall(v, from, to, op);
   }
   for (int m = 0; m < mesh_.rank(); ++m) {
-    const auto& cur = value(v).mesh_dims;
+    const auto& cur = value(v).layout.mesh_dims();
     const int from = dim_on(cur, m), to = dim_on(target, m);
     if (from >= 0 && from != to) v = allconcat(v, from, op, native_allgather);
   }
   for (int m = 0; m < mesh_.rank(); ++m) {
-    const auto& cur = value(v).mesh_dims;
+    const auto& cur = value(v).layout.mesh_dims();
     const int from = dim_on(cur, m), to = dim_on(target, m);
     if (from < 0 && to >= 0) v = allsplit(v, to, m, op);
   }
-  TPUSIM_CHECK(value(v).mesh_dims == target);
+  TPUSIM_CHECK(value(v).layout.mesh_dims() == target);
   return v;
 }
 
@@ -383,11 +383,11 @@ void Lowerer::lower_along_axis(const OpNode& op, const std::string& axis, bool c
   std::vector<std::vector<std::int64_t>> in_sizes;
   std::vector<std::int64_t> in_elems;
   for (const int v : ins) {
-    in_sizes.push_back(value(v).local_sizes);
-    in_elems.push_back(value(v).slice_elements);
+    in_sizes.push_back(value(v).layout.slice_sizes());
+    in_elems.push_back(value(v).layout.slice_elements());
   }
-  const auto out_sizes = o.local_sizes;
-  const std::int64_t eo = o.slice_elements;
+  const auto out_sizes = o.layout.slice_sizes();
+  const std::int64_t eo = o.layout.slice_elements();
   const int slices = o.num_slices;
   add_compute(op, op.name, ins, out, counts_flops ? static_cast<double>(eo) : 0, [=](Store& s) {
     s[out].assign(eo * slices, 0.0f);
@@ -426,7 +426,7 @@ void Lowerer::finish_counters() {
     cost.dtype = t.dtype;
     cost.phase = producer.phase;
     const Value& v = value(program_.raw_value_of_tensor[t.id]);
-    cost.layout = TensorLayout(t.name, t.shape, mesh_, v.mesh_dims).to_string();
+    cost.layout = v.layout.to_string();
     cost.slice_bytes_per_core = v.slice_bytes();
     cost.is_variable = producer.kind == OpKind::variable;
     cost.is_optimizer_slot = cost.is_variable && producer.phase == Phase::update;

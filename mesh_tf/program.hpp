@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mesh_tf/buffer_liveness.hpp"
@@ -11,30 +12,32 @@
 #include "mesh_tf/device_model.hpp"
 #include "mesh_tf/mesh_shape.hpp"
 #include "mesh_tf/shape.hpp"
+#include "mesh_tf/tensor_layout.hpp"
 
 namespace tpusim::mtf {
 
 // A laid-out tensor. Processors that differ only along mesh dims outside `varying` hold the same slice, so
-// the data holds num_slices() slices of slice_elements() floats; a slice's key is the processor's coordinates
-// along `varying` (mixed radix, last fastest). `pending` mesh dims hold partial sums still to be allreduced.
+// the data holds num_slices slices of layout.slice_elements() floats; a slice's key is the processor's
+// coordinates along `varying` (mixed radix, last fastest). `pending` mesh dims hold partial sums still to be
+// allreduced.
 struct Value {
+  // A layout has no empty state, so neither has a value: make_value builds both.
+  explicit Value(TensorLayout layout) : layout(std::move(layout)) {}
+
   int id = -1;
   int tensor = -1;  // graph tensor it lays out (-1 for temporaries)
   std::string name;
-  Shape shape;
+  TensorLayout layout;  // the shape, the mesh dim (or none) of each tensor dim, the slice sizes
   DType dtype = DType::float32;
-  std::vector<int> mesh_dims;  // per tensor dim: mesh dim or -1
-  std::vector<int> pending;    // ascending
-  std::vector<int> varying;    // ascending: split mesh dims and pending ones
-  std::vector<std::int64_t> local_sizes;
-  std::int64_t slice_elements = 1;
+  std::vector<int> pending;  // ascending
+  std::vector<int> varying;  // ascending: split mesh dims and pending ones
   int num_slices = 1;
   int producer_step = -1;  // -1: a source (input, variable) available at step start
   // rematerialization.hpp: dropped after its last read before this step and computed again for it (-1: held)
   int rematerialized_at = -1;
 
   std::uint64_t slice_bytes() const {
-    return static_cast<std::uint64_t>(slice_elements) * dtype_bytes(dtype);
+    return static_cast<std::uint64_t>(layout.slice_elements()) * dtype_bytes(dtype);
   }
   // The key of the slice that processor coordinates `coords` hold.
   int key_of(const std::vector<int>& coords, const MeshShape& mesh) const;

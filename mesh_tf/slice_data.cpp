@@ -11,15 +11,15 @@ namespace {
 // Calls f(local_index, global_index) for every element of the slice at mesh coordinates `coords`.
 template <class F>
 void for_each_element(const Value& v, const std::vector<int>& coords, F f) {
-  const int rank = v.shape.rank();
+  const int rank = v.layout.shape().rank();
   std::vector<std::int64_t> index(rank, 0), offset(rank);
   for (int d = 0; d < rank; ++d) offset[d] = v.offset(d, coords);
-  for (std::int64_t i = 0; i < v.slice_elements; ++i) {
+  for (std::int64_t i = 0; i < v.layout.slice_elements(); ++i) {
     std::int64_t global = 0;
-    for (int d = 0; d < rank; ++d) global = global * v.shape[d].size + offset[d] + index[d];
+    for (int d = 0; d < rank; ++d) global = global * v.layout.shape()[d].size + offset[d] + index[d];
     f(i, global);
     for (int d = rank - 1; d >= 0; --d) {
-      if (++index[d] < v.local_sizes[d]) break;
+      if (++index[d] < v.layout.slice_sizes()[d]) break;
       index[d] = 0;
     }
   }
@@ -33,13 +33,13 @@ int representative_rank(const Value& out, int key, const MeshMapping& mapping) {
 }  // namespace
 
 std::vector<float> assemble(const Value& value, const std::vector<float>& data, const MeshShape& mesh) {
-  std::vector<float> full(value.shape.num_elements(), 0.0f);
+  std::vector<float> full(value.layout.shape().num_elements(), 0.0f);
   if (data.empty()) return full;
   // A key is a distinct slice; along pending dims the slices are partial sums to add, along split dims they
   // tile.
   for (int key = 0; key < value.num_slices; ++key) {
     const auto coords = value.coords_of_key(key, mesh);
-    const float* src = data.data() + key * value.slice_elements;
+    const float* src = data.data() + key * value.layout.slice_elements();
     for_each_element(value, coords, [&](std::int64_t i, std::int64_t g) { full[g] += src[i]; });
   }
   return full;
@@ -47,11 +47,11 @@ std::vector<float> assemble(const Value& value, const std::vector<float>& data, 
 
 std::vector<float> scatter(const Value& value, const std::vector<float>& full, const MeshShape& mesh) {
   TPUSIM_CHECK(value.pending.empty());
-  TPUSIM_CHECK(static_cast<std::int64_t>(full.size()) == value.shape.num_elements());
-  std::vector<float> data(value.slice_elements * value.num_slices);
+  TPUSIM_CHECK(static_cast<std::int64_t>(full.size()) == value.layout.shape().num_elements());
+  std::vector<float> data(value.layout.slice_elements() * value.num_slices);
   for (int key = 0; key < value.num_slices; ++key) {
     const auto coords = value.coords_of_key(key, mesh);
-    float* dst = data.data() + key * value.slice_elements;
+    float* dst = data.data() + key * value.layout.slice_elements();
     for_each_element(value, coords, [&](std::int64_t i, std::int64_t g) { dst[i] = full[g]; });
   }
   return data;
@@ -64,31 +64,31 @@ sim::Buffers pack(const Step& step, const Program& program, const Store& store, 
   sim::Buffers data;
   for (int p = 0; p < mesh.size(); ++p) {
     const auto coords = mesh.processor_coords(p);
-    const float* src = src_all.data() + in.key_of(coords, mesh) * in.slice_elements;
+    const float* src = src_all.data() + in.key_of(coords, mesh) * in.layout.slice_elements();
     std::vector<float>& buffer = data[mapping.rank_of(p)];
     switch (step.collective) {
       case CollectiveOp::allreduce:
       case CollectiveOp::permute:
-        buffer.assign(src, src + in.slice_elements);
+        buffer.assign(src, src + in.layout.slice_elements());
         break;
       case CollectiveOp::allconcat:
       case CollectiveOp::allgather: {
         const int k = mesh.dim_size(step.mesh_dims[0]);
-        buffer.assign(in.slice_elements * k, 0.0f);
-        std::copy(src, src + in.slice_elements,
-                  buffer.begin() + coords[step.mesh_dims[0]] * in.slice_elements);
+        buffer.assign(in.layout.slice_elements() * k, 0.0f);
+        std::copy(src, src + in.layout.slice_elements(),
+                  buffer.begin() + coords[step.mesh_dims[0]] * in.layout.slice_elements());
         break;
       }
       case CollectiveOp::alltoall:
       case CollectiveOp::reduce_scatter: {  // chunk j: the block j along the dim newly split
         const int k = mesh.dim_size(step.mesh_dims[0]);
         const int d2 = step.collective == CollectiveOp::alltoall ? step.tensor_dim2 : step.tensor_dim;
-        auto chunk_sizes = in.local_sizes;
+        auto chunk_sizes = in.layout.slice_sizes();
         chunk_sizes[d2] /= k;
-        const std::int64_t chunk = in.slice_elements / k;
-        buffer.resize(in.slice_elements);
+        const std::int64_t chunk = in.layout.slice_elements() / k;
+        buffer.resize(in.layout.slice_elements());
         for (int j = 0; j < k; ++j) {
-          kernels::copy_block(src, in.local_sizes, buffer.data() + j * chunk, chunk_sizes, d2,
+          kernels::copy_block(src, in.layout.slice_sizes(), buffer.data() + j * chunk, chunk_sizes, d2,
                               j * chunk_sizes[d2], 0, chunk_sizes[d2]);
         }
         break;
@@ -123,19 +123,19 @@ void unpack(const Step& step, const Program& program, const sim::Buffers& data, 
   const Value& in = program.values[step.inputs[0]];
   const Value& out = program.values[step.output];
   std::vector<float>& dst_all = store[out.id];
-  dst_all.assign(out.slice_elements * out.num_slices, 0.0f);
+  dst_all.assign(out.layout.slice_elements() * out.num_slices, 0.0f);
   const MeshShape& mesh = mapping.mesh();
   for (int key = 0; key < out.num_slices; ++key) {
     const std::vector<float>& buffer = data.at(representative_rank(out, key, mapping));
-    float* dst = dst_all.data() + key * out.slice_elements;
+    float* dst = dst_all.data() + key * out.layout.slice_elements();
     switch (step.collective) {
       case CollectiveOp::allreduce:
       case CollectiveOp::permute:
-        std::copy(buffer.begin(), buffer.begin() + out.slice_elements, dst);
+        std::copy(buffer.begin(), buffer.begin() + out.layout.slice_elements(), dst);
         break;
       case CollectiveOp::reduce_scatter: {  // this core's chunk: its coordinate's
         const auto coords = out.coords_of_key(key, mesh);
-        const std::int64_t chunk = in.slice_elements / mesh.dim_size(step.mesh_dims[0]);
+        const std::int64_t chunk = in.layout.slice_elements() / mesh.dim_size(step.mesh_dims[0]);
         std::copy(buffer.begin() + coords[step.mesh_dims[0]] * chunk,
                   buffer.begin() + (coords[step.mesh_dims[0]] + 1) * chunk, dst);
         break;
@@ -145,19 +145,20 @@ void unpack(const Step& step, const Program& program, const sim::Buffers& data, 
         const int k = mesh.dim_size(step.mesh_dims[0]);
         const int d = step.tensor_dim;
         for (int i = 0; i < k; ++i) {
-          kernels::copy_block(buffer.data() + i * in.slice_elements, in.local_sizes, dst, out.local_sizes, d,
-                              0, i * in.local_sizes[d], in.local_sizes[d]);
+          kernels::copy_block(buffer.data() + i * in.layout.slice_elements(), in.layout.slice_sizes(), dst,
+                              out.layout.slice_sizes(), d, 0, i * in.layout.slice_sizes()[d],
+                              in.layout.slice_sizes()[d]);
         }
         break;
       }
       case CollectiveOp::alltoall: {
         const int k = mesh.dim_size(step.mesh_dims[0]);
         const int d1 = step.tensor_dim;
-        auto chunk_sizes = in.local_sizes;
+        auto chunk_sizes = in.layout.slice_sizes();
         chunk_sizes[step.tensor_dim2] /= k;
-        const std::int64_t chunk = in.slice_elements / k;
+        const std::int64_t chunk = in.layout.slice_elements() / k;
         for (int i = 0; i < k; ++i) {
-          kernels::copy_block(buffer.data() + i * chunk, chunk_sizes, dst, out.local_sizes, d1, 0,
+          kernels::copy_block(buffer.data() + i * chunk, chunk_sizes, dst, out.layout.slice_sizes(), d1, 0,
                               i * chunk_sizes[d1], chunk_sizes[d1]);
         }
         break;

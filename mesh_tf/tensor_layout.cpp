@@ -36,13 +36,13 @@ TensorLayout::TensorLayout(const std::string& tensor_name, const Shape& shape, c
                            std::vector<int> mesh_dims)
     : shape_(shape), mesh_dims_(std::move(mesh_dims)) {
   TPUSIM_CHECK(static_cast<int>(mesh_dims_.size()) == shape.rank());
-  for (int m = 0; m < mesh.rank(); ++m) {
-    mesh_sizes_.push_back(mesh.dim_size(m));
-    mesh_names_.push_back(mesh.dim_name(m));
-  }
+  for (int m = 0; m < mesh.rank(); ++m) mesh_names_.push_back(mesh.dim_name(m));
   for (int i = 0; i < shape.rank(); ++i) {
     const int m = mesh_dims_[i];
-    if (m == kUnsplit) continue;
+    if (m == kUnsplit) {
+      slice_sizes_.push_back(shape[i].size);
+      continue;
+    }
     TPUSIM_CHECK(m >= 0 && m < mesh.rank());
     for (int j = 0; j < i; ++j) {
       if (mesh_dims_[j] == m) {
@@ -58,7 +58,9 @@ TensorLayout::TensorLayout(const std::string& tensor_name, const Shape& shape, c
           "tensor '{}': dimension '{}' of size {} cannot be split evenly over mesh dimension '{}' of size {}",
           tensor_name, shape[i].name, shape[i].size, mesh.dim_name(m), mesh.dim_size(m)));
     }
+    slice_sizes_.push_back(shape[i].size / mesh.dim_size(m));
   }
+  for (const auto size : slice_sizes_) slice_elements_ *= size;
 }
 
 int TensorLayout::tensor_dim_on(int mesh_dim) const {
@@ -70,25 +72,10 @@ int TensorLayout::tensor_dim_on(int mesh_dim) const {
 
 std::vector<int> TensorLayout::used_mesh_dims() const {
   std::vector<int> used;
-  for (std::size_t m = 0; m < mesh_sizes_.size(); ++m) {
+  for (std::size_t m = 0; m < mesh_names_.size(); ++m) {
     if (tensor_dim_on(static_cast<int>(m)) >= 0) used.push_back(static_cast<int>(m));
   }
   return used;
-}
-
-std::vector<std::int64_t> TensorLayout::slice_sizes() const {
-  std::vector<std::int64_t> sizes;
-  for (int i = 0; i < shape_.rank(); ++i) {
-    const int m = mesh_dims_[i];
-    sizes.push_back(m == kUnsplit ? shape_[i].size : shape_[i].size / mesh_sizes_[m]);
-  }
-  return sizes;
-}
-
-std::int64_t TensorLayout::slice_elements() const {
-  std::int64_t n = 1;
-  for (const auto size : slice_sizes()) n *= size;
-  return n;
 }
 
 std::string TensorLayout::to_string() const {

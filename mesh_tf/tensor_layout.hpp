@@ -31,10 +31,10 @@ class TensorLayout {
   const Shape& shape() const { return shape_; }
   int mesh_dim_of(int tensor_dim) const { return mesh_dims_[tensor_dim]; }
   const std::vector<int>& mesh_dims() const { return mesh_dims_; }
-  int tensor_dim_on(int mesh_dim) const;          // -1 if that mesh dimension splits nothing
-  std::vector<int> used_mesh_dims() const;        // ascending
-  std::vector<std::int64_t> slice_sizes() const;  // per tensor dim
-  std::int64_t slice_elements() const;
+  int tensor_dim_on(int mesh_dim) const;    // -1 if that mesh dimension splits nothing
+  std::vector<int> used_mesh_dims() const;  // ascending
+  const std::vector<std::int64_t>& slice_sizes() const { return slice_sizes_; }  // per tensor dim
+  std::int64_t slice_elements() const { return slice_elements_; }
   bool operator==(const TensorLayout& other) const {
     return shape_ == other.shape_ && mesh_dims_ == other.mesh_dims_;
   }
@@ -44,8 +44,9 @@ class TensorLayout {
   TensorLayout() = default;
   Shape shape_;
   std::vector<int> mesh_dims_;
-  std::vector<int> mesh_sizes_;
-  std::vector<std::string> mesh_names_;
+  std::vector<std::int64_t> slice_sizes_;  // computed once: lowering and the numerics read them per element
+  std::int64_t slice_elements_ = 1;
+  std::vector<std::string> mesh_names_;  // of the whole mesh
 };
 
 }  // namespace tpusim::mtf

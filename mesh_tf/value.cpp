@@ -11,34 +11,27 @@ namespace tpusim::mtf {
 
 Value make_value(int id, int tensor, const std::string& name, const Shape& shape, DType dtype,
                  std::vector<int> mesh_dims, std::vector<int> pending, const MeshShape& mesh) {
-  Value v;
+  // TensorLayout checks what lowering already holds for every value: distinct mesh dims, even splits.
+  Value v(TensorLayout(name, shape, mesh, std::move(mesh_dims)));
   v.id = id;
   v.tensor = tensor;
   v.name = name;
-  v.shape = shape;
   v.dtype = dtype;
-  v.mesh_dims = std::move(mesh_dims);
   std::sort(pending.begin(), pending.end());
   v.pending = std::move(pending);
-  TPUSIM_CHECK(static_cast<int>(v.mesh_dims.size()) == shape.rank());
-  for (int i = 0; i < shape.rank(); ++i) {
-    const int m = v.mesh_dims[i];
-    const std::int64_t local = m < 0 ? shape[i].size : shape[i].size / mesh.dim_size(m);
-    TPUSIM_CHECK(m < 0 || shape[i].size % mesh.dim_size(m) == 0);
-    v.local_sizes.push_back(local);
-    v.slice_elements *= local;
-  }
+  const std::int64_t slice_elements = v.layout.slice_elements();
   // What a core materialises is its slice, not the whole tensor (Graph::kMaxTensorElements bounds that).
-  if (v.slice_elements > Graph::kMaxSliceElements) {
+  if (slice_elements > Graph::kMaxSliceElements) {
     std::vector<Dimension> slice;
-    for (int i = 0; i < shape.rank(); ++i) slice.emplace_back(shape[i].name, v.local_sizes[i]);
-    throw InputError(fmt::format("tensor '{}' {}: its slice on each core {} would have {} elements, more than "
-                                 "the {} (2^40) a core may hold; split it over more mesh dimensions",
-                                 name, shape.to_string(), Shape(std::move(slice)).to_string(),
-                                 v.slice_elements, Graph::kMaxSliceElements));
+    for (int i = 0; i < shape.rank(); ++i) slice.emplace_back(shape[i].name, v.layout.slice_sizes()[i]);
+    throw InputError(
+        fmt::format("tensor '{}' {}: its slice on each core {} would have {} elements, more than "
+                    "the {} (2^40) a core may hold; split it over more mesh dimensions",
+                    name, shape.to_string(), Shape(std::move(slice)).to_string(), slice_elements,
+                    Graph::kMaxSliceElements));
   }
   for (int m = 0; m < mesh.rank(); ++m) {
-    const bool split = std::find(v.mesh_dims.begin(), v.mesh_dims.end(), m) != v.mesh_dims.end();
+    const bool split = v.layout.tensor_dim_on(m) >= 0;
     const bool partial = std::find(v.pending.begin(), v.pending.end(), m) != v.pending.end();
     TPUSIM_CHECK(!(split && partial));
     if (split || partial) {
@@ -66,8 +59,8 @@ std::vector<int> Value::coords_of_key(int key, const MeshShape& mesh) const {
 }
 
 std::int64_t Value::offset(int i, const std::vector<int>& mesh_coords) const {
-  const int m = mesh_dims[i];
-  return m < 0 ? 0 : mesh_coords[m] * local_sizes[i];
+  const int m = layout.mesh_dim_of(i);
+  return m < 0 ? 0 : mesh_coords[m] * layout.slice_sizes()[i];
 }
 
 }  // namespace tpusim::mtf

@@ -28,7 +28,8 @@ namespace ops {
 
 void lower_assign(Lowerer& lowerer, const OpNode& op) {
   const int variable_value = lowerer.value_of(op.get<AssignAttributes>().target);
-  const int v = lowerer.relayout(lowerer.input_value(op, 0), lowerer.value(variable_value).mesh_dims, op);
+  const int v =
+      lowerer.relayout(lowerer.input_value(op, 0), lowerer.value(variable_value).layout.mesh_dims(), op);
   lowerer.set_result(op, v);
   lowerer.add_assignment(variable_value, v);
 }

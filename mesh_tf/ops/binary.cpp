@@ -154,8 +154,8 @@ void lower_binary(Lowerer& lowerer, const OpNode& op) {
   const BinaryOp kind = op.get<BinaryAttributes>().op;
   const bool linear = kind == BinaryOp::add || kind == BinaryOp::sub;
   const Value &va = lowerer.value(a), &vb = lowerer.value(b);
-  if (linear && !va.pending.empty() && va.pending == vb.pending && va.shape == t.shape &&
-      vb.shape == t.shape) {
+  if (linear && !va.pending.empty() && va.pending == vb.pending && va.layout.shape() == t.shape &&
+      vb.layout.shape() == t.shape) {
     pending = va.pending;  // lazy allreduce: add partial sums, reduce once later
   } else {
     a = lowerer.force(a, op);
@@ -168,8 +168,8 @@ void lower_binary(Lowerer& lowerer, const OpNode& op) {
   const auto sa = kernels::broadcast_strides(lowerer.local_dims(lowerer.value(a)), od);
   const auto sb = kernels::broadcast_strides(lowerer.local_dims(lowerer.value(b)), od);
   auto maps = lowerer.key_maps(o, {a, b});
-  const std::int64_t ea = lowerer.value(a).slice_elements, eb = lowerer.value(b).slice_elements,
-                     eo = o.slice_elements;
+  const std::int64_t ea = lowerer.value(a).layout.slice_elements(),
+                     eb = lowerer.value(b).layout.slice_elements(), eo = o.layout.slice_elements();
   const int slices = o.num_slices;
   const kernels::BinaryLoop loop = row(kind).loop;
   const auto sizes = od.sizes;

@@ -104,12 +104,12 @@ void lower_einsum(Lowerer& lowerer, const OpNode& op) {
     const int out_dim = std::find(out_dims.begin(), out_dims.end(), m) - out_dims.begin();
     if (out_dim < t.shape.rank()) keep = t.shape[out_dim].name;
     for (auto& v : ins) {
-      const Value in = lowerer.value(v);  // a copy: relayout appends values
-      for (int d = 0; d < in.shape.rank(); ++d) {
-        if (in.mesh_dims[d] != m) continue;
-        if (keep.empty()) keep = in.shape[d].name;
-        if (in.shape[d].name != keep) {
-          std::vector<int> target = in.mesh_dims;
+      const TensorLayout in = lowerer.value(v).layout;  // a copy: relayout appends values
+      for (int d = 0; d < in.shape().rank(); ++d) {
+        if (in.mesh_dim_of(d) != m) continue;
+        if (keep.empty()) keep = in.shape()[d].name;
+        if (in.shape()[d].name != keep) {
+          std::vector<int> target = in.mesh_dims();
           target[d] = -1;
           v = lowerer.relayout(v, target, op);
         }
@@ -119,10 +119,10 @@ void lower_einsum(Lowerer& lowerer, const OpNode& op) {
   // Summed dims that stay split leave partial sums over their mesh dims.
   std::set<int> pending;
   for (const int v : ins) {
-    const Value& in = lowerer.value(v);
-    for (int d = 0; d < in.shape.rank(); ++d) {
-      const int m = in.mesh_dims[d];
-      if (m >= 0 && mesh.dim_size(m) > 1 && !t.shape.contains(in.shape[d].name)) pending.insert(m);
+    const TensorLayout& in = lowerer.value(v).layout;
+    for (int d = 0; d < in.shape().rank(); ++d) {
+      const int m = in.mesh_dim_of(d);
+      if (m >= 0 && mesh.dim_size(m) > 1 && !t.shape.contains(in.shape()[d].name)) pending.insert(m);
     }
   }
   const int out =
@@ -134,8 +134,8 @@ void lower_einsum(Lowerer& lowerer, const OpNode& op) {
   auto plan = std::make_shared<kernels::EinsumPlan>(in_dims, lowerer.local_dims(o));
   auto maps = lowerer.key_maps(o, ins);
   std::vector<std::int64_t> in_elems;
-  for (const int v : ins) in_elems.push_back(lowerer.value(v).slice_elements);
-  const std::int64_t out_elems = o.slice_elements;
+  for (const int v : ins) in_elems.push_back(lowerer.value(v).layout.slice_elements());
+  const std::int64_t out_elems = o.layout.slice_elements();
   const int slices = o.num_slices;
   const MatmulSizes sizes = plan->matmul_sizes();
   const int step = lowerer.add_compute(op, op.name, ins, out, {plan->flops(), 0, sizes}, [=](Store& s) {

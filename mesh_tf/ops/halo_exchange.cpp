@@ -9,8 +9,8 @@ namespace {
 
 // `v` with its tiles `rows` long along dim d.
 Shape with_tile_rows(const Value& v, const MeshShape& mesh, int d, std::int64_t rows) {
-  std::vector<Dimension> dims = v.shape.dims();
-  dims[d] = Dimension(dims[d].name, rows * mesh.dim_size(v.mesh_dims[d]));
+  std::vector<Dimension> dims = v.layout.shape().dims();
+  dims[d] = Dimension(dims[d].name, rows * mesh.dim_size(v.layout.mesh_dim_of(d)));
   return Shape(dims);
 }
 
@@ -30,10 +30,11 @@ int send_rows(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t beg
               int direction, const char* what) {
   const Value in = lowerer.value(v);
   const Shape shape = with_tile_rows(in, lowerer.mesh(), d, rows);
-  const int send = lowerer.new_value(-1, in.name + "/" + what, shape, in.dtype, in.mesh_dims, in.pending);
+  const int send =
+      lowerer.new_value(-1, in.name + "/" + what, shape, in.dtype, in.layout.mesh_dims(), in.pending);
   const Value& s = lowerer.value(send);
-  const auto in_sizes = in.local_sizes, sizes = s.local_sizes;
-  const std::int64_t in_elems = in.slice_elements, elems = s.slice_elements;
+  const auto in_sizes = in.layout.slice_sizes(), sizes = s.layout.slice_sizes();
+  const std::int64_t in_elems = in.layout.slice_elements(), elems = s.layout.slice_elements();
   const int slices = in.num_slices;
   lowerer
       .step(lowerer.add_compute(op, op.name + "/" + what, {v}, send, 0,
@@ -54,8 +55,8 @@ int send_rows(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t beg
 int extend_halo(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t before, std::int64_t after) {
   const Value in = lowerer.value(v);
   const MeshShape& mesh = lowerer.mesh();
-  const int m = in.mesh_dims[d];
-  const std::int64_t len = in.local_sizes[d];
+  const int m = in.layout.mesh_dim_of(d);
+  const std::int64_t len = in.layout.slice_sizes()[d];
   TPUSIM_CHECK(m >= 0 && before >= 0 && after >= 0 && before <= len && after <= len);
   // A tile's first rows come from the end of the previous tile, its last rows from the start of the next.
   const int from_previous =
@@ -63,12 +64,13 @@ int extend_halo(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t b
   const int from_next = after > 0 ? send_rows(lowerer, op, v, d, 0, after, -1, "halo_after") : -1;
   const int out =
       lowerer.new_value(-1, in.name + "/extended", with_tile_rows(in, mesh, d, before + len + after),
-                        in.dtype, in.mesh_dims, in.pending);
-  const auto sizes = lowerer.value(out).local_sizes, in_sizes = in.local_sizes;
+                        in.dtype, in.layout.mesh_dims(), in.pending);
+  const auto sizes = lowerer.value(out).layout.slice_sizes(), in_sizes = in.layout.slice_sizes();
   auto before_sizes = in_sizes, after_sizes = in_sizes;
   before_sizes[d] = before;
   after_sizes[d] = after;
-  const std::int64_t elems = lowerer.value(out).slice_elements, in_elems = in.slice_elements;
+  const std::int64_t elems = lowerer.value(out).layout.slice_elements(),
+                     in_elems = in.layout.slice_elements();
   const std::int64_t before_elems = in_elems / len * before, after_elems = in_elems / len * after;
   const int slices = in.num_slices;
   const auto has_previous = has_neighbour(in, mesh, m, -1), has_next = has_neighbour(in, mesh, m, +1);
@@ -101,17 +103,19 @@ int fold_halo(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t bef
               int tensor, const std::string& name) {
   const Value in = lowerer.value(v);
   const MeshShape& mesh = lowerer.mesh();
-  const int m = in.mesh_dims[d];
-  const std::int64_t len = in.local_sizes[d] - before - after;
+  const int m = in.layout.mesh_dim_of(d);
+  const std::int64_t len = in.layout.slice_sizes()[d] - before - after;
   TPUSIM_CHECK(m >= 0 && before >= 0 && after >= 0 && before <= len && after <= len);
   // The rows before a tile are the previous tile's last rows; the rows after it the next tile's first rows.
   const int to_next_end = before > 0 ? send_rows(lowerer, op, v, d, 0, before, -1, "fold_before") : -1;
   const int to_previous_start =
       after > 0 ? send_rows(lowerer, op, v, d, before + len, after, +1, "fold_after") : -1;
-  const int out = lowerer.new_value(tensor, tensor >= 0 ? name : in.name + "/folded",
-                                    with_tile_rows(in, mesh, d, len), in.dtype, in.mesh_dims, in.pending);
-  const auto sizes = lowerer.value(out).local_sizes, in_sizes = in.local_sizes;
-  const std::int64_t elems = lowerer.value(out).slice_elements, in_elems = in.slice_elements;
+  const int out =
+      lowerer.new_value(tensor, tensor >= 0 ? name : in.name + "/folded", with_tile_rows(in, mesh, d, len),
+                        in.dtype, in.layout.mesh_dims(), in.pending);
+  const auto sizes = lowerer.value(out).layout.slice_sizes(), in_sizes = in.layout.slice_sizes();
+  const std::int64_t elems = lowerer.value(out).layout.slice_elements(),
+                     in_elems = in.layout.slice_elements();
   const std::int64_t before_elems = elems / len * before, after_elems = elems / len * after;
   const int slices = in.num_slices;
   // Received rows are added where they belong: a tile gets the previous-halo rows of the tile after it.

@@ -54,16 +54,16 @@ void lower_one_hot(Lowerer& lowerer, const OpNode& op) {
   const Value o = lowerer.value(out);
   auto maps = lowerer.key_maps(o, {ids});
   const int d = t.shape.rank() - 1;
-  const std::int64_t depth = o.local_sizes[d];
-  const std::int64_t n_ids = o.slice_elements / depth;
-  const std::int64_t e_ids = lowerer.value(ids).slice_elements;
+  const std::int64_t depth = o.layout.slice_sizes()[d];
+  const std::int64_t n_ids = o.layout.slice_elements() / depth;
+  const std::int64_t e_ids = lowerer.value(ids).layout.slice_elements();
   TPUSIM_CHECK(n_ids == e_ids);
   // A split one-hot dim: each slice holds the ids that fall in its range.
   std::vector<std::int64_t> offsets;
   for (int key = 0; key < o.num_slices; ++key)
     offsets.push_back(o.offset(d, o.coords_of_key(key, lowerer.mesh())));
   const float on = op.get<OneHotAttributes>().on, off = op.get<OneHotAttributes>().off;
-  const std::int64_t eo = o.slice_elements;
+  const std::int64_t eo = o.layout.slice_elements();
   const int slices = o.num_slices;
   lowerer.add_compute(op, op.name, {ids}, out, 0, [=](Store& s) {
     s[out].assign(eo * slices, off);

@@ -24,16 +24,17 @@ void lower_reduce(Lowerer& lowerer, const OpNode& op) {
   const int x = lowerer.input_value(op, 0);
   const Value in = lowerer.value(x);  // a copy: new_value appends values
   std::vector<int> reduced_mesh_dims;
-  for (int d = 0; d < in.shape.rank(); ++d) {
-    const int m = in.mesh_dims[d];
-    if (m >= 0 && mesh.dim_size(m) > 1 && !t.shape.contains(in.shape[d].name)) reduced_mesh_dims.push_back(m);
+  const Shape& in_shape = in.layout.shape();
+  for (int d = 0; d < in_shape.rank(); ++d) {
+    const int m = in.layout.mesh_dim_of(d);
+    if (m >= 0 && mesh.dim_size(m) > 1 && !t.shape.contains(in_shape[d].name)) reduced_mesh_dims.push_back(m);
   }
   const int local =
       lowerer.new_value(t.id, t.name, t.shape, t.dtype, lowerer.rule_mesh_dims(t.id), reduced_mesh_dims);
   const Value& o = lowerer.value(local);
   auto maps = lowerer.key_maps(o, {x});
   const auto xd = lowerer.local_dims(in), od = lowerer.local_dims(o);
-  const std::int64_t ex = in.slice_elements, eo = o.slice_elements;
+  const std::int64_t ex = in.layout.slice_elements(), eo = o.layout.slice_elements();
   const int slices = o.num_slices;
   lowerer.add_compute(op, op.name, {x}, local, static_cast<double>(ex), [=](Store& s) {
     s[local].resize(eo * slices);

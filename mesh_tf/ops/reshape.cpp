@@ -72,7 +72,7 @@ void lower_reshape(Lowerer& lowerer, const OpNode& op) {
   // rather than Mesh-TensorFlow's allreduce and masked allconcat.
   const bool sharding = op.phase == Phase::update || op.get<ReshapeAttributes>().weight_sharding;
   const int x = lowerer.input_value(op, 0, sharding);
-  const Shape in_shape = lowerer.value(x).shape;
+  const Shape in_shape = lowerer.value(x).layout.shape();
   // A mesh dim can stay on a dimension that keeps its place in the row-major order (same size, same product
   // of the sizes before it): then the local reshape of slices is the slice of the reshape.
   const auto pre_in = prefix_products(in_shape), pre_out = prefix_products(t.shape);
@@ -89,8 +89,8 @@ void lower_reshape(Lowerer& lowerer, const OpNode& op) {
   }
   const int aligned = lowerer.relayout(x, mid_in, op, sharding, sharding);
   const int local = lowerer.new_value(t.id, t.name, t.shape, t.dtype, mid_out);
-  const std::int64_t n = lowerer.value(local).slice_elements * lowerer.value(local).num_slices;
-  TPUSIM_CHECK(n == lowerer.value(aligned).slice_elements * lowerer.value(aligned).num_slices);
+  const std::int64_t n = lowerer.value(local).layout.slice_elements() * lowerer.value(local).num_slices;
+  TPUSIM_CHECK(n == lowerer.value(aligned).layout.slice_elements() * lowerer.value(aligned).num_slices);
   // A local reshape is one of XLA's cheap fusible ops (instruction_fusion.cc): it fuses into its readers,
   // or is a copy of its own where nothing takes it in.
   const int step =

@@ -32,17 +32,17 @@ void lower_shift(Lowerer& lowerer, const OpNode& op) {
   const TensorNode& t = lowerer.graph().tensor(op.output);
   const int x = lowerer.input_value(op, 0);
   const Value in = lowerer.value(x);
-  const int d = in.shape.index_of(shift.dim);
-  const int m = in.mesh_dims[d];
+  const int d = in.layout.shape().index_of(shift.dim);
+  const int m = in.layout.mesh_dim_of(d);
   const std::int64_t o = shift.offset;
-  const std::int64_t len = in.local_sizes[d];
+  const std::int64_t len = in.layout.slice_sizes()[d];
   const bool wrap = shift.wrap;
-  const auto sizes = in.local_sizes;
-  const std::int64_t elems = in.slice_elements;
+  const auto sizes = in.layout.slice_sizes();
+  const std::int64_t elems = in.layout.slice_elements();
   const int slices = in.num_slices;
   const std::int64_t a = std::abs(o);
   if (m < 0 || mesh.dim_size(m) == 1 || o == 0) {  // the whole dim is local, or nothing crosses a boundary
-    const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.mesh_dims);
+    const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.layout.mesh_dims());
     lowerer.set_result(op, out);
     lowerer.add_compute(op, op.name, {x}, out, 0, [=](Store& s) {
       s[out].assign(elems * slices, 0.0f);
@@ -68,12 +68,12 @@ void lower_shift(Lowerer& lowerer, const OpNode& op) {
   }
   // Send the rows that cross the slice boundary to the neighbour along m (a collective permute), keep the
   // rest.
-  std::vector<Dimension> halo_dims = in.shape.dims();
+  std::vector<Dimension> halo_dims = in.layout.shape().dims();
   halo_dims[d] = Dimension(shift.dim, a * mesh.dim_size(m));
   const Shape halo_shape(halo_dims);
-  const int send = lowerer.new_value(-1, in.name + "/halo", halo_shape, in.dtype, in.mesh_dims);
-  auto halo_sizes = lowerer.value(send).local_sizes;
-  const std::int64_t halo_elems = lowerer.value(send).slice_elements;
+  const int send = lowerer.new_value(-1, in.name + "/halo", halo_shape, in.dtype, in.layout.mesh_dims());
+  auto halo_sizes = lowerer.value(send).layout.slice_sizes();
+  const std::int64_t halo_elems = lowerer.value(send).layout.slice_elements();
   lowerer.add_compute(op, op.name + "/halo", {x}, send, 0, [=](Store& s) {
     s[send].resize(halo_elems * slices);
     for (int key = 0; key < slices; ++key) {
@@ -82,7 +82,7 @@ void lower_shift(Lowerer& lowerer, const OpNode& op) {
     }
   });
   const int received = lowerer.permute(send, d, o, wrap, op, "shift");
-  const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.mesh_dims);
+  const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.layout.mesh_dims());
   lowerer.set_result(op, out);
   lowerer.add_compute(op, op.name, {x, received}, out, 0, [=](Store& s) {
     s[out].resize(elems * slices);

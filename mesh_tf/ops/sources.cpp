@@ -87,7 +87,7 @@ void lower_source(Lowerer& lowerer, const OpNode& op) {
   lowerer.set_result(op, out);
   if (op.kind == OpKind::input || op.kind == OpKind::variable) return;  // data held by the executor
   const Value& o = lowerer.value(out);
-  const std::int64_t elems = o.slice_elements;
+  const std::int64_t elems = o.layout.slice_elements();
   const int slices = o.num_slices;
   if (op.kind == OpKind::fill) {
     const float fill_value = op.get<FillAttributes>().value;
@@ -106,18 +106,19 @@ void lower_source(Lowerer& lowerer, const OpNode& op) {
   work.extra_vector_ops = static_cast<double>(elems) * (kRandomMaskVectorOps - 1);
   lowerer.add_compute(op, op.name, {}, out, work, [=](Store& s) {
     s[out].resize(elems * slices);
-    const int rank = vo.shape.rank();
+    const Shape& shape = vo.layout.shape();
+    const int rank = shape.rank();
     for (int key = 0; key < slices; ++key) {
       const auto coords = vo.coords_of_key(key, mesh);
       std::vector<std::int64_t> index(rank, 0);
       float* dst = s[out].data() + key * elems;
       for (std::int64_t i = 0; i < elems; ++i) {
         std::int64_t global = 0;
-        for (int d = 0; d < rank; ++d) global = global * vo.shape[d].size + vo.offset(d, coords) + index[d];
+        for (int d = 0; d < rank; ++d) global = global * shape[d].size + vo.offset(d, coords) + index[d];
         dst[i] =
             uniform01(seed, static_cast<std::uint64_t>(global)) < keep ? static_cast<float>(1 / keep) : 0.0f;
         for (int d = rank - 1; d >= 0; --d) {
-          if (++index[d] < vo.local_sizes[d]) break;
+          if (++index[d] < vo.layout.slice_sizes()[d]) break;
           index[d] = 0;
         }
       }

@@ -158,12 +158,13 @@ void lower_unary(Lowerer& lowerer, const OpNode& op) {
   const TensorNode& t = lowerer.graph().tensor(op.output);
   const int x = lowerer.input_value(op, 0);
   const Value in = lowerer.value(x);  // a copy: new_value appends values
-  const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.mesh_dims);
+  const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.layout.mesh_dims());
   lowerer.set_result(op, out);
-  const std::int64_t n = in.slice_elements * in.num_slices;
+  const std::int64_t n = in.layout.slice_elements() * in.num_slices;
+  const double elements = static_cast<double>(in.layout.slice_elements());
   if (op.kind == OpKind::scalar_affine) {
     const AffineAttributes affine = op.get<AffineAttributes>();
-    lowerer.add_compute(op, op.name, {x}, out, static_cast<double>(in.slice_elements), [=](Store& s) {
+    lowerer.add_compute(op, op.name, {x}, out, elements, [=](Store& s) {
       s[out].resize(n);
       kernels::affine(s[x].data(), s[out].data(), n, affine.scale, affine.offset);
     });
@@ -171,7 +172,6 @@ void lower_unary(Lowerer& lowerer, const OpNode& op) {
   }
   const UnaryRow& unary = row(op.get<UnaryAttributes>().op);
   const kernels::UnaryLoop loop = unary.loop;
-  const double elements = static_cast<double>(in.slice_elements);
   lowerer.add_compute(op, op.name, {x}, out, {elements, unary.transcendental ? elements : 0}, [=](Store& s) {
     s[out].resize(n);
     loop(s[x].data(), s[out].data(), n);

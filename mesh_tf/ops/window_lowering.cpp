@@ -311,13 +311,13 @@ std::vector<kernels::WindowShape> window_slice_shapes(const MeshShape& mesh, con
   for (int key = 0; key < c.num_slices; ++key) {
     const auto coords = c.coords_of_key(key, mesh);
     kernels::WindowShape& shape = shapes[key];
-    for (int d = 0; d < first; ++d) shape.lead *= image_value.local_sizes[d];
-    shape.channels = image_value.local_sizes.back();
+    for (int d = 0; d < first; ++d) shape.lead *= image_value.layout.slice_sizes()[d];
+    shape.channels = image_value.layout.slice_sizes().back();
     for (int j = 0; j < sides.n; ++j) {
       const int d = first + j;
       kernels::WindowAxis axis;
-      axis.in = image_value.local_sizes[d];
-      axis.out = windowed_value.local_sizes[d];
+      axis.in = image_value.layout.slice_sizes()[d];
+      axis.out = windowed_value.layout.slice_sizes()[d];
       axis.window = w.window[j];
       axis.stride = w.strides[j];
       axis.valid_begin = 0;
@@ -362,8 +362,8 @@ void add_window_compute(Lowerer& lowerer, const WindowSides& sides, const std::v
   const Lowerer::LocalWork work = window_local_work(sides, shapes.front(), out_channels);
   auto maps = lowerer.key_maps(c, ins);
   std::vector<std::int64_t> in_elems;
-  for (const int v : ins) in_elems.push_back(lowerer.value(v).slice_elements);
-  const std::int64_t out_elems = c.slice_elements;
+  for (const int v : ins) in_elems.push_back(lowerer.value(v).layout.slice_elements());
+  const std::int64_t out_elems = c.layout.slice_elements();
   const int slices = c.num_slices;
   const int step = lowerer.add_compute(op, op.name, ins, computed, work, [=](Store& s) {
     s[computed].assign(out_elems * slices, 0.0f);
@@ -399,7 +399,7 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
   const Value& windowed_value = sides.roles.windowed >= 0 ? lowerer.value(ins[sides.roles.windowed]) : c;
   const std::vector<kernels::WindowShape> shapes =
       window_slice_shapes(mesh, sides, c, image_value, windowed_value, halos);
-  const std::int64_t out_channels = windowed_value.local_sizes.back();
+  const std::int64_t out_channels = windowed_value.layout.slice_sizes().back();
   add_window_compute(lowerer, sides, ins, computed, shapes, out_channels, std::move(kernel));
 
   // Fold the halos into the image's tiles, the last fold writing the output tensor.
@@ -411,7 +411,7 @@ void lower_window(Lowerer& lowerer, const OpNode& op, WindowKernel kernel) {
     result = fold_halo(lowerer, op, result, halos[i].dim, halos[i].before, halos[i].after, last ? t.id : -1,
                        t.name);
   }
-  if (lowerer.value(result).mesh_dims != layout.out_rule)
+  if (lowerer.value(result).layout.mesh_dims() != layout.out_rule)
     result = lowerer.relayout(result, layout.out_rule, op);
   lowerer.set_result(op, result);
 }

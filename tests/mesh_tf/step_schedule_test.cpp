@@ -19,10 +19,9 @@ struct ProgramBuilder {
   Program program;
 
   int source() {
-    Value v;
-    v.id = static_cast<int>(program.values.size());
-    program.values.push_back(v);
-    return v.id;
+    const int id = static_cast<int>(program.values.size());
+    program.values.push_back(make_value(id, -1, "v", Shape(), DType::float32, {}, {}, program.mesh));
+    return id;
   }
 
   int add(bool comm, std::vector<int> inputs, std::vector<int> mesh_dims = {}) {
