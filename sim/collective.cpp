@@ -20,6 +20,11 @@ const std::vector<std::pair<CollectiveKind, const char*>>& kind_names() {
 
 }  // namespace
 
+const NameTable<ReduceOp>& reduce_ops() {
+  static const NameTable<ReduceOp> table("reduction", {{"sum", ReduceOp::sum}, {"max", ReduceOp::max}});
+  return table;
+}
+
 const char* to_string(CollectiveKind kind) {
   for (const auto& [k, name] : kind_names()) {
     if (k == kind) return name;

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "topologies/group.hpp"
+#include "topologies/support/name_table.hpp"
 
 namespace tpusim::sim {
 
 enum class CollectiveKind { allreduce, reduce_scatter, allgather, alltoall, broadcast, permute };
 enum class ReduceOp { sum, max };
+const NameTable<ReduceOp>& reduce_ops();  // sum, max
 
 const char* to_string(CollectiveKind kind);
 CollectiveKind parse_collective_kind(const std::string& name);  // InputError listing the valid names

@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "sim/collective.hpp"
+#include "topologies/support/name_table.hpp"
 #include "topologies/topology.hpp"
 
 namespace tpusim::sim {
 
 enum class NetworkModel { ideal, lv08 };
+const NameTable<NetworkModel>& network_models();  // ideal, lv08
 
 // How SimGrid carries a transfer (sim/engine/transfer_tracker.hpp): the same simulated times either way.
 enum class TransferMechanism { network_actions, maestro_comms };

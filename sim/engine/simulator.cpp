@@ -176,6 +176,12 @@ Simulator::Simulator(const topo::Topology& topology, SimOptions options) {
 Simulator::~Simulator() = default;
 
 const topo::Topology& Simulator::topology() const { return impl_->topology; }
+const NameTable<NetworkModel>& network_models() {
+  static const NameTable<NetworkModel> table("network model",
+                                             {{"ideal", NetworkModel::ideal}, {"lv08", NetworkModel::lv08}});
+  return table;
+}
+
 NetworkModel Simulator::network() const { return impl_->options.network; }
 
 double Simulator::now_s() const { return s4u::Engine::get_clock(); }
@@ -385,8 +391,8 @@ std::string Simulator::identity() const {
       "network {} fold {} transfers {}",
       fmt::join(t.chip_dims(), "x"), t.wraparound(), t.cores_per_chip(), t.inter_chip().bandwidth_Bps(),
       t.inter_chip().latency_s(), t.intra_chip().bandwidth_Bps(), t.intra_chip().latency_s(),
-      t.faults().text(), fmt::join(twists, ";"), o.network == NetworkModel::ideal ? "ideal" : "lv08",
-      o.fold_repeated_rounds, static_cast<int>(o.transfers));
+      t.faults().text(), fmt::join(twists, ";"), network_models().name_of(o.network), o.fold_repeated_rounds,
+      static_cast<int>(o.transfers));
 }
 
 std::vector<std::pair<std::string, CollectiveResult>> Simulator::remembered_results() const {

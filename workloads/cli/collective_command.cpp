@@ -26,9 +26,9 @@ namespace {
 using workloads::ratio;
 
 struct CollectiveOptions {
-  std::string topology = "tpu-v2-pod";
+  std::string topology = workloads::default_collective_topology();
   workloads::CollectiveSpec spec;
-  std::string network = "ideal";
+  std::string network = sim::network_models().name_of(sim::SimOptions{}.network);
   bool check_data = false;
   bool no_fold = false;
   std::string trace;
@@ -51,14 +51,6 @@ double healthy_time_s(const topo::Topology& topology, const CollectiveOptions& o
   return std::stod(child.output);
 }
 
-sim::NetworkModel parse_network(const std::string& name) {
-  if (name == "ideal") return sim::NetworkModel::ideal;
-  if (name == "lv08") return sim::NetworkModel::lv08;
-  throw InputError(
-      fmt::format("unknown network model '{}'; valid models are ideal (alpha-beta, the default) and "
-                  "lv08 (SimGrid's default TCP model)",
-                  name));
-}
 
 nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& topology,
                        const workloads::BuiltRequest& built, const workloads::Measurement& m,
@@ -246,7 +238,7 @@ void add_collective_command(CLI::App& app) {
                     "Print every algorithm of every collective (default, group shape, closed form) and exit");
   command->callback([] {
     if (options.list_algorithms) return print_algorithms(options.json);
-    const auto network = parse_network(options.network);
+    const auto network = sim::network_models().parse(options.network);
     const auto topology = topo::topology_from_spec(options.topology).with_faults(options.faults);
     // Before building anything: refuse what would exhaust memory, and a trace that cannot be written.
     topo::require_simulation_fits(topology);

@@ -6,10 +6,12 @@
 #include "sim/algorithm_registry.hpp"
 #include "sim/request_check.hpp"
 #include "topologies/group.hpp"
+#include "topologies/support/check.hpp"
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
+#include "workloads/config/config_schema.hpp"
 
 namespace tpusim::workloads {
 
@@ -33,13 +35,7 @@ BuiltRequest build_named(const topo::Topology& topology, const CollectiveSpec& s
   BuiltRequest built;
   auto& request = built.request;
   request.kind = sim::parse_collective_kind(spec.op);
-  if (spec.reduce == "sum") {
-    request.op = sim::ReduceOp::sum;
-  } else if (spec.reduce == "max") {
-    request.op = sim::ReduceOp::max;
-  } else {
-    throw InputError(fmt::format("unknown reduction '{}'; valid reductions are sum, max", spec.reduce));
-  }
+  request.op = sim::reduce_ops().parse(spec.reduce);
   const std::vector<std::string> names =
       spec.algorithms.empty() ? std::vector<std::string>{sim::default_algorithm(request.kind).name}
                               : split_names(spec.algorithms);
@@ -94,6 +90,12 @@ BuiltRequest build_named(const topo::Topology& topology, const CollectiveSpec& s
 }
 
 }  // namespace
+
+std::string default_collective_topology() {
+  const ConfigKey* key = find_config_key("hardware.topology");
+  TPUSIM_CHECK(key != nullptr && key->absent == ConfigKey::Absent::default_value);
+  return key->default_value;
+}
 
 std::vector<std::string> BuiltRequest::algorithm_names() const {
   if (request.algorithms.empty()) return {sim::default_algorithm(request.kind).name};

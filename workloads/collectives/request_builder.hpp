@@ -31,6 +31,10 @@ struct BuiltRequest {
   std::vector<std::string> algorithm_names() const;  // the request's, or the kind's default
 };
 
+// The topology a collective runs on when none is named (tpusim collective, a collective study's point): the
+// run config's default (hardware.topology in config_schema.hpp).
+std::string default_collective_topology();
+
 // Throws InputError naming the bad word and what is valid. Permute moves every member's buffer to the next
 // member of its group (a shift by one). "auto" (alone, or in place of some per-dimension names) leaves the
 // candidates it stands for in auto_candidates, each checked; alone and without group axes, every algorithm on

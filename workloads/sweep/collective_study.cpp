@@ -65,7 +65,7 @@ std::string CollectiveStudy::run_point(std::size_t point) const {
   const auto spec = spec_.point_spec(point);
   const topo::Topology& topology = spec_.topologies[spec_.facts[point].topology];
   sim::SimOptions options;
-  options.network = spec[kNetwork] == "lv08" ? sim::NetworkModel::lv08 : sim::NetworkModel::ideal;
+  options.network = sim::network_models().parse(spec[kNetwork]);
   sim::Simulator simulator(topology, options);
   const BuiltRequest built = resolve_auto(simulator, build_request(topology, request_of(spec)));
   const CollectiveRecord record = collective_record(built, measure(simulator, built, false));

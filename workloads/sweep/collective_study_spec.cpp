@@ -10,6 +10,7 @@
 
 #include "sim/algorithm_choice.hpp"
 #include "sim/algorithm_registry.hpp"
+#include "sim/simulator.hpp"
 #include "topologies/group.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/simulation_memory.hpp"
@@ -89,10 +90,10 @@ void check_value(int key, const Value& value, std::map<std::string, std::size_t>
         break;
       }
       case kReduce:
-        node.one_of({"sum", "max"});
+        node.choice(sim::reduce_ops());
         break;
       case kNetwork:
-        node.one_of({"ideal", "lv08"});
+        node.choice(sim::network_models());
         break;
       case kTopology:
         if (topology_index.count(text) == 0) {
@@ -205,11 +206,15 @@ class PointChecker {
 }  // namespace
 
 const std::vector<CollectiveKey>& collective_study_keys() {
+  const CollectiveSpec collective;
   static const std::vector<CollectiveKey> keys = {
-      {"collective.op", "allreduce"}, {"collective.algorithm", "default"},
-      {"collective.bytes", "64MiB"},  {"collective.group_axes", "default"},
-      {"collective.reduce", "sum"},   {"hardware.topology", "tpu-v2-pod"},
-      {"hardware.network", "ideal"}};
+      {"collective.op", collective.op},
+      {"collective.algorithm", "default"},
+      {"collective.bytes", collective.bytes},
+      {"collective.group_axes", "default"},
+      {"collective.reduce", collective.reduce},
+      {"hardware.topology", default_collective_topology()},
+      {"hardware.network", sim::network_models().name_of(sim::SimOptions{}.network)}};
   return keys;
 }
 

@@ -15,16 +15,17 @@
 //     collective.group_axes: [default]
 //   output: results/allreduce-torus   # optional, default results/<name>
 //
-// The keys (collective_study_keys), with what a point that leaves one out gets:
-//   collective.op          allreduce, reduce_scatter, allgather, alltoall, broadcast, permute (allreduce)
+// The keys (collective_study_keys); a point that leaves one out gets what `tpusim collective` gets (the
+// run config's default topology, the simulator's default network):
+//   collective.op          allreduce, reduce_scatter, allgather, alltoall, broadcast, permute
 //   collective.algorithm   a registry name of the op (tpusim collective --list-algorithms), one per group
-//                          dimension separated by commas, or default (default)
-//   collective.bytes       per member, a multiple of 4 (64MiB)
+//                          dimension separated by commas, or default
+//   collective.bytes       per member, a multiple of 4
 //   collective.group_axes  default (as tpusim collective picks: core+x,y for two-dimensional algorithms,
-//                          else all), all, or axes such as core+x,y (default)
-//   collective.reduce      sum or max (sum)
-//   hardware.topology      a preset or spec, torus:8x8,cores=2 (tpu-v2-pod)
-//   hardware.network       ideal or lv08 (ideal)
+//                          else all), all, or axes such as core+x,y
+//   collective.reduce      sum or max
+//   hardware.topology      a preset or spec, torus:8x8,cores=2
+//   hardware.network       ideal or lv08
 // Every point is checked when the file is read, before anything runs. A value that is wrong by itself (an
 // unknown op or topology, bytes not a multiple of 4) or in its point (an algorithm the point's op does not
 // have, group axes the point's topology does not have) is an InputError at the value's line:
@@ -41,7 +42,7 @@ namespace tpusim::workloads {
 
 struct CollectiveKey {
   const char* key;
-  const char* default_value;
+  std::string default_value;  // taken from where it is defined: tpusim collective's, the run config's
 };
 // In the order above.
 const std::vector<CollectiveKey>& collective_study_keys();

@@ -36,7 +36,8 @@ std::string build_error(const char* topology_spec, const CollectiveSpec& spec) {
 TEST_CASE("unknown words list the valid ones") {
   auto spec = spec_of("allreduce", "ring");
   spec.reduce = "min";
-  CHECK(build_error("ring-8", spec) == "unknown reduction 'min'; valid reductions are sum, max");
+  CHECK(build_error("ring-8", spec) ==
+        "unknown reduction 'min' (did you mean 'max'?); valid reductions are sum, max");
   CHECK(build_error("ring-8", spec_of("allreduce", "rign")) ==
         "unknown allreduce algorithm 'rign' (did you mean 'ring'?); valid allreduce algorithms are " +
             tpusim::join(sim::algorithm_names(sim::CollectiveKind::allreduce)));
