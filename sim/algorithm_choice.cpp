@@ -28,7 +28,7 @@ std::vector<std::vector<AlgorithmRef>> auto_candidates(const CollectiveRequest& 
   const bool compose = dims >= 2 && (asked.size() == dims || (all_auto && asked.size() == 1));
   std::vector<std::vector<AlgorithmRef>> out;
   for (const auto& row : algorithm_table()) {
-    if (row.kind != request.kind || !row.auto_may_choose) continue;
+    if (row.kind != request.kind || !row.auto_may_choose()) continue;
     if (all_auto) out.push_back({AlgorithmRef(row)});
     if (row.line == nullptr || !compose) continue;
     std::vector<AlgorithmRef> composed(dims, AlgorithmRef(row));

@@ -24,11 +24,18 @@ enum class GroupShape {
 };
 const char* to_string(GroupShape shape);
 
+// Whether `auto` (algorithm_choice.hpp) may choose a row. Every row says it (the field comes before the group
+// shape, so a row without it does not compile): a row auto may choose can change the results of every run
+// that uses auto wherever it is faster (CONTRIBUTING.md, "How to add a collective algorithm", says how to
+// record that); one it never chooses changes nothing that does not name it.
+enum class AutoEligibility { may_choose, never };
+
 struct AlgorithmRow {
   CollectiveKind kind;
   const char* name;
   const char* description;
   bool is_default;  // the kind's algorithm when none is named; exactly one per kind
+  AutoEligibility auto_choice;
   GroupShape shape;
   // Why a group of the right shape does not fit (e.g. an element count it cannot split); nullptr: all fit.
   algorithms::FitCheck fits;
@@ -46,9 +53,8 @@ struct AlgorithmRow {
   bool needs_neighbour_links = false;
   // Runs only on multislice pods (topologies/multislice.hpp): a single pod refuses it, saying so.
   bool needs_multislice = false;
-  // Whether `auto` (algorithm_choice.hpp) may choose it. A new row that auto may choose can change the
-  // results of every run that uses auto wherever it is faster (CONTRIBUTING.md says how to record that).
-  bool auto_may_choose = true;
+
+  bool auto_may_choose() const { return auto_choice == AutoEligibility::may_choose; }
 };
 
 // Every row, grouped by kind, in the order `tpusim collective --list-algorithms` prints them. The table's

@@ -5,6 +5,7 @@
 
 #include "mesh_tf/execution.hpp"
 #include "mesh_tf/optimizer.hpp"
+#include "sim/algorithm_registry.hpp"
 #include "tests/mesh_tf/battery.hpp"
 #include "tests/mesh_tf/sim_for_tests.hpp"
 #include "tests/mesh_tf/two_layer.hpp"
@@ -197,11 +198,10 @@ TEST_CASE("collective algorithms are chosen per mesh dimension and checked") {
              simulator.get(), options);
   };
   CHECK_THROWS_AS(build(), CollectiveAlgorithmError);
-  CHECK_THROWS_WITH(
-      build(),
-      "allreduce over mesh dimension cols (allreduce[cols] y): unknown allreduce algorithm "
-      "'no_such_algorithm'; valid allreduce algorithms are ring, bidir_ring, bucket2d, multiport, "
-      "recursive_doubling, halving_doubling, hierarchical");
+  CHECK_THROWS_WITH(build(),
+                    "allreduce over mesh dimension cols (allreduce[cols] y): unknown allreduce algorithm "
+                    "'no_such_algorithm'; valid allreduce algorithms are " +
+                        tpusim::join(tpusim::sim::algorithm_names(tpusim::sim::CollectiveKind::allreduce)));
 }
 
 TEST_CASE("an algorithm without an allgather is refused for a mesh dimension that needs an allconcat") {

@@ -113,7 +113,7 @@ TEST_CASE("auto in place of one dimension's algorithm fills only that place") {
   request.algorithms = {AlgorithmRef::automatic()};
   std::vector<std::vector<AlgorithmRef>> expected;
   for (const auto& row : algorithm_table()) {
-    if (row.kind != CollectiveKind::allreduce || !row.auto_may_choose) continue;
+    if (row.kind != CollectiveKind::allreduce || !row.auto_may_choose()) continue;
     expected.push_back({AlgorithmRef(row)});
     if (row.line != nullptr) expected.push_back({AlgorithmRef(row), AlgorithmRef(row)});
   }

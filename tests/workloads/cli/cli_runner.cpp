@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -114,6 +115,27 @@ std::vector<std::string> Scratch::entries() const {
   }
   std::sort(found.begin(), found.end());
   return found;
+}
+
+std::vector<std::string> listed_algorithms(const std::string& collective) {
+  const CliRun run = Scratch().run({"collective", "--list-algorithms", "--json"});
+  if (run.exit_status != 0)
+    throw std::runtime_error("tpusim collective --list-algorithms failed: " + run.describe());
+  const auto listing = nlohmann::json::parse(run.out);
+  std::vector<std::string> names;
+  for (const auto& row : listing.at("algorithms")) {
+    const auto name = row.at("name").get<std::string>();
+    if (!collective.empty() && row.at("collective").get<std::string>() != collective) continue;
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  if (names.empty()) throw std::runtime_error("tpusim collective --list-algorithms listed no algorithm");
+  return names;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
 }
 
 }  // namespace tpusim::cli_test

@@ -44,4 +44,10 @@ class Scratch {
   std::filesystem::path work_;
 };
 
+// The algorithm names of the collective, or of every collective (each name once), in the registry's order as
+// `tpusim collective --list-algorithms --json` lists them: the lists messages name as the valid ones, built
+// from the table so that a new row changes no test.
+std::vector<std::string> listed_algorithms(const std::string& collective = "");
+std::string joined(const std::vector<std::string>& names);  // "a, b, c"
+
 }  // namespace tpusim::cli_test

@@ -9,11 +9,6 @@ const std::vector<ProseClaim> kProseClaims = {
      {"topo", "describe", "tpu-v2-pod"},
      {R"(\ndiameter +(\d+) hops)", R"(\nbisection +(\d+) links)", R"(\naverage hops +([0-9.]+))"}},
     {ProsePart::tour,
-     "the tour's comment on validate",
-     R"(\$T validate # [^$]*?(\d+) rows)",
-     {"validate"},
-     {R"(\n(\d+) rows \()"}},
-    {ProsePart::tour,
      "the default run's figures",
      R"(The default run \(`tpusim run`\) reports (\S+ \S+) per step on the 512-core pod: (\S+ \S+) of compute, )"
      R"((\S+ \S+) of communication, of which (\S+ \S+) is not hidden behind compute\. That is (\S+) MFU, and )"
