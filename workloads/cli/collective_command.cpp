@@ -163,6 +163,7 @@ void print_algorithms(bool json) {
       rows.push_back({{"collective", sim::to_string(row.kind)},
                       {"name", row.name},
                       {"default", row.is_default},
+                      {"auto_may_choose", row.auto_may_choose()},
                       {"group_shape", sim::to_string(row.shape)},
                       {"closed_form", row.closed_form != nullptr},
                       {"description", row.description}});
@@ -182,14 +183,15 @@ void print_algorithms(bool json) {
     shape_width = std::max(shape_width, std::string(sim::to_string(row.shape)).size());
   }
   const auto line = [&](const std::string& kind, const std::string& name, const std::string& is_default,
-                        const std::string& shape, const std::string& closed_form,
+                        const std::string& by_auto, const std::string& shape, const std::string& closed_form,
                         const std::string& description) {
-    std::cout << fmt::format("{:<{}} {:<{}} {:<8} {:<{}} {:<12} {}\n", kind, kind_width, name, name_width,
-                             is_default, shape, shape_width, closed_form, description);
+    std::cout << fmt::format("{:<{}} {:<{}} {:<8} {:<5} {:<{}} {:<12} {}\n", kind, kind_width, name,
+                             name_width, is_default, by_auto, shape, shape_width, closed_form, description);
   };
-  line("collective", "algorithm", "default", "group shape", "closed form", "description");
+  line("collective", "algorithm", "default", "auto", "group shape", "closed form", "description");
   for (const auto& row : sim::algorithm_table()) {
-    line(sim::to_string(row.kind), row.name, row.is_default ? "yes" : "", sim::to_string(row.shape),
+    line(sim::to_string(row.kind), row.name, row.is_default ? "yes" : "",
+         row.auto_may_choose() ? "yes" : "no", sim::to_string(row.shape),
          row.closed_form != nullptr ? "yes" : "no", row.description);
   }
 }

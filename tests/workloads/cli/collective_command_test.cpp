@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_runner.hpp"
 #include "topologies/presets.hpp"
@@ -210,4 +211,31 @@ TEST_CASE("cli: collective --trace writes a Chrome trace that parses as JSON") {
   // One event per simulated transfer at least: a ring allreduce on 8 members has 2*7 rounds.
   REQUIRE(trace.contains("traceEvents"));
   CHECK(trace.at("traceEvents").size() >= 14);
+}
+
+TEST_CASE(
+    "cli: collective --list-algorithms says of every row whether auto may choose it, as text and JSON") {
+  const Scratch scratch;
+  const auto json = scratch.run({"collective", "--list-algorithms", "--json"});
+  const auto text = scratch.run({"collective", "--list-algorithms"});
+  REQUIRE(json.exit_status == 0);
+  REQUIRE(text.exit_status == 0);
+  const auto rows = nlohmann::json::parse(json.out).at("algorithms");
+  std::istringstream lines(text.out);
+  std::string header;
+  std::getline(lines, header);
+  const auto auto_column = header.find(" auto ");
+  REQUIRE(auto_column != std::string::npos);
+  std::size_t chosen = 0;
+  for (const auto& row : rows) {
+    std::string line;
+    REQUIRE(std::getline(lines, line));
+    INFO(line);
+    CHECK(line.rfind(row.at("collective").get<std::string>() + " ", 0) == 0);
+    const bool may = row.at("auto_may_choose").get<bool>();
+    CHECK(line.substr(auto_column + 1, 4) == (may ? "yes " : "no  "));
+    chosen += may;
+  }
+  CHECK(chosen > 0);
+  CHECK(!std::getline(lines, header));  // one line per row, no more
 }
