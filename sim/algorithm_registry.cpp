@@ -68,12 +68,6 @@ std::vector<const AlgorithmRow*> resolved_rows(const CollectiveRequest& request)
   return rows;
 }
 
-std::vector<std::string> names_of(const std::vector<const AlgorithmRow*>& rows) {
-  std::vector<std::string> names;
-  for (const AlgorithmRow* row : rows) names.push_back(row->name);
-  return names;
-}
-
 // "" when the row can run on the whole group by itself, else why not.
 std::string misfit(const AlgorithmRow& row, const topo::Group& group, const AlgorithmInput& input) {
   if (row.needs_multislice && !input.topology.multislice())
@@ -150,7 +144,7 @@ Schedule build_group(const topo::Group& group, const AlgorithmInput& input, bool
   if (static_cast<int>(rows.size()) != dims) {
     throw InputError(
         fmt::format("a group with {} dimension{} takes one algorithm or one per dimension, got {} ({})", dims,
-                    dims == 1 ? "" : "s", rows.size(), join(names_of(rows), ",")));
+                    dims == 1 ? "" : "s", rows.size(), algorithm_list(request.algorithms)));
   }
   const auto lines = per_dimension(request, rows, group);
   if (check_only) return {};

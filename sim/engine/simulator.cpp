@@ -94,7 +94,7 @@ std::string isolation_key(const CollectiveRequest& r) {
   put(r.elements);
   put(r.element_bytes);
   put(r.algorithms.size());
-  for (const AlgorithmRef& algorithm : r.algorithms) key += std::string(algorithm.name()) + '\0';
+  for (const AlgorithmRef& algorithm : r.algorithms) (key += algorithm.name()) += '\0';
   put(r.groups.size());
   for (const auto& group : r.groups) {
     put(group.dims.size());

@@ -28,7 +28,7 @@ using workloads::ratio;
 struct CollectiveOptions {
   std::string topology = workloads::default_collective_topology();
   workloads::CollectiveSpec spec;
-  std::string network = sim::network_models().name_of(sim::SimOptions{}.network);
+  std::string network = workloads::default_collective_network();
   bool check_data = false;
   bool no_fold = false;
   std::string trace;
@@ -106,8 +106,9 @@ void print_text(const CollectiveOptions& options, const topo::Topology& topology
   std::vector<std::string> dims;
   for (const int d : request.groups.front().dims) dims.push_back(std::to_string(d));
   std::cout << fmt::format("collective       {} {}{} on {} ({}), {} network\n", options.spec.op,
-                           join(built.algorithm_names(), ","), built.chosen_by_auto ? " (chosen by auto)" : "",
-                           topology.name(), topology.shape(), options.network);
+                           sim::algorithm_list(request.algorithms),
+                           built.chosen_by_auto ? " (chosen by auto)" : "", topology.name(), topology.shape(),
+                           options.network);
   std::cout << fmt::format("groups           {} group{} of {} cores along {} ({})\n", request.groups.size(),
                            request.groups.size() == 1 ? "" : "s", request.groups.front().size(),
                            built.group_axes, join(dims, "x"));

@@ -50,15 +50,13 @@ void search(const SearchArgs& args) {
   std::vector<workloads::ConfigSetting> sets;
   std::vector<std::pair<std::string, std::string>> search_sets;  // search key, YAML value
   for (const auto& set : args.sets) {
-    const auto equals = set.find('=');
-    if (set.rfind("search.", 0) != 0 || equals == std::string::npos) {
+    const workloads::SetOption option = workloads::split_set_option(set);
+    if (option.key.rfind("search.", 0) != 0) {
       sets.push_back(workloads::parse_set_option(set));
       continue;
     }
-    const std::string key = set.substr(0, equals), value = set.substr(equals + 1);
-    if (value.empty())
-      throw InputError(fmt::format("--set {}: no value after '='; give one, such as {}=...", key, key));
-    search_sets.emplace_back(key, value);
+    if (option.value.empty()) workloads::throw_missing_set_value(option.key);
+    search_sets.emplace_back(option.key, option.value);
   }
   workloads::SearchInput input =
       args.config_path.empty()

@@ -32,7 +32,7 @@ CollectiveRecord collective_record(const BuiltRequest& built, const Measurement&
   const auto& r = measurement.result;
   const auto& p = measurement.prediction;
   CollectiveRecord record;
-  record.algorithms = join(built.algorithm_names(), ",");
+  record.algorithms = sim::algorithm_list(built.request.algorithms);
   record.group_axes = built.group_axes;
   record.groups = built.request.groups.size();
   record.group_size = r.group_size;

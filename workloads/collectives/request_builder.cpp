@@ -97,8 +97,9 @@ std::string default_collective_topology() {
   return key->default_value;
 }
 
+std::string default_collective_network() { return sim::network_models().name_of(sim::SimOptions{}.network); }
+
 std::vector<std::string> BuiltRequest::algorithm_names() const {
-  if (request.algorithms.empty()) return {sim::default_algorithm(request.kind).name};
   std::vector<std::string> names;
   for (const auto& algorithm : request.algorithms) names.push_back(algorithm.name());
   return names;

@@ -28,12 +28,14 @@ struct BuiltRequest {
   // none were given); resolve_auto picks one. Empty once resolved or without auto.
   std::vector<BuiltRequest> auto_candidates;
 
-  std::vector<std::string> algorithm_names() const;  // the request's, or the kind's default
+  std::vector<std::string> algorithm_names() const;  // the request's (never empty: the default is named)
 };
 
 // The topology a collective runs on when none is named (tpusim collective, a collective study's point): the
 // run config's default (hardware.topology in config_schema.hpp).
 std::string default_collective_topology();
+// The network model it runs on when none is named: the simulator's default.
+std::string default_collective_network();
 
 // Throws InputError naming the bad word and what is valid. Permute moves every member's buffer to the next
 // member of its group (a shift by one). "auto" (alone, or in place of some per-dimension names) leaves the

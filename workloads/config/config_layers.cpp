@@ -146,19 +146,25 @@ bool names_a_config_file(const std::string& base) {
   return base.find('/') != std::string::npos || ends_with(".yaml") || ends_with(".yml");
 }
 
-ConfigSetting parse_set_option(const std::string& text) {
+SetOption split_set_option(const std::string& text) {
   const auto equals = text.find('=');
   if (equals == std::string::npos || equals == 0) {
     throw InputError(fmt::format("--set '{}': expected key=value, such as model.d_ff=4096", text));
   }
-  const std::string key = text.substr(0, equals);
+  return {text.substr(0, equals), text.substr(equals + 1)};
+}
+
+void throw_missing_set_value(const std::string& key) {
+  throw InputError(fmt::format("--set {}: no value after '='; give one, such as {}=...", key, key));
+}
+
+ConfigSetting parse_set_option(const std::string& text) {
+  const auto [key, value_text] = split_set_option(text);
   const std::string label = "--set " + key;
-  const ConfigNode parsed = ConfigNode::parse("value: " + text.substr(equals + 1) + "\n", label);
+  const ConfigNode parsed = ConfigNode::parse("value: " + value_text + "\n", label);
   const ConfigNode value = parsed.child("value");
   if (!is_config_key(key)) unknown_key(ConfigNode(value.yaml(), label, key), key);
-  if (value.yaml().IsNull()) {
-    throw InputError(fmt::format("--set {}: no value after '='; give one, such as {}=...", key, key));
-  }
+  if (value.yaml().IsNull()) throw_missing_set_value(key);
   return {key, value.yaml(), label, key};
 }
 

@@ -38,6 +38,15 @@ BaseConfig read_base_config(const ConfigNode& base_node, const std::string& file
 // Whether a `base:` names a config file (a path, or a name ending .yaml or .yml) rather than a preset.
 bool names_a_config_file(const std::string& base);
 
+// `--set key=value` split at its first '=' (InputError when there is none, or no key before it).
+struct SetOption {
+  std::string key;
+  std::string value;  // as written, YAML
+};
+SetOption split_set_option(const std::string& text);
+// The InputError of a --set with nothing after its '='.
+[[noreturn]] void throw_missing_set_value(const std::string& key);
+
 // `--set key=value`: the value is YAML ("[3, 4, 6, 3]", "batch:16;model:32", "{per: model, value: 64}"),
 // the key a config key (tpusim run --schema). InputError naming the option otherwise.
 ConfigSetting parse_set_option(const std::string& text);

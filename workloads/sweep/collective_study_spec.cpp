@@ -176,7 +176,7 @@ class PointChecker {
         .add(std::to_string(parse_bytes(request.bytes)));
     try {
       const BuiltRequest built = build_request(topology, request);
-      hash.add(join(built.algorithm_names(), ",")).add(built.group_axes);
+      hash.add(sim::algorithm_list(built.request.algorithms)).add(built.group_axes);
     } catch (const InputError& error) {
       // Everything named exists: the algorithm does not fit the group.
       facts.skip_reason = error.what();
@@ -206,15 +206,16 @@ class PointChecker {
 }  // namespace
 
 const std::vector<CollectiveKey>& collective_study_keys() {
-  const CollectiveSpec collective;
-  static const std::vector<CollectiveKey> keys = {
-      {"collective.op", collective.op},
-      {"collective.algorithm", "default"},
-      {"collective.bytes", collective.bytes},
-      {"collective.group_axes", "default"},
-      {"collective.reduce", collective.reduce},
-      {"hardware.topology", default_collective_topology()},
-      {"hardware.network", sim::network_models().name_of(sim::SimOptions{}.network)}};
+  static const std::vector<CollectiveKey> keys = [] {
+    const CollectiveSpec collective;
+    return std::vector<CollectiveKey>{{"collective.op", collective.op},
+                                      {"collective.algorithm", "default"},
+                                      {"collective.bytes", collective.bytes},
+                                      {"collective.group_axes", "default"},
+                                      {"collective.reduce", collective.reduce},
+                                      {"hardware.topology", default_collective_topology()},
+                                      {"hardware.network", default_collective_network()}};
+  }();
   return keys;
 }
 
