@@ -1,204 +1,33 @@
-// tpusim validate: every algorithm of the registry (sim/algorithm_registry.hpp) x topologies x message sizes,
-// each simulated collective checked against the analytical figures of sim/README.md (The collective cost
-// model). An algorithm that does not fit a topology's group is skipped with the reason, not silently. One
-// child process per topology (SimGrid: one engine per process). Writes results/validate/validate.csv and
-// validate.json atomically; exit status 1 when a check fails.
-//
-// Checks on every row (ideal network):
-//   bound     simulated >= the algorithm-independent lower bound
-//   path      simulated >= the contention-free alpha-beta critical path (links shared can only slow it down)
-//   exact     contention-free rows: simulated == that critical path to 1e-6 relative
-//   formula   rows with a closed form of sim/README.md (one hop over identical links, sizes dividing evenly):
-//             closed form == critical path to 1e-6
-//   busbw     busbw <= the injection bandwidth of a core
-//   routing   a one-round all-to-all over the whole 8x8 torus: the busiest link carries 80 pair-messages
-//   where
-//             the bisection bound assumes 64 (dimension-order routing breaks k/2 ties by position), and the
-//             simulated time is that link's load / B plus at most the diameter's latency
+// tpusim validate: every algorithm of the registry x topologies x message sizes, a collective study whose
+// points are checked against the analytical figures of sim/README.md (The collective cost model); the study
+// and its checks are workloads/sweep/validation_study.hpp. Its folder holds the study's records and summary
+// (a rerun runs only what has no valid record) and validate.csv and validate.json, written atomically; exit
+// status 1 when a check fails.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <sstream>
 
-#include "sim/algorithm_registry.hpp"
-#include "topologies/chip_graph.hpp"
-#include "topologies/presets.hpp"
 #include "topologies/support/atomic_file.hpp"
-#include "topologies/support/atomic_folder.hpp"
-#include "topologies/support/check.hpp"
-#include "topologies/support/child_process.hpp"
-#include "topologies/support/did_you_mean.hpp"
-#include "topologies/support/input_error.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
-#include "workloads/collectives/collective_record.hpp"
+#include "workloads/cli/number_option.hpp"
 #include "workloads/report/csv_writer.hpp"
+#include "workloads/report/progress.hpp"
 #include "workloads/report/report_context.hpp"
+#include "workloads/sweep/child_pool.hpp"
+#include "workloads/sweep/study_runner.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
+#include "workloads/sweep/validation_study.hpp"
 
 namespace tpusim::cli {
 namespace {
 
-using workloads::ratio;
-
-using sim::CollectiveKind;
-
-const std::vector<const char*> kSizes = {"1KiB", "1MiB", "64MiB", "1GiB"};
-
-const std::vector<CollectiveKind> kEveryKind = {CollectiveKind::allreduce, CollectiveKind::reduce_scatter,
-                                                CollectiveKind::allgather, CollectiveKind::alltoall,
-                                                CollectiveKind::broadcast, CollectiveKind::permute};
-
-// A topology and the groups every algorithm of the listed collectives runs on there, at every size.
-struct Target {
-  const char* topology;
-  std::vector<CollectiveKind> kinds;
-  // "" = each algorithm's default for its group shape (tpusim collective's); otherwise every algorithm runs
-  // on these axes, flattened or as two dimensions, and the per-dimension algorithms also composed over them.
-  // A run that an earlier entry already made (the same resolved axes) is not repeated.
-  std::vector<const char*> group_axes = {""};
-  bool routing_check = false;
-};
-
-// Small tori and meshes run every collective. The large ones run the collectives they are here for: the
-// allreduce of data-parallel training at scale, and the 8x8 all-to-all that exposes dimension-order routing
-// (an all-to-all or broadcast over the 512-core pod takes tens of seconds each).
-const std::vector<Target>& targets() {
-  static const std::vector<Target> entries = {
-      {"ring-8", kEveryKind},
-      {"torus-4x4", kEveryKind, {"", "x,y"}},
-      {"torus:2x2x2", kEveryKind, {"x,y,z"}},  // a hypercube: every xor partner one hop away
-      {"torus:6", kEveryKind},
-      {"mesh-4x4", kEveryKind},
-      {"tpu-v2-32", kEveryKind},
-      {"torus-4x4x4", {CollectiveKind::allreduce}},
-      {"torus:4x8,cores=2,twist_x=y+4", kEveryKind},  // a twisted torus: routes over the twisted wraparound
-      {"tpu-v4-cube", {CollectiveKind::allreduce}},
-      {"torus-8x8", {CollectiveKind::allreduce, CollectiveKind::alltoall}, {""}, true},
-      {"tpu-v2-pod", {CollectiveKind::allreduce}},
-  };
-  return entries;
-}
-
-// The algorithm choices of one collective: every row of the registry by itself, then, on named group axes of
-// several dimensions, the per-dimension rows composed, dimension d of choice i taking row i + d (so every
-// per-dimension row appears along every dimension, mixed with the others).
-std::vector<std::string> choices(CollectiveKind kind, const std::string& group_axes, int dimensions) {
-  std::vector<std::string> out, lines;
-  for (const auto& row : sim::algorithm_table()) {
-    if (row.kind != kind) continue;
-    out.push_back(row.name);
-    if (row.shape == sim::GroupShape::per_dimension) lines.push_back(row.name);
-  }
-  if (group_axes.empty() || dimensions < 2) return out;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::vector<std::string> names;
-    for (int d = 0; d < dimensions; ++d) names.push_back(lines[(i + d) % lines.size()]);
-    out.push_back(join(names, ","));
-  }
-  return out;
-}
-
-bool close(double a, double b, double relative) {
-  return std::fabs(a - b) <= relative * std::max(std::fabs(b), 1e-300);
-}
-
-// One run measured and checked: the row of validate.csv.
-nlohmann::json measured_row(const Target& target, const topo::Topology& topology, sim::Simulator& simulator,
-                            const workloads::BuiltRequest& built, const std::string& op) {
-  const double injection = sim::injection_bandwidth_Bps(topology);
-  const double diameter_latency =
-      topo::graph_figures(topology).diameter_hops * topology.inter_chip().latency_s();
-  const auto m = workloads::measure(simulator, built, false);
-  const auto& r = m.result;
-  const auto& p = m.prediction;
-  std::vector<std::string> checks, failed;
-  auto check = [&](const char* name, bool ok) {
-    checks.push_back(name);
-    if (!ok) failed.push_back(name);
-  };
-  check("bound", r.time_s >= m.bound.time_s * (1 - 1e-9));
-  check("path", r.time_s >= p.time_s * (1 - 1e-9));
-  if (p.contention_free) check("exact", close(r.time_s, p.time_s, 1e-6));
-  if (p.closed_form_s >= 0 && p.contention_free && p.closed_form_exact) {
-    check("formula", close(p.closed_form_s, p.time_s, 1e-6));
-  }
-  check("busbw", r.busbw_Bps <= injection * (1 + 1e-9));
-  const bool one_round_over_all = built.request.kind == CollectiveKind::alltoall &&
-                                  built.request.groups.size() == 1 && r.group_size == topology.num_cores() &&
-                                  sim::build_schedule(topology, built.request).round_count() == 1;
-  if (target.routing_check && one_round_over_all) {
-    check("routing", close(p.max_link_time_s / m.bound.bisection_s, 80.0 / 64.0, 1e-9) &&
-                         r.time_s >= p.max_link_time_s * (1 - 1e-9) &&
-                         r.time_s <= p.max_link_time_s + diameter_latency);
-  }
-  nlohmann::json row =
-      workloads::record_json(workloads::collective_record(built, m), workloads::collective_record_fields());
-  row["topology"] = target.topology;
-  row["op"] = op;
-  row["checks"] = join(checks, "+");
-  row["failed"] = join(failed, "+");
-  return row;
-}
-
-// Runs in the child: every choice x size of one target on one simulator, measured as clock differences.
-// Returns {"runs": [...], "skipped": [...]}.
-std::string run_target(const Target& target) {
-  const auto topology = topo::topology_from_spec(target.topology);
-  sim::Simulator simulator(topology);
-  nlohmann::json rows = nlohmann::json::array(), skipped = nlohmann::json::array();
-  std::set<std::string> done;
-  for (const std::string group_axes : target.group_axes) {
-    const auto dimensions = topo::parse_group_axes(topology, group_axes.empty() ? "all" : group_axes).size();
-    for (const auto kind : target.kinds) {
-      for (const auto& algorithms : choices(kind, group_axes, static_cast<int>(dimensions))) {
-        for (const char* size : kSizes) {
-          workloads::CollectiveSpec spec;
-          spec.op = sim::to_string(kind);
-          spec.algorithms = algorithms;
-          spec.group_axes = group_axes;
-          spec.bytes = size;
-          workloads::BuiltRequest built;
-          try {
-            built = workloads::build_request(topology, spec);
-          } catch (const InputError& error) {
-            skipped.push_back({{"topology", target.topology},
-                               {"op", spec.op},
-                               {"algorithms", algorithms},
-                               {"group_axes", group_axes.empty() ? "default" : group_axes},
-                               {"bytes", size},
-                               {"reason", error.what()}});
-            continue;
-          }
-          if (!done.insert(fmt::format("{} {} {} {}", spec.op, algorithms, built.group_axes, size)).second)
-            continue;
-          rows.push_back(measured_row(target, topology, simulator, built, spec.op));
-        }
-      }
-    }
-  }
-  // A target whose group axes are wrong would skip everything: that is a bug here, not a misfit.
-  TPUSIM_CHECK(!rows.empty());
-  return nlohmann::json{{"runs", rows}, {"skipped", skipped}}.dump();
-}
-
-// validate.csv: the target and op, the measured collective's record in its fields' order, the checks run
-// and the outcome.
-std::vector<std::string> validate_columns() {
-  std::vector<std::string> columns = {"topology", "op"};
-  for (const auto& field : workloads::collective_record_fields()) columns.push_back(field.name);
-  columns.push_back("checks");
-  columns.push_back("status");
-  return columns;
-}
-
 std::string csv(const nlohmann::json& rows) {
   std::ostringstream out;
-  const auto columns = validate_columns();
+  const auto columns = workloads::validation_columns();
   workloads::CsvWriter csv(out, columns);
   for (const auto& r : rows) {
     nlohmann::json cells = nlohmann::json::array();
@@ -265,24 +94,51 @@ void print_table(const nlohmann::json& rows, const nlohmann::json& misfits) {
 void add_validate_command(CLI::App& app) {
   static std::string output_dir = "results/validate";
   static bool json = false;
+  static int jobs = 0;
+  static std::string progress;
   auto* command =
       app.add_subcommand("validate", "Check simulated collectives against alpha-beta predictions and bounds");
-  command->add_option("--output-dir", output_dir, "Where validate.csv and validate.json go")
+  command
+      ->add_option("--output-dir", output_dir, "Where the study's records, validate.csv and validate.json go")
       ->capture_default_str();
   command->add_flag("--json", json, "Print the rows as one JSON object instead of the table");
+  add_whole_number_option(
+      command, "-j,--jobs", jobs, 1, 1024,
+      "Points simulated at once, each in its own process (default: the number of cores this "
+      "process may use)");
+  command->add_option("--progress", progress,
+                      "bar, plain or none; default: bar on a terminal, else plain (none with --json)");
   command->callback([] {
-    // Before simulating: a results folder that cannot be written is reported now, not after the work.
-    StagedFolder results(output_dir, {"validate.csv", "validate.json"});
+    const workloads::ValidationStudy study(output_dir);
+    workloads::StudyRunOptions options;
+    options.jobs = jobs > 0 ? jobs : workloads::online_cores();
+    options.progress =
+        json && progress.empty() ? workloads::ProgressMode::none : workloads::parse_progress_mode(progress);
     nlohmann::json rows = nlohmann::json::array();
     std::vector<nlohmann::json> skipped;
-    double wall_s = 0;
-    for (const auto& target : targets()) {
-      const auto child = run_in_child([&target] { return run_target(target); });
-      wall_s += child.wall_s;
-      auto output = nlohmann::json::parse(child.output);
-      for (auto& row : output["runs"]) rows.push_back(std::move(row));
-      for (auto& skip : output["skipped"]) skipped.push_back(std::move(skip));
-    }
+    std::string first_error;  // of a point that ran and failed: a bug, reported after the summary is written
+    options.on_row = [&](std::size_t point, const workloads::PointOutcome& outcome) {
+      if (outcome.ok()) {
+        rows.push_back(study.row(point, outcome));
+        return;
+      }
+      const auto spec = study.spec().point_spec(point);
+      if (outcome.status != "skipped") {
+        if (first_error.empty())
+          first_error = fmt::format("point {} ({} {} {} on {}) {}: {}", point, spec[workloads::kOp],
+                                    spec[workloads::kAlgorithm], spec[workloads::kBytes],
+                                    spec[workloads::kTopology], outcome.status, outcome.error);
+        return;
+      }
+      skipped.push_back({{"topology", spec[workloads::kTopology]},
+                         {"op", spec[workloads::kOp]},
+                         {"algorithms", spec[workloads::kAlgorithm]},
+                         {"group_axes", spec[workloads::kGroupAxes]},
+                         {"bytes", spec[workloads::kBytes]},
+                         {"reason", outcome.error}});
+    };
+    const workloads::StudyRunTotals totals = workloads::run_study(study, options);
+    if (!first_error.empty()) throw std::runtime_error("validate: " + first_error);
     int failures = 0, exact = 0;
     for (const auto& r : rows) {
       if (!r["failed"].get<std::string>().empty()) ++failures;
@@ -292,24 +148,27 @@ void add_validate_command(CLI::App& app) {
     // What every row was checked under, and the totals; the context block says which tpusim made them.
     const nlohmann::json setup = {
         {"network", "ideal (CM02, no cross-traffic, TCP-gamma 1e30, surf/precision 1e-15)"},
-        {"sizes", kSizes},
-        {"exact_tolerance_relative", 1e-6}};
-    const nlohmann::json totals = {
-        {"rows", rows.size()}, {"skipped", skipped.size()}, {"failures", failures}, {"wall_s", wall_s}};
+        {"sizes", workloads::validation_sizes()},
+        {"exact_tolerance_relative", workloads::kExactTolerance}};
+    const nlohmann::json summary = {{"rows", rows.size()},
+                                    {"skipped", skipped.size()},
+                                    {"failures", failures},
+                                    {"wall_s", totals.wall_s}};
     const nlohmann::json document = workloads::with_report_context(
-        {{"setup", setup}, {"totals", totals}, {"runs", rows}, {"skipped", misfits}},
+        {{"setup", setup}, {"totals", summary}, {"runs", rows}, {"skipped", misfits}},
         workloads::format::kValidate, "validate");
-    write_file_atomically(results.staged_path("validate.csv"), csv(rows));
-    write_file_atomically(results.staged_path("validate.json"), workloads::dump_report(document) + "\n");
-    results.commit();
+    write_file_atomically(output_dir + "/validate.csv", csv(rows));
+    write_file_atomically(output_dir + "/validate.json", workloads::dump_report(document) + "\n");
     if (json) {
       std::cout << workloads::dump_report(document) << "\n";
     } else {
       print_table(rows, misfits);
       std::cout << fmt::format(
           "\n{} rows ({} skipped where the algorithm does not fit), {} with exact alpha-beta equality, {} "
-          "failed; wrote {}/validate.csv and validate.json\n",
-          rows.size(), skipped.size(), exact, failures, output_dir);
+          "failed; wrote {}/validate.csv and validate.json\n{} points simulated now, {} from the records of "
+          "an "
+          "earlier run\n",
+          rows.size(), skipped.size(), exact, failures, output_dir, totals.ran, totals.done_before);
     }
     if (failures > 0)
       throw std::runtime_error(fmt::format("validate: {} rows failed their checks", failures));

@@ -61,20 +61,26 @@ const std::vector<std::string> kCollectiveStudyCsvColumns = study_columns();
 
 CollectiveStudy::CollectiveStudy(CollectiveStudySpec spec) : spec_(std::move(spec)) {}
 
-std::string CollectiveStudy::run_point(std::size_t point) const {
+CollectiveStudy::MeasuredPoint CollectiveStudy::measure_point(std::size_t point) const {
   const auto spec = spec_.point_spec(point);
   const topo::Topology& topology = spec_.topologies[spec_.facts[point].topology];
   sim::SimOptions options;
   options.network = sim::network_models().parse(spec[kNetwork]);
   sim::Simulator simulator(topology, options);
-  const BuiltRequest built = resolve_auto(simulator, build_request(topology, request_of(spec)));
-  const CollectiveRecord record = collective_record(built, measure(simulator, built, false));
+  BuiltRequest built = resolve_auto(simulator, build_request(topology, request_of(spec)));
+  Measurement measurement = measure(simulator, built, false);
+  return {topology, std::move(built), std::move(measurement)};
+}
+
+std::string CollectiveStudy::run_point(std::size_t point) const {
+  const MeasuredPoint measured = measure_point(point);
+  const CollectiveRecord record = collective_record(measured.built, measured.measurement);
   return record_json(record, collective_record_fields(), kSent).dump();
 }
 
 std::vector<std::string> CollectiveStudy::csv_header() const {
   std::vector<std::string> header = {"point"};
-  header.insert(header.end(), spec_.keys.begin(), spec_.keys.end());
+  for (const auto& axis : spec_.axes) header.push_back(axis.key);
   header.insert(header.end(), kCollectiveStudyCsvColumns.begin(), kCollectiveStudyCsvColumns.end());
   return header;
 }
@@ -85,7 +91,7 @@ nlohmann::json CollectiveStudy::csv_cells(std::size_t point, const PointOutcome&
   const nlohmann::json& r = outcome.result;
   const bool ok = outcome.ok();
   nlohmann::json cells = nlohmann::json::array({point});
-  for (const auto& value : spec_.point_values(point)) cells.push_back(value);
+  for (const auto& value : spec_.points[point]) cells.push_back(value);
   cells.push_back(topology.name());
   cells.push_back(topology.num_cores());
   cells.push_back(spec[kOp]);
@@ -107,9 +113,8 @@ nlohmann::json CollectiveStudy::run_json(std::size_t point, const PointOutcome& 
   const auto spec = spec_.point_spec(point);
   const topo::Topology& topology = spec_.topologies[spec_.facts[point].topology];
   nlohmann::json values = nlohmann::json::array();
-  const auto own = spec_.point_values(point);
-  for (std::size_t k = 0; k < spec_.keys.size(); ++k)
-    values.push_back({{"key", spec_.keys[k]}, {"value", own[k]}});
+  for (std::size_t k = 0; k < spec_.axes.size(); ++k)
+    values.push_back({{"key", spec_.axes[k].key}, {"value", spec_.points[point][k]}});
   nlohmann::json run = {{"point", point},
                         {"values", values},
                         {"topology", topology.name()},
@@ -133,33 +138,32 @@ nlohmann::json CollectiveStudy::run_json(std::size_t point, const PointOutcome& 
 
 nlohmann::json CollectiveStudy::description() const {
   nlohmann::json vary = nlohmann::json::array(), set = nlohmann::json::array();
-  for (std::size_t k = 0; k < spec_.keys.size(); ++k)
-    vary.push_back({{"key", spec_.keys[k]}, {"values", spec_.values[k]}});
+  for (const auto& axis : spec_.axes) vary.push_back({{"key", axis.key}, {"values", axis.values}});
   for (const auto& [key, value] : spec_.settings) set.push_back({{"key", key}, {"value", value}});
-  return {{"name", spec_.name},
-          {"description", spec_.description},
-          {"source", spec_.source},
+  return {{"name", spec_.header.name},
+          {"description", spec_.header.description},
+          {"source", spec_.header.source},
           {"kind", "collectives"},
           {"vary", vary},
           {"set", set},
-          {"order", "cartesian product, the first key varying slowest"},
-          {"points", spec_.points}};
+          {"order", spec_.order},
+          {"points", spec_.size()}};
 }
 
 std::string CollectiveStudy::banner() const {
   std::size_t skipped = 0;
   for (const auto& facts : spec_.facts) skipped += facts.skip_reason.empty() ? 0 : 1;
   return fmt::format(
-      "tpusim sweep {}: {} collective points{}{}\n", spec_.name, spec_.points,
+      "tpusim sweep {}: {} collective points{}{}\n", spec_.header.name, spec_.size(),
       skipped == 0 ? "" : fmt::format(", {} skipped where the algorithm does not fit", skipped),
-      spec_.description.empty() ? "" : " (" + spec_.description + ")");
+      spec_.header.description.empty() ? "" : " (" + spec_.header.description + ")");
 }
 
 std::vector<std::size_t> CollectiveStudy::widths() const {
   std::vector<std::size_t> widths;
-  for (std::size_t k = 0; k < spec_.keys.size(); ++k) {
-    std::size_t width = spec_.keys[k].size();
-    for (const auto& value : spec_.values[k]) width = std::max(width, value.size());
+  for (const auto& axis : spec_.axes) {
+    std::size_t width = axis.key.size();
+    for (const auto& value : axis.values) width = std::max(width, value.size());
     widths.push_back(width);
   }
   return widths;
@@ -168,14 +172,15 @@ std::vector<std::size_t> CollectiveStudy::widths() const {
 std::string CollectiveStudy::table_header() const {
   const auto w = widths();
   std::string text = fmt::format("{:>5}", "#");
-  for (std::size_t k = 0; k < spec_.keys.size(); ++k) text += fmt::format("  {:<{}}", spec_.keys[k], w[k]);
+  for (std::size_t k = 0; k < spec_.axes.size(); ++k)
+    text += fmt::format("  {:<{}}", spec_.axes[k].key, w[k]);
   return text +
          fmt::format("  {:>10}  {:>11}  {:>8}  {:>9}\n", "simulated", "busbw", "sim/pred", "sim/bound");
 }
 
 std::string CollectiveStudy::table_row(std::size_t point, const PointOutcome& outcome) const {
   const auto w = widths();
-  const auto values = spec_.point_values(point);
+  const auto& values = spec_.points[point];
   std::string text = fmt::format("{:>5}", point);
   for (std::size_t k = 0; k < values.size(); ++k) text += fmt::format("  {:<{}}", values[k], w[k]);
   if (outcome.status == "skipped") return text + "  skipped: " + outcome.error + "\n";
@@ -190,9 +195,9 @@ std::string CollectiveStudy::table_row(std::size_t point, const PointOutcome& ou
 }
 
 std::string CollectiveStudy::listing(const std::vector<PointCheck>& checks) const {
-  std::string text = fmt::format("sweep {}: {} collective points of {}{}\n", spec_.name, spec_.points,
-                                 spec_.source, checks.empty() ? "" : ": " + dry_run_counts(checks));
-  for (std::size_t p = 0; p < spec_.points; ++p) {
+  std::string text = fmt::format("sweep {}: {} collective points of {}{}\n", spec_.header.name, spec_.size(),
+                                 spec_.header.source, checks.empty() ? "" : ": " + dry_run_counts(checks));
+  for (std::size_t p = 0; p < spec_.size(); ++p) {
     const auto spec = spec_.point_spec(p);
     const auto& facts = spec_.facts[p];
     text += fmt::format("{:>5}  {} {} {} on {} ({} cores), group axes {}{}\n", p, spec[kOp], spec[kAlgorithm],

@@ -7,6 +7,7 @@
 //               "skipped" and the reason in error, its figures empty
 //   sweep.json  {context (format tpusim.collective_sweep.v1), sweep: {name, description, source, kind,
 //               vary, set, order, points}, runs: [...], wall_s}
+#include "workloads/collectives/measurement.hpp"
 #include "workloads/report/report_context.hpp"
 #include "workloads/sweep/collective_study_spec.hpp"
 #include "workloads/sweep/study.hpp"
@@ -24,13 +25,13 @@ class CollectiveStudy : public Study {
 
   const CollectiveStudySpec& spec() const { return spec_; }
 
-  const std::string& name() const override { return spec_.name; }
+  const std::string& name() const override { return spec_.header.name; }
   std::string kind() const override { return "collectives"; }
-  const std::string& output_dir() const override { return spec_.output_dir; }
-  void set_output_dir(const std::string& folder) override { spec_.output_dir = folder; }
-  std::size_t size() const override { return spec_.points; }
-  std::vector<std::string> keys() const override { return spec_.keys; }
-  std::vector<std::string> values(std::size_t point) const override { return spec_.point_values(point); }
+  const std::string& output_dir() const override { return spec_.header.output_dir; }
+  void set_output_dir(const std::string& folder) override { spec_.header.output_dir = folder; }
+  std::size_t size() const override { return spec_.size(); }
+  std::vector<std::string> keys() const override { return spec_.keys(); }
+  std::vector<std::string> values(std::size_t point) const override { return spec_.points[point]; }
   std::string point_hash(std::size_t point) const override { return spec_.facts[point].hash; }
   std::string skip_reason(std::size_t point) const override { return spec_.facts[point].skip_reason; }
   std::string run_point(std::size_t point) const override;
@@ -44,6 +45,15 @@ class CollectiveStudy : public Study {
   std::string table_header() const override;
   std::string table_row(std::size_t point, const PointOutcome& outcome) const override;
   std::string listing(const std::vector<PointCheck>& checks) const override;
+
+ protected:
+  // A point simulated in the child as `tpusim collective` simulates it.
+  struct MeasuredPoint {
+    const topo::Topology& topology;
+    BuiltRequest built;
+    Measurement measurement;
+  };
+  MeasuredPoint measure_point(std::size_t point) const;
 
  private:
   std::vector<std::size_t> widths() const;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -14,18 +13,23 @@
 #include "topologies/group.hpp"
 #include "topologies/presets.hpp"
 #include "topologies/simulation_memory.hpp"
+#include "topologies/support/check.hpp"
+#include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/collectives/request_builder.hpp"
 #include "workloads/config/config_node.hpp"
 #include "workloads/sweep/content_hash.hpp"
+#include "workloads/sweep/sweep_sections.hpp"
 #include "workloads/sweep/sweep_spec.hpp"
 
 namespace tpusim::workloads {
 namespace {
 
-const std::vector<std::string> kStudyKeys = {"name", "description", "kind", "set", "vary", "output"};
+// The keys of the file: the header's (study_header.hpp), kind, and the sections (sweep_sections.hpp).
+const std::vector<std::string> kStudyFileKeys = {"name", "description", "kind",    "set",   "vary",
+                                                 "zip",  "points",      "exclude", "output"};
 
 std::vector<std::string> key_names() {
   std::vector<std::string> names;
@@ -33,86 +37,23 @@ std::vector<std::string> key_names() {
   return names;
 }
 
-// A value of a key as the file gives it: where (vary's item, set's value; none for a default) and its text.
-struct Value {
+std::size_t key_index(const std::string& key) {
+  const auto names = key_names();
+  return static_cast<std::size_t>(std::find(names.begin(), names.end(), key) - names.begin());
+}
+
+void require_collective_key(const std::string& key, const ConfigNode& at) {
+  if (key_index(key) < kKeyCount) return;
+  const auto names = key_names();
+  at.fail(fmt::format("unknown key{}; the keys of a collective study are {}", did_you_mean(key, names),
+                      join(names)));
+}
+
+// A point's value of one key: its text, and where it is written (none for a default or a program's value).
+struct KeyValue {
   std::string text;
-  std::optional<ConfigNode> node;
+  const ConfigNode* node = nullptr;
 };
-
-std::string stem(const std::string& path) {
-  const auto slash = path.find_last_of('/');
-  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const auto dot = name.rfind('.');
-  return dot == std::string::npos ? name : name.substr(0, dot);
-}
-
-void read_header(const ConfigNode& root, CollectiveStudySpec& spec) {
-  spec.name = stem(spec.source);
-  if (auto n = root.optional_child("name")) {
-    spec.name = n->scalar();
-    for (const char c : spec.name) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
-        n->fail(fmt::format("'{}' is not a sweep name: use letters, digits, '-', '_' and '.'", spec.name));
-    }
-    if (spec.name.empty() || spec.name[0] == '.') n->fail("a sweep name must not be empty or start with '.'");
-  }
-  if (auto n = root.optional_child("description")) spec.description = n->scalar();
-  spec.output_dir = "results/" + spec.name;
-  if (auto n = root.optional_child("output")) {
-    spec.output_dir = n->scalar();
-    if (spec.output_dir.empty()) n->fail("must not be empty");
-  }
-}
-
-// The checks of a value by itself; InputError at its line.
-void check_value(int key, const Value& value, std::map<std::string, std::size_t>& topology_index,
-                 std::vector<topo::Topology>& topologies) {
-  const ConfigNode& node = *value.node;
-  const std::string& text = value.text;
-  try {
-    switch (key) {
-      case kOp:
-        sim::parse_collective_kind(text);
-        break;
-      case kAlgorithm:
-        if (text != "default") {
-          for (const auto& name : split(text, ',')) {
-            if (name.empty()) node.fail(fmt::format("algorithm list '{}' has an empty name", text));
-          }
-        }
-        break;
-      case kBytes: {
-        try {
-          parse_collective_bytes(text);
-        } catch (const InputError& error) {
-          node.fail(error.what());
-        }
-        break;
-      }
-      case kReduce:
-        node.choice(sim::reduce_ops());
-        break;
-      case kNetwork:
-        node.choice(sim::network_models());
-        break;
-      case kTopology:
-        if (topology_index.count(text) == 0) {
-          auto topology = topo::topology_from_spec(text);
-          topo::require_simulation_fits(topology);
-          topology_index[text] = topologies.size();
-          topologies.push_back(std::move(topology));
-        }
-        break;
-      default:
-        break;
-    }
-  } catch (const InputError& error) {
-    const std::string message = error.what();
-    // A message located already (one_of, fail) is passed on as it is.
-    if (message.rfind(node.file() + ":", 0) == 0) throw;
-    node.fail(message);
-  }
-}
 
 // The identity of a topology for the hash: everything the simulation reads, doubles to the bit.
 std::string topology_identity(const topo::Topology& t) {
@@ -126,37 +67,30 @@ std::string topology_identity(const topo::Topology& t) {
                      twists, t.faults().text());
 }
 
+// Checks values and points, each distinct value once, and builds each distinct topology once.
 class PointChecker {
  public:
-  // options[k]: the values key k takes; vary_order: the varied keys in the file's order.
-  PointChecker(const CollectiveStudySpec& spec, const std::vector<std::vector<Value>>& options,
-               const std::vector<int>& vary_order, const std::map<std::string, std::size_t>& topology_index)
-      : spec_(spec), options_(options), vary_order_(vary_order), topology_index_(topology_index) {}
+  PointChecker(CollectiveStudySpec& spec, std::optional<ConfigNode> root)
+      : spec_(spec), root_(std::move(root)) {}
 
-  CollectivePointFacts check(std::size_t point) {
-    // The value of each key at this point: the point's index taken apart, the first varied key slowest.
-    std::vector<const Value*> at(kKeyCount);
-    for (int k = 0; k < kKeyCount; ++k) at[k] = &options_[k].front();
-    std::size_t rest = point;
-    for (std::size_t v = vary_order_.size(); v-- > 0;) {
-      const auto& choices = options_[vary_order_[v]];
-      at[vary_order_[v]] = &choices[rest % choices.size()];
-      rest /= choices.size();
-    }
+  // `values`: the point's value of every key of collective_study_keys(); `own`: the point's varied values
+  // as "key=value", for messages.
+  CollectivePointFacts check(const std::vector<KeyValue>& values, const std::string& own) {
+    for (std::size_t k = 0; k < kKeyCount; ++k) check_value(k, values[k]);
     CollectivePointFacts facts;
-    facts.topology = topology_index_.at(at[kTopology]->text);
+    facts.topology = topology_index_.at(values[kTopology].text);
     const topo::Topology& topology = spec_.topologies[facts.topology];
-    const auto kind = sim::parse_collective_kind(at[kOp]->text);
+    const auto kind = sim::parse_collective_kind(values[kOp].text);
     CollectiveSpec request;
-    request.op = at[kOp]->text;
-    request.algorithms = at[kAlgorithm]->text == "default" ? "" : at[kAlgorithm]->text;
-    request.bytes = at[kBytes]->text;
-    request.group_axes = at[kGroupAxes]->text == "default" ? "" : at[kGroupAxes]->text;
-    request.reduce = at[kReduce]->text;
+    request.op = values[kOp].text;
+    request.algorithms = values[kAlgorithm].text == "default" ? "" : values[kAlgorithm].text;
+    request.bytes = values[kBytes].text;
+    request.group_axes = values[kGroupAxes].text == "default" ? "" : values[kGroupAxes].text;
+    request.reduce = values[kReduce].text;
     for (const auto& name :
          request.algorithms.empty() ? std::vector<std::string>{} : split(request.algorithms, ',')) {
       if (name != sim::kAutoAlgorithm && sim::find_algorithm(kind, name) == nullptr) {
-        fail(point, *at[kAlgorithm],
+        fail(values[kAlgorithm], own,
              fmt::format("{} has no algorithm '{}'; its algorithms are {} (or auto)", request.op, name,
                          join(sim::algorithm_names(kind))));
       }
@@ -165,12 +99,12 @@ class PointChecker {
       try {
         topo::parse_group_axes(topology, request.group_axes);
       } catch (const InputError& error) {
-        fail(point, *at[kGroupAxes], fmt::format("on {}: {}", topology.name(), error.what()));
+        fail(values[kGroupAxes], own, fmt::format("on {}: {}", topology.name(), error.what()));
       }
     }
     ContentHash hash;
     hash.add("tpusim " TPUSIM_VERSION).add("collectives").add(topology_identity(topology));
-    hash.add(at[kNetwork]->text)
+    hash.add(values[kNetwork].text)
         .add(request.op)
         .add(request.reduce)
         .add(std::to_string(parse_bytes(request.bytes)));
@@ -187,57 +121,121 @@ class PointChecker {
   }
 
  private:
-  [[noreturn]] void fail(std::size_t point, const Value& value, const std::string& problem) const {
-    std::vector<std::string> own;
-    const auto values = spec_.point_values(point);
-    for (std::size_t k = 0; k < spec_.keys.size(); ++k) own.push_back(spec_.keys[k] + "=" + values[k]);
-    const std::string where = own.empty() ? "" : fmt::format("in point {}: ", join(own));
-    if (value.node) value.node->fail(where + problem);
-    // Defaults agree with each other, so a value at fault was written; this is for completeness.
-    throw InputError(fmt::format("{}: {}{}", spec_.source, where, problem));
+  // The checks of a value by itself, once per distinct value of a key.
+  void check_value(std::size_t key, const KeyValue& value) {
+    if (!checked_[key].insert(value.text).second) return;
+    try {
+      if (key == kTopology) {
+        auto topology = topo::topology_from_spec(value.text);
+        topo::require_simulation_fits(topology);
+        topology_index_[value.text] = spec_.topologies.size();
+        spec_.topologies.push_back(std::move(topology));
+      } else {
+        collective_study_keys()[key].check(value.text);
+      }
+    } catch (const InputError& error) {
+      const std::string message = error.what();
+      // A message located already is passed on as it is.
+      if (value.node && message.rfind(value.node->file() + ":", 0) == 0) throw;
+      // Wrong by itself, whatever the point. A default's problem (a topology too large to simulate) is the
+      // file's.
+      fail(value, "", message, !value.node && root_ ? &*root_ : nullptr);
+    }
   }
 
-  const CollectiveStudySpec& spec_;
-  const std::vector<std::vector<Value>>& options_;
-  const std::vector<int>& vary_order_;
-  const std::map<std::string, std::size_t>& topology_index_;
+  [[noreturn]] void fail(const KeyValue& value, const std::string& own, const std::string& problem,
+                         const ConfigNode* at = nullptr) const {
+    const std::string where = own.empty() ? "" : fmt::format("in point {}: ", own);
+    if (value.node) value.node->fail(where + problem);
+    if (at) at->fail(problem);
+    throw InputError(fmt::format("{}: {}{}", spec_.header.source, where, problem));
+  }
+
+  CollectiveStudySpec& spec_;
+  std::optional<ConfigNode> root_;
+  std::map<std::string, std::size_t> topology_index_;
+  std::vector<std::set<std::string>> checked_ = std::vector<std::set<std::string>>(kKeyCount);
 };
+
+std::string describe_own(const std::vector<std::string>& keys, const std::vector<std::string>& values) {
+  std::vector<std::string> own;
+  for (std::size_t k = 0; k < keys.size(); ++k) own.push_back(keys[k] + "=" + values[k]);
+  return join(own);
+}
+
+// One point per registry row of the point's op where collective.algorithm is `all`, leaving out the rows
+// that run only across slices when the point's pod has one slice (they could only be skipped there).
+std::vector<ListedPoint> expand_every_algorithm(ListedPoint point, const std::vector<std::string>& keys,
+                                                const std::vector<KeyValue>& fixed,
+                                                std::map<std::string, bool>& multislice_of) {
+  const auto at = [&](std::size_t key) -> std::string {
+    const auto axis = std::find(keys.begin(), keys.end(), collective_study_keys()[key].key);
+    return axis == keys.end() ? fixed[key].text : point.cells[static_cast<std::size_t>(axis - keys.begin())];
+  };
+  const auto axis = std::find(keys.begin(), keys.end(), collective_study_keys()[kAlgorithm].key);
+  if (axis == keys.end() || at(kAlgorithm) != kEveryAlgorithm) return {std::move(point)};
+  sim::CollectiveKind kind;
+  bool multislice = false;
+  try {
+    kind = sim::parse_collective_kind(at(kOp));
+    const std::string topology = at(kTopology);
+    if (multislice_of.count(topology) == 0)
+      multislice_of[topology] = topo::topology_from_spec(topology).multislice();
+    multislice = multislice_of.at(topology);
+  } catch (const InputError&) {
+    return {std::move(point)};  // the value's own check names the problem
+  }
+  std::vector<ListedPoint> points;
+  for (const auto& row : sim::algorithm_table()) {
+    if (row.kind != kind || (row.needs_multislice && !multislice)) continue;
+    ListedPoint each = point;
+    each.cells[static_cast<std::size_t>(axis - keys.begin())] = row.name;
+    points.push_back(std::move(each));
+  }
+  return points;
+}
 
 }  // namespace
 
 const std::vector<CollectiveKey>& collective_study_keys() {
   static const std::vector<CollectiveKey> keys = [] {
     const CollectiveSpec collective;
-    return std::vector<CollectiveKey>{{"collective.op", collective.op},
-                                      {"collective.algorithm", "default"},
-                                      {"collective.bytes", collective.bytes},
-                                      {"collective.group_axes", "default"},
-                                      {"collective.reduce", collective.reduce},
-                                      {"hardware.topology", default_collective_topology()},
-                                      {"hardware.network", default_collective_network()}};
+    const auto algorithm_list = [](const std::string& text) {
+      if (text == "default" || text == kEveryAlgorithm) return;
+      for (const auto& name : split(text, ',')) {
+        if (name.empty()) throw InputError(fmt::format("algorithm list '{}' has an empty name", text));
+      }
+    };
+    return std::vector<CollectiveKey>{
+        {"collective.op", collective.op, [](const std::string& text) { sim::parse_collective_kind(text); }},
+        {"collective.algorithm", "default", algorithm_list},
+        {"collective.bytes", collective.bytes, [](const std::string& text) { parse_collective_bytes(text); }},
+        {"collective.group_axes", "default", [](const std::string&) {}},
+        {"collective.reduce", collective.reduce,
+         [](const std::string& text) { sim::reduce_ops().parse(text); }},
+        // Built, and checked to fit a simulation, by the study's checker, which keeps it.
+        {"hardware.topology", default_collective_topology(), [](const std::string&) {}},
+        {"hardware.network", default_collective_network(),
+         [](const std::string& text) { sim::network_models().parse(text); }}};
   }();
   return keys;
 }
 
-std::vector<std::string> CollectiveStudySpec::point_values(std::size_t point) const {
-  std::vector<std::string> out(keys.size());
-  for (std::size_t k = keys.size(); k-- > 0;) {
-    out[k] = values[k][point % values[k].size()];
-    point /= values[k].size();
-  }
-  return out;
+std::vector<std::string> CollectiveStudySpec::keys() const {
+  std::vector<std::string> names;
+  for (const auto& axis : axes) names.push_back(axis.key);
+  return names;
 }
 
 std::vector<std::string> CollectiveStudySpec::point_spec(std::size_t point) const {
   std::vector<std::string> out;
-  const auto varied = point_values(point);
   for (const auto& key : collective_study_keys()) {
     std::string value = key.default_value;
     for (const auto& [name, text] : settings) {
       if (name == key.key) value = text;
     }
-    for (std::size_t k = 0; k < keys.size(); ++k) {
-      if (keys[k] == key.key) value = varied[k];
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      if (axes[k].key == key.key) value = points[point][k];
     }
     out.push_back(value);
   }
@@ -246,76 +244,85 @@ std::vector<std::string> CollectiveStudySpec::point_spec(std::size_t point) cons
 
 CollectiveStudySpec parse_collective_study_spec(const std::string& yaml_text, const std::string& file) {
   const ConfigNode root = ConfigNode::parse(yaml_text, file);
-  root.expect_map(kStudyKeys);
+  root.expect_map(kStudyFileKeys);
   CollectiveStudySpec spec;
-  spec.source = file;
-  read_header(root, spec);
-  const auto names = key_names();
-  std::vector<std::vector<Value>> options(kKeyCount);
-  std::map<std::string, std::size_t> topology_index;
-  if (auto set = root.optional_child("set")) {
-    set->expect_map(names);
-    for (const auto& key : set->keys()) {
-      const ConfigNode value = set->child(key);
-      spec.settings.emplace_back(key, value.scalar());
+  spec.header = read_study_header(root, file);
+  const SweepSections sections = read_sweep_sections(root, require_collective_key);
+  // Every key's value where a point leaves it out: set's, else its default.
+  std::vector<KeyValue> fixed;
+  for (const auto& key : collective_study_keys()) fixed.push_back({key.default_value, nullptr});
+  for (const auto& setting : sections.settings) {
+    KeyValue& value = fixed[key_index(setting.key)];
+    value.text = setting.text;
+    if (setting.text == kEveryAlgorithm && key_index(setting.key) == kAlgorithm) {
+      throw InputError(
+          fmt::format("{}:{}: {}: all makes a point per algorithm: vary collective.algorithm: [all]", file,
+                      setting.line(), setting.label));
     }
+    spec.settings.emplace_back(setting.key, setting.text);
   }
-  // Each key's choices in key order; the points are the product in vary's (file) order, so the options are
-  // indexed by key and the product walked by vary's order through `order`.
-  std::vector<int> order;
-  if (auto vary = root.optional_child("vary")) {
-    vary->expect_map(names);
-    for (const auto& key : vary->keys()) {
-      const ConfigNode list = vary->child(key);
-      for (const auto& [set_key, text] : spec.settings) {
-        if (set_key == key) list.fail("given in set too; a key is set or varied, not both");
-      }
-      if (!list.yaml().IsSequence() || list.yaml().size() == 0)
-        list.fail("expected a non-empty list of values");
-      const int k = static_cast<int>(std::find(names.begin(), names.end(), key) - names.begin());
-      std::set<std::string> seen;
-      spec.keys.push_back(key);
-      spec.values.emplace_back();
-      for (std::size_t i = 0; i < list.yaml().size(); ++i) {
-        const ConfigNode item(list.yaml()[i], file, fmt::format("{}[{}]", list.key_path(), i));
-        const std::string text = item.scalar();
-        if (!seen.insert(text).second) item.fail(fmt::format("{} is given twice in this list", text));
-        options[k].push_back(Value{text, item});
-        spec.values.back().push_back(text);
-      }
-      order.push_back(k);
+  // The nodes of set's values, kept where `fixed` can point at them.
+  std::vector<ConfigNode> set_nodes;
+  for (const auto& setting : sections.settings) set_nodes.emplace_back(setting.node, file, setting.label);
+  for (std::size_t i = 0; i < sections.settings.size(); ++i)
+    fixed[key_index(sections.settings[i].key)].node = &set_nodes[i];
+  std::vector<std::string> fillers;
+  for (const auto& key : sections.varied_keys) fillers.push_back(fixed[key_index(key)].text);
+  const auto& keys = sections.varied_keys;
+  std::map<std::string, bool> multislice_of;
+  PointLister lister(sections, fillers, file, [&](ListedPoint point) {
+    return expand_every_algorithm(std::move(point), keys, fixed, multislice_of);
+  });
+  int product_points = 0;
+  const std::vector<ListedPoint> all = lister.list(product_points);
+  const std::vector<ListedPoint> kept = lister.filter(all);
+  spec.axes = lister.axes(kept);
+  // `all` stands for the names it expands to, which the points take instead.
+  for (auto& axis : spec.axes) {
+    if (axis.key != collective_study_keys()[kAlgorithm].key) continue;
+    axis.values.erase(std::remove(axis.values.begin(), axis.values.end(), kEveryAlgorithm),
+                      axis.values.end());
+  }
+  spec.order = study_order(product_points, sections.zip_groups, static_cast<int>(sections.listed.size()),
+                           static_cast<int>(all.size() - kept.size()));
+  PointChecker checker(spec, root);
+  // The nodes of the points' own values, made once per value.
+  std::map<const SweepValue*, ConfigNode> own_nodes;
+  for (const auto& point : kept) {
+    std::vector<KeyValue> values = fixed;
+    for (std::size_t a = 0; a < keys.size(); ++a) values[key_index(keys[a])] = {point.cells[a], nullptr};
+    for (const SweepValue* value : point.own) {
+      auto node = own_nodes.try_emplace(value, value->node, file, value->label).first;
+      values[key_index(value->key)].node = &node->second;
     }
+    spec.facts.push_back(checker.check(values, describe_own(keys, point.cells)));
+    spec.points.push_back(point.cells);
   }
-  for (int k = 0; k < kKeyCount; ++k) {
-    if (!options[k].empty()) continue;
-    const std::string key = names[k];
-    if (auto set = root.optional_child("set"); set && set->has(key)) {
-      options[k].push_back(Value{set->child(key).scalar(), set->child(key)});
-    } else {
-      options[k].push_back(Value{collective_study_keys()[k].default_value, std::nullopt});
+  return spec;
+}
+
+CollectiveStudySpec make_collective_study(StudyHeader header, const std::vector<std::string>& keys,
+                                          const std::vector<CollectivePointValues>& points) {
+  CollectiveStudySpec spec;
+  spec.header = std::move(header);
+  spec.order = fmt::format("{} listed points", points.size());
+  for (const auto& key : keys) {
+    TPUSIM_CHECK(key_index(key) < kKeyCount);
+    spec.axes.push_back({key, {}});
+  }
+  PointChecker checker(spec, std::nullopt);
+  for (const auto& point : points) {
+    TPUSIM_CHECK(point.size() == keys.size());
+    std::vector<KeyValue> values;
+    for (const auto& key : collective_study_keys()) values.push_back({key.default_value, nullptr});
+    for (std::size_t a = 0; a < keys.size(); ++a) {
+      values[key_index(keys[a])].text = point[a];
+      auto& seen = spec.axes[a].values;
+      if (std::find(seen.begin(), seen.end(), point[a]) == seen.end()) seen.push_back(point[a]);
     }
+    spec.facts.push_back(checker.check(values, describe_own(keys, point)));
+    spec.points.push_back(point);
   }
-  spec.points = 1;
-  for (const auto& list : spec.values) {
-    spec.points *= list.size();
-    if (spec.points > static_cast<std::size_t>(kMaxSweepPoints)) {
-      root.child("vary").fail(
-          fmt::format("the product of the value lists has more than {} points", kMaxSweepPoints));
-    }
-  }
-  for (int k = 0; k < kKeyCount; ++k) {
-    for (const auto& value : options[k]) {
-      // A default needs no check, but the default topology is built like a written one.
-      if (value.node) {
-        check_value(k, value, topology_index, spec.topologies);
-      } else if (k == kTopology) {
-        check_value(k, Value{value.text, root}, topology_index, spec.topologies);
-      }
-    }
-  }
-  PointChecker checker(spec, options, order, topology_index);
-  spec.facts.reserve(spec.points);
-  for (std::size_t p = 0; p < spec.points; ++p) spec.facts.push_back(checker.check(p));
   return spec;
 }
 

@@ -9,17 +9,21 @@
 //     collective.reduce: sum
 //   vary:                        # key -> non-empty list of values; the points are the cartesian product,
 //     collective.op: [allreduce] # the first key varying slowest
-//     collective.algorithm: [ring, bidir_ring, bucket2d, halving_doubling]
+//     collective.algorithm: [all]
 //     collective.bytes: [4KiB, 1MiB, 64MiB, 1GiB]
 //     hardware.topology: [torus:4x4, torus:8x8]
 //     collective.group_axes: [default]
+//   zip: [[...]]                 # optional, points: [...], exclude: [...]: as in a training sweep
 //   output: results/allreduce-torus   # optional, default results/<name>
 //
+// The sections are a training sweep's (sweep_sections.hpp, sweep_points.hpp: the same product, zip groups,
+// listed points and filters, and the same errors); only the keys differ.
 // The keys (collective_study_keys); a point that leaves one out gets what `tpusim collective` gets (the
 // run config's default topology, the simulator's default network):
 //   collective.op          allreduce, reduce_scatter, allgather, alltoall, broadcast, permute
 //   collective.algorithm   a registry name of the op (tpusim collective --list-algorithms), one per group
-//                          dimension separated by commas, or default
+//                          dimension separated by commas; default; or all: one point per registry row of
+//                          the point's op, in the registry's order (a new row joins the study by itself)
 //   collective.bytes       per member, a multiple of 4
 //   collective.group_axes  default (as tpusim collective picks: core+x,y for two-dimensional algorithms,
 //                          else all), all, or axes such as core+x,y
@@ -33,16 +37,21 @@
 // ...". An algorithm that does not fit its point's group (bucket2d on one dimension, halving_doubling on 6
 // members) is a point that is skipped, with the reason, as tpusim validate skips it.
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "topologies/topology.hpp"
+#include "workloads/sweep/study_header.hpp"
+#include "workloads/sweep/sweep_points.hpp"
 
 namespace tpusim::workloads {
 
 struct CollectiveKey {
   const char* key;
   std::string default_value;  // taken from where it is defined: tpusim collective's, the run config's
+  // A value's checks by itself (InputError); those that need the rest of the point are the study's.
+  std::function<void(const std::string& value)> check;
 };
 // In the order above.
 const std::vector<CollectiveKey>& collective_study_keys();
@@ -56,26 +65,33 @@ struct CollectivePointFacts {
   std::size_t topology = 0;  // into CollectiveStudySpec::topologies
 };
 
-struct CollectiveStudySpec {
-  std::string name;
-  std::string description;
-  std::string source;      // the file
-  std::string output_dir;  // results/<name> unless given
-  // The varied keys in file order, each with its values as written.
-  std::vector<std::string> keys;
-  std::vector<std::vector<std::string>> values;
-  std::vector<std::pair<std::string, std::string>> settings;  // set, as written
-  std::size_t points = 0;
-  std::vector<CollectivePointFacts> facts;  // per point
-  std::vector<topo::Topology> topologies;   // each distinct hardware.topology once
+// A point as a study lists it, before it is checked: its value of each varied key.
+using CollectivePointValues = std::vector<std::string>;
 
-  // The point's value of each varied key (the point index taken apart, the first key slowest).
-  std::vector<std::string> point_values(std::size_t point) const;
+struct CollectiveStudySpec {
+  StudyHeader header;
+  std::vector<SweepAxis> axes;  // the varied keys, each with the values its points take
+  std::vector<std::pair<std::string, std::string>> settings;  // set, as written
+  std::string order;                                          // how the points were made, for sweep.json
+  std::vector<CollectivePointValues> points;                  // per point, one value per axis
+  std::vector<CollectivePointFacts> facts;                    // per point
+  std::vector<topo::Topology> topologies;                     // each distinct hardware.topology once
+
+  std::size_t size() const { return points.size(); }
+  std::vector<std::string> keys() const;
   // The point's value of every key of collective_study_keys(), in that order: varied, set or default.
   std::vector<std::string> point_spec(std::size_t point) const;
 };
 
+// The word for every registry row of the point's op, as a value of collective.algorithm.
+inline constexpr const char* kEveryAlgorithm = "all";
+
 // Reads the file and checks every value and point. InputError at the line of the value at fault.
 CollectiveStudySpec parse_collective_study_spec(const std::string& yaml_text, const std::string& file);
+
+// A study made by a program rather than a file (tpusim validate's): the points' values of the varied keys
+// `keys`, checked as a file's would be (InputError naming the point when a value is wrong).
+CollectiveStudySpec make_collective_study(StudyHeader header, const std::vector<std::string>& keys,
+                                          const std::vector<CollectivePointValues>& points);
 
 }  // namespace tpusim::workloads

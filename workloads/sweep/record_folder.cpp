@@ -19,12 +19,14 @@
 #include "workloads/report/sweep_plots.hpp"
 #include "workloads/sweep/folder_json.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
+#include "workloads/sweep/validation_study.hpp"
 
 namespace tpusim::workloads {
 namespace fs = std::filesystem;
 std::vector<std::string> sweep_output_entries() {
   std::vector<std::string> entries = kSweepSummaryFiles;
   entries.insert(entries.end(), kSweepPlotOutputs.begin(), kSweepPlotOutputs.end());
+  entries.insert(entries.end(), kValidationFiles.begin(), kValidationFiles.end());
   return entries;
 }
 

@@ -40,13 +40,6 @@ class KeyClaims {
   std::vector<Claim> claims_;
 };
 
-void require_config_key(const std::string& key, const ConfigNode& at) {
-  if (is_config_key(key)) return;
-  const auto keys = config_keys();
-  at.fail(fmt::format("'{}' is not a config key{}; valid keys are {}{}", key, did_you_mean(key, keys),
-                      join(keys), config_subkeys_text()));
-}
-
 SweepValue value_of(const std::string& key, const YAML::Node& node, std::string label) {
   return {key, split(key, '.'), node, sweep_value_text(node), std::move(label)};
 }
@@ -61,12 +54,12 @@ std::vector<ConfigNode> map_items(const ConfigNode& list, const std::string& lis
   return items;
 }
 
-void read_set(const ConfigNode& set, SweepSections& s, KeyClaims& claims) {
+void read_set(const ConfigNode& set, SweepSections& s, KeyClaims& claims, const StudyKeyCheck& check_key) {
   if (!set.yaml().IsMap() || set.yaml().size() == 0)
     set.fail("expected a map from config keys (such as mesh.shape) to the value every point gets");
   for (const auto& key : set.keys()) {
     const ConfigNode value = set.child(key);
-    require_config_key(key, value);
+    check_key(key, value);
     claims.claim(key, "set." + key, true, value);
     s.settings.push_back(value_of(key, value.yaml(), "set." + key));
   }
@@ -87,12 +80,12 @@ std::set<std::string> zipped_keys(const ConfigNode& root) {
 }
 
 void read_vary(const ConfigNode& vary, const std::set<std::string>& zipped, SweepSections& s,
-               KeyClaims& claims) {
+               KeyClaims& claims, const StudyKeyCheck& check_key) {
   if (!vary.yaml().IsMap() || vary.yaml().size() == 0)
     vary.fail("expected a map from config keys (such as mesh.shape) to lists of values");
   for (const auto& key : vary.keys()) {
     const ConfigNode list = vary.child(key);
-    require_config_key(key, list);
+    check_key(key, list);
     claims.claim(key, "vary." + key, false, list);
     if (!list.yaml().IsSequence()) list.fail("expected a list of values, such as [a, b]");
     if (list.yaml().size() == 0) list.fail("the list of values is empty");
@@ -178,7 +171,8 @@ void read_zip(const ConfigNode& zip, SweepSections& s) {
                    [](const auto& a, const auto& b) { return a.front() < b.front(); });
 }
 
-void read_points(const ConfigNode& points, SweepSections& s, KeyClaims& claims) {
+void read_points(const ConfigNode& points, SweepSections& s, KeyClaims& claims,
+                 const StudyKeyCheck& check_key) {
   for (const ConfigNode& point : map_items(points,
                                            "points, each a map from config keys to values, such as "
                                            "[{hardware.topology: tpu-v2-32, mesh.shape: batch:8;model:4}]",
@@ -186,7 +180,7 @@ void read_points(const ConfigNode& points, SweepSections& s, KeyClaims& claims) 
     std::vector<SweepValue> values;
     for (const auto& key : point.keys()) {
       const ConfigNode value = point.child(key);
-      require_config_key(key, value);
+      check_key(key, value);
       claims.claim(key, value.key_path(), false, value);
       values.push_back(value_of(key, value.yaml(), value.key_path()));
       if (std::find(s.varied_keys.begin(), s.varied_keys.end(), key) == s.varied_keys.end())
@@ -218,6 +212,13 @@ void read_exclude(const ConfigNode& exclude, SweepSections& s) {
 
 }  // namespace
 
+void require_config_key(const std::string& key, const ConfigNode& at) {
+  if (is_config_key(key)) return;
+  const auto keys = config_keys();
+  at.fail(fmt::format("'{}' is not a config key{}; valid keys are {}{}", key, did_you_mean(key, keys),
+                      join(keys), config_subkeys_text()));
+}
+
 std::string sweep_value_text(const YAML::Node& node) {
   if (node.IsScalar()) return node.Scalar();
   YAML::Emitter out;
@@ -227,13 +228,13 @@ std::string sweep_value_text(const YAML::Node& node) {
   return out.c_str();
 }
 
-SweepSections read_sweep_sections(const ConfigNode& root) {
+SweepSections read_sweep_sections(const ConfigNode& root, const StudyKeyCheck& check_key) {
   SweepSections s;
   KeyClaims claims;
-  if (const auto set = root.optional_child("set")) read_set(*set, s, claims);
+  if (const auto set = root.optional_child("set")) read_set(*set, s, claims, check_key);
   if (const auto vary = root.optional_child("vary")) {
     s.vary_node.emplace(*vary);
-    read_vary(*vary, zipped_keys(root), s, claims);
+    read_vary(*vary, zipped_keys(root), s, claims, check_key);
     for (const auto& list : s.vary) s.varied_keys.push_back(list.key);
   }
   if (const auto zip = root.optional_child("zip")) {
@@ -243,7 +244,7 @@ SweepSections read_sweep_sections(const ConfigNode& root) {
   }
   if (const auto points = root.optional_child("points")) {
     s.points_node.emplace(*points);
-    read_points(*points, s, claims);
+    read_points(*points, s, claims, check_key);
   }
   if (s.vary.empty() && s.listed.empty()) {
     root.fail(

@@ -5,6 +5,7 @@
 // the points themselves (repeated points, filters that match none) is checked when they are listed.
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,7 +54,13 @@ struct SweepSections {
   std::optional<ConfigNode> vary_node, points_node, exclude_node;  // for problems of the whole section
 };
 
+// Fails at `at` unless `key` is one the study's points may give (a run config key for a training sweep).
+using StudyKeyCheck = std::function<void(const std::string& key, const ConfigNode& at)>;
+// Every run config key (config/config_schema.hpp), with the valid keys and a suggestion in the message.
+void require_config_key(const std::string& key, const ConfigNode& at);
+
 // `root` is the sweep file. InputError "file:line: section[...].key: problem".
-SweepSections read_sweep_sections(const ConfigNode& root);
+SweepSections read_sweep_sections(const ConfigNode& root,
+                                  const StudyKeyCheck& check_key = require_config_key);
 
 }  // namespace tpusim::workloads

@@ -46,15 +46,9 @@
 
 #include "workloads/config/config_layers.hpp"
 #include "workloads/config/run_config.hpp"
+#include "workloads/sweep/sweep_points.hpp"
 
 namespace tpusim::workloads {
-
-struct SweepAxis {
-  std::string key;  // dotted config key, "mesh.shape"
-  // The values the points take, as written (flow YAML for lists and maps): vary's list, then any other value
-  // a listed point gives or keeps from the base ("" where the base leaves the key to its default).
-  std::vector<std::string> values;
-};
 
 struct SweepPoint {
   int index = 0;                                                   // 0-based, in sweep order

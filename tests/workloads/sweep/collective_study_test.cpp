@@ -100,7 +100,7 @@ TEST_CASE("collective study: a value wrong by itself or in its point is an error
              Catch::StartsWith("c.yaml:4: vary.collective.group_axes[1]: in point hardware.topology=ring:8, "
                                "collective.group_axes=y: on ring:8: "));
   CHECK(error_of(kHead + "  collective.bytes: [4KiB, 4KiB]\n") ==
-        "c.yaml:3: vary.collective.bytes[1]: 4KiB is given twice in this list");
+        "c.yaml:3: vary.collective.bytes[1]: 4KiB repeats vary.collective.bytes[0]");
   CHECK(
       error_of("kind: colectives\n") ==
       "c.yaml:1: kind: 'colectives' is not a kind of sweep; the kinds are training (a base config and config "
@@ -110,8 +110,9 @@ TEST_CASE("collective study: a value wrong by itself or in its point is an error
 TEST_CASE("collective study: the shipped allreduce-torus runs every allreduce algorithm on 4x4 to 32x32") {
   const auto study = load_study_preset("allreduce-torus");
   const auto& spec = dynamic_cast<const CollectiveStudy&>(*study).spec();
-  const auto at = std::find(spec.keys.begin(), spec.keys.end(), "collective.algorithm") - spec.keys.begin();
-  auto algorithms = spec.values[at];
+  const auto keys = spec.keys();
+  const auto at = std::find(keys.begin(), keys.end(), "collective.algorithm") - keys.begin();
+  auto algorithms = spec.axes[at].values;
   // Every algorithm that runs on a single pod: those that run only across slices refuse a torus.
   auto registry = tpusim::sim::algorithm_names(tpusim::sim::CollectiveKind::allreduce);
   registry.erase(std::remove_if(registry.begin(), registry.end(),
@@ -149,7 +150,8 @@ TEST_CASE("collective study: the shipped halves-torus runs every reduce-scatter 
   const auto study = load_study_preset("halves-torus");
   const auto& spec = dynamic_cast<const CollectiveStudy&>(*study).spec();
   auto values_of = [&](const std::string& key) {
-    auto values = spec.values[std::find(spec.keys.begin(), spec.keys.end(), key) - spec.keys.begin()];
+    const auto keys = spec.keys();
+    auto values = spec.axes[std::find(keys.begin(), keys.end(), key) - keys.begin()].values;
     std::sort(values.begin(), values.end());
     return values;
   };
@@ -195,4 +197,73 @@ TEST_CASE("collective study: a point's row holds the simulated time, busbw and t
   CHECK(ring["ratio_to_lower_bound"].get<double>() >= 1.0);
   CHECK(ring["busbw_Bps"].get<double>() > 0);
   CHECK(json["runs"][1]["status"] == "skipped");
+}
+
+TEST_CASE("collective study: algorithm all stands for every registry row of the point's op, in its place") {
+  const auto study = parse_study(kHead +
+                                     "  collective.op: [reduce_scatter, allreduce]\n"
+                                     "  collective.algorithm: [all]\n"
+                                     "  collective.bytes: [4KiB, 1MiB]\n"
+                                     "  hardware.topology: [torus:4x4, 'multislice:2x(torus:2x2)']\n",
+                                 "c.yaml");
+  // The points by hand: per op (slowest), its rows in registry order, then the sizes, then the pods; the rows
+  // that run only across slices only on the pod of two slices.
+  std::vector<std::vector<std::string>> expected;
+  using tpusim::sim::CollectiveKind;
+  for (const auto kind : {CollectiveKind::reduce_scatter, CollectiveKind::allreduce}) {
+    for (const auto& row : tpusim::sim::algorithm_table()) {
+      if (row.kind != kind) continue;
+      for (const char* bytes : {"4KiB", "1MiB"}) {
+        for (const char* topology : {"torus:4x4", "multislice:2x(torus:2x2)"}) {
+          if (row.needs_multislice && std::string(topology) == "torus:4x4") continue;
+          expected.push_back({tpusim::sim::to_string(kind), row.name, bytes, topology});
+        }
+      }
+    }
+  }
+  REQUIRE(study->size() == expected.size());
+  for (std::size_t p = 0; p < expected.size(); ++p) {
+    INFO(p);
+    CHECK(study->values(p) == expected[p]);
+  }
+  const auto& spec = dynamic_cast<const CollectiveStudy&>(*study).spec();
+  CHECK(std::count(spec.axes[1].values.begin(), spec.axes[1].values.end(), "all") == 0);
+
+  CHECK(error_of("kind: collectives\nset:\n  collective.algorithm: all\nvary:\n  collective.bytes: [4KiB]\n") ==
+        "c.yaml:3: set.collective.algorithm: all makes a point per algorithm: vary collective.algorithm: "
+        "[all]");
+  // A row written out beside all is the same point twice.
+  CHECK_THAT(error_of(kHead + "  collective.algorithm: [ring, all]\n"),
+             Catch::StartsWith("c.yaml:3: a point of vary: the same point as one of vary's"));
+}
+
+TEST_CASE("collective study: zip, listed points and exclude work as in a training sweep") {
+  const auto study = parse_study(
+      "kind: collectives\n"
+      "set:\n"
+      "  collective.op: allgather\n"
+      "vary:\n"
+      "  collective.algorithm: [ring, bidir_ring]\n"
+      "  collective.bytes: [4KiB, 1MiB]\n"
+      "  hardware.topology: [ring:8, torus:4x4]\n"
+      "zip:\n"
+      "  - [collective.bytes, hardware.topology]\n"
+      "points:\n"
+      "  - {collective.algorithm: multiport, hardware.topology: torus:4x4}\n"
+      "exclude:\n"
+      "  - {collective.algorithm: bidir_ring, hardware.topology: ring:8}\n",
+      "c.yaml");
+  // ring x (4KiB on ring:8, 1MiB on torus:4x4), bidir_ring x the same less the excluded one, then the listed
+  // point, whose bytes are the key's default and whose op is set's.
+  REQUIRE(study->size() == 4);
+  CHECK(study->values(0) == std::vector<std::string>{"ring", "4KiB", "ring:8"});
+  CHECK(study->values(1) == std::vector<std::string>{"ring", "1MiB", "torus:4x4"});
+  CHECK(study->values(2) == std::vector<std::string>{"bidir_ring", "1MiB", "torus:4x4"});
+  const auto& spec = dynamic_cast<const CollectiveStudy&>(*study).spec();
+  const CollectiveSpec defaults;
+  CHECK(study->values(3) == std::vector<std::string>{"multiport", defaults.bytes, "torus:4x4"});
+  CHECK(spec.point_spec(3)[kOp] == "allgather");
+  CHECK(spec.order ==
+        "cartesian product, the first key varying slowest; zipped, advancing together: collective.bytes, "
+        "hardware.topology; then 1 listed points; 1 points excluded");
 }
