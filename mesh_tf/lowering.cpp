@@ -68,23 +68,23 @@ void Lowerer::run() {
   finish_counters();
 }
 
-std::vector<int> Lowerer::rule_mesh_dims(int tensor, const std::vector<std::string>& unsplittable) const {
+TensorLayout Lowerer::rule_layout(int tensor, const std::vector<std::string>& unsplittable) const {
   const TensorNode& t = graph_.tensor(tensor);
-  return TensorLayout::from_rules(t.name, t.shape, mesh_, rules_, unsplittable).mesh_dims();
+  return TensorLayout::from_rules(t.name, t.shape, mesh_, rules_, unsplittable);
 }
 
-int Lowerer::new_value(int tensor, const std::string& name, const Shape& shape, DType dtype,
-                       std::vector<int> mesh_dims, std::vector<int> pending) {
+int Lowerer::new_value(int tensor, const std::string& name, TensorLayout layout, DType dtype,
+                       std::vector<int> pending) {
   const int id = static_cast<int>(program_.values.size());
   program_.values.push_back(
-      make_value(id, tensor, name, shape, dtype, std::move(mesh_dims), std::move(pending), mesh_));
+      make_value(id, tensor, name, std::move(layout), dtype, std::move(pending), mesh_));
   forced_.push_back(-1);
   return id;
 }
 
 int Lowerer::input_value(const OpNode& op, int index, bool allow_pending) {
   const int tensor = op.inputs[index];
-  if (!op.unsplittable.empty()) rule_mesh_dims(tensor, op.unsplittable);  // legality of the input's layout
+  if (!op.unsplittable.empty()) rule_layout(tensor, op.unsplittable);  // legality of the input's layout
   const int v = program_.raw_value_of_tensor[tensor];
   TPUSIM_CHECK(v >= 0);
   return allow_pending ? v : force(v, op);
@@ -186,7 +186,7 @@ int Lowerer::allreduce(int v, const std::vector<int>& dims, sim::ReduceOp reduce
   for (const int m : in.pending) {
     if (std::find(dims.begin(), dims.end(), m) == dims.end()) pending.push_back(m);
   }
-  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, in.layout.mesh_dims(), pending);
+  const int out = new_value(in.tensor, in.name, in.layout, in.dtype, pending);
   Step step;
   step.collective = CollectiveOp::allreduce;
   step.inputs = {v};
@@ -214,7 +214,8 @@ int Lowerer::allsplit(int v, int tensor_dim, int mesh_dim, const OpNode& op) {
   const Value in = value(v);
   std::vector<int> dims = in.layout.mesh_dims();
   dims[tensor_dim] = mesh_dim;
-  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, dims, in.pending);
+  const int out =
+      new_value(in.tensor, in.name, layout(in.name, in.layout.shape(), dims), in.dtype, in.pending);
   const Value& o = value(out);
   auto maps = key_maps(o, {v});
   const MeshShape mesh = mesh_;
@@ -241,7 +242,8 @@ int Lowerer::allconcat(int v, int tensor_dim, const OpNode& op, bool native_allg
   const int m = in.layout.mesh_dim_of(tensor_dim);
   std::vector<int> dims = in.layout.mesh_dims();
   dims[tensor_dim] = -1;
-  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, dims, in.pending);
+  const int out =
+      new_value(in.tensor, in.name, layout(in.name, in.layout.shape(), dims), in.dtype, in.pending);
   Step step;
   step.collective = native_allgather ? CollectiveOp::allgather : CollectiveOp::allconcat;
   step.inputs = {v};
@@ -266,7 +268,7 @@ int Lowerer::reduce_scatter(int v, int tensor_dim, int mesh_dim, const OpNode& o
   for (const int m : in.pending) {
     if (m != mesh_dim) pending.push_back(m);
   }
-  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, dims, pending);
+  const int out = new_value(in.tensor, in.name, layout(in.name, in.layout.shape(), dims), in.dtype, pending);
   Step step;
   step.collective = CollectiveOp::reduce_scatter;
   step.inputs = {v};
@@ -287,7 +289,8 @@ int Lowerer::alltoall(int v, int from_dim, int to_dim, const OpNode& op) {
   std::vector<int> dims = in.layout.mesh_dims();
   dims[from_dim] = -1;
   dims[to_dim] = m;
-  const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, dims, in.pending);
+  const int out =
+      new_value(in.tensor, in.name, layout(in.name, in.layout.shape(), dims), in.dtype, in.pending);
   Step step;
   step.collective = CollectiveOp::alltoall;
   step.inputs = {v};
@@ -304,7 +307,7 @@ int Lowerer::alltoall(int v, int from_dim, int to_dim, const OpNode& op) {
 int Lowerer::permute(int send, int tensor_dim, std::int64_t offset, bool wrap, const OpNode& op,
                      const std::string& reason) {
   const Value in = value(send);
-  const int received = new_value(-1, in.name, in.layout.shape(), in.dtype, in.layout.mesh_dims(), in.pending);
+  const int received = new_value(-1, in.name, in.layout, in.dtype, in.pending);
   Step step;
   step.collective = CollectiveOp::permute;
   step.inputs = {send};
@@ -345,7 +348,8 @@ int Lowerer::relayout(int v, const std::vector<int>& target, const OpNode& op, b
   }
   if (relabelled != value(v).layout.mesh_dims()) {
     const Value in = value(v);
-    const int out = new_value(in.tensor, in.name, in.layout.shape(), in.dtype, relabelled, in.pending);
+    const int out =
+        new_value(in.tensor, in.name, layout(in.name, in.layout.shape(), relabelled), in.dtype, in.pending);
     step(add_compute(op, "relabel " + in.name, {v}, out, 0, [=](Store& s) { s[out] = s[v]; })).fusion =
         FusionRole::none;
     v = out;
@@ -375,7 +379,7 @@ void Lowerer::lower_along_axis(const OpNode& op, const std::string& axis, bool c
   const TensorNode& t = graph_.tensor(op.output);
   std::vector<int> ins;
   for (std::size_t i = 0; i < op.inputs.size(); ++i) ins.push_back(input_value(op, static_cast<int>(i)));
-  const int out = new_value(t.id, t.name, t.shape, t.dtype, rule_mesh_dims(t.id, op.unsplittable));
+  const int out = new_value(t.id, t.name, rule_layout(t.id, op.unsplittable), t.dtype);
   set_result(op, out);
   const Value& o = value(out);
   const int d = t.shape.index_of(axis);

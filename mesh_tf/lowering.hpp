@@ -42,10 +42,14 @@ class Lowerer {
   // ---- For the op families ----
   const Graph& graph() const { return graph_; }
   const MeshShape& mesh() const { return mesh_; }
-  // The mesh dims the layout rules give tensor `tensor` (InputError if `unsplittable` dims would be split).
-  std::vector<int> rule_mesh_dims(int tensor, const std::vector<std::string>& unsplittable = {}) const;
-  int new_value(int tensor, const std::string& name, const Shape& shape, DType dtype,
-                std::vector<int> mesh_dims, std::vector<int> pending = {});
+  // The layout the layout rules give tensor `tensor` (InputError if `unsplittable` dims would be split).
+  TensorLayout rule_layout(int tensor, const std::vector<std::string>& unsplittable = {}) const;
+  // A layout of this mesh (the checks of TensorLayout's explicit form, naming `name`).
+  TensorLayout layout(const std::string& name, const Shape& shape, std::vector<int> mesh_dims) const {
+    return TensorLayout(name, shape, mesh_, std::move(mesh_dims));
+  }
+  int new_value(int tensor, const std::string& name, TensorLayout layout, DType dtype,
+                std::vector<int> pending = {});
   const Value& value(int id) const { return program_.values[id]; }
   // The value of input `index` of `op`, its pending sums allreduced unless `allow_pending`.
   int input_value(const OpNode& op, int index, bool allow_pending = false);

@@ -47,8 +47,8 @@ struct Value {
   std::int64_t offset(int i, const std::vector<int>& mesh_coords) const;
 };
 
-Value make_value(int id, int tensor, const std::string& name, const Shape& shape, DType dtype,
-                 std::vector<int> mesh_dims, std::vector<int> pending, const MeshShape& mesh);
+Value make_value(int id, int tensor, const std::string& name, TensorLayout layout, DType dtype,
+                 std::vector<int> pending, const MeshShape& mesh);
 
 using Store = std::vector<std::vector<float>>;  // value id -> data (empty in timing-only mode)
 

@@ -9,10 +9,11 @@
 
 namespace tpusim::mtf {
 
-Value make_value(int id, int tensor, const std::string& name, const Shape& shape, DType dtype,
-                 std::vector<int> mesh_dims, std::vector<int> pending, const MeshShape& mesh) {
-  // TensorLayout checks what lowering already holds for every value: distinct mesh dims, even splits.
-  Value v(TensorLayout(name, shape, mesh, std::move(mesh_dims)));
+Value make_value(int id, int tensor, const std::string& name, TensorLayout layout, DType dtype,
+                 std::vector<int> pending, const MeshShape& mesh) {
+  // The layout was checked when it was made: distinct mesh dims, even splits.
+  const Shape shape = layout.shape();
+  Value v(std::move(layout));
   v.id = id;
   v.tensor = tensor;
   v.name = name;

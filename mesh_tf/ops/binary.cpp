@@ -148,7 +148,7 @@ void binary_gradient(GradientRequest& request) {
 
 void lower_binary(Lowerer& lowerer, const OpNode& op) {
   const TensorNode& t = lowerer.graph().tensor(op.output);
-  const std::vector<int> out_dims = lowerer.rule_mesh_dims(t.id);
+  const std::vector<int> out_dims = lowerer.rule_layout(t.id).mesh_dims();
   int a = lowerer.input_value(op, 0, true), b = lowerer.input_value(op, 1, true);
   std::vector<int> pending;
   const BinaryOp kind = op.get<BinaryAttributes>().op;
@@ -161,7 +161,8 @@ void lower_binary(Lowerer& lowerer, const OpNode& op) {
     a = lowerer.force(a, op);
     b = lowerer.force(b, op);
   }
-  const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, out_dims, pending);
+  const int out =
+      lowerer.new_value(t.id, t.name, lowerer.layout(t.name, t.shape, out_dims), t.dtype, pending);
   lowerer.set_result(op, out);
   const Value& o = lowerer.value(out);
   const auto od = lowerer.local_dims(o);

@@ -93,7 +93,7 @@ namespace ops {
 void lower_einsum(Lowerer& lowerer, const OpNode& op) {
   const MeshShape& mesh = lowerer.mesh();
   const TensorNode& t = lowerer.graph().tensor(op.output);
-  const std::vector<int> out_dims = lowerer.rule_mesh_dims(t.id);
+  const std::vector<int> out_dims = lowerer.rule_layout(t.id).mesh_dims();
   std::vector<int> ins;
   for (std::size_t i = 0; i < op.inputs.size(); ++i)
     ins.push_back(lowerer.input_value(op, static_cast<int>(i)));
@@ -125,8 +125,8 @@ void lower_einsum(Lowerer& lowerer, const OpNode& op) {
       if (m >= 0 && mesh.dim_size(m) > 1 && !t.shape.contains(in.shape()[d].name)) pending.insert(m);
     }
   }
-  const int out =
-      lowerer.new_value(t.id, t.name, t.shape, t.dtype, out_dims, {pending.begin(), pending.end()});
+  const int out = lowerer.new_value(t.id, t.name, lowerer.layout(t.name, t.shape, out_dims), t.dtype,
+                                    {pending.begin(), pending.end()});
   lowerer.set_result(op, out);
   const Value& o = lowerer.value(out);
   std::vector<kernels::LocalDims> in_dims;

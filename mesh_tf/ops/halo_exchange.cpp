@@ -30,8 +30,9 @@ int send_rows(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t beg
               int direction, const char* what) {
   const Value in = lowerer.value(v);
   const Shape shape = with_tile_rows(in, lowerer.mesh(), d, rows);
+  const std::string name = in.name + "/" + what;
   const int send =
-      lowerer.new_value(-1, in.name + "/" + what, shape, in.dtype, in.layout.mesh_dims(), in.pending);
+      lowerer.new_value(-1, name, lowerer.layout(name, shape, in.layout.mesh_dims()), in.dtype, in.pending);
   const Value& s = lowerer.value(send);
   const auto in_sizes = in.layout.slice_sizes(), sizes = s.layout.slice_sizes();
   const std::int64_t in_elems = in.layout.slice_elements(), elems = s.layout.slice_elements();
@@ -62,9 +63,11 @@ int extend_halo(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t b
   const int from_previous =
       before > 0 ? send_rows(lowerer, op, v, d, len - before, before, +1, "halo_before") : -1;
   const int from_next = after > 0 ? send_rows(lowerer, op, v, d, 0, after, -1, "halo_after") : -1;
-  const int out =
-      lowerer.new_value(-1, in.name + "/extended", with_tile_rows(in, mesh, d, before + len + after),
-                        in.dtype, in.layout.mesh_dims(), in.pending);
+  const std::string extended = in.name + "/extended";
+  const int out = lowerer.new_value(
+      -1, extended,
+      lowerer.layout(extended, with_tile_rows(in, mesh, d, before + len + after), in.layout.mesh_dims()),
+      in.dtype, in.pending);
   const auto sizes = lowerer.value(out).layout.slice_sizes(), in_sizes = in.layout.slice_sizes();
   auto before_sizes = in_sizes, after_sizes = in_sizes;
   before_sizes[d] = before;
@@ -110,9 +113,10 @@ int fold_halo(Lowerer& lowerer, const OpNode& op, int v, int d, std::int64_t bef
   const int to_next_end = before > 0 ? send_rows(lowerer, op, v, d, 0, before, -1, "fold_before") : -1;
   const int to_previous_start =
       after > 0 ? send_rows(lowerer, op, v, d, before + len, after, +1, "fold_after") : -1;
-  const int out =
-      lowerer.new_value(tensor, tensor >= 0 ? name : in.name + "/folded", with_tile_rows(in, mesh, d, len),
-                        in.dtype, in.layout.mesh_dims(), in.pending);
+  const std::string folded = tensor >= 0 ? name : in.name + "/folded";
+  const int out = lowerer.new_value(
+      tensor, folded, lowerer.layout(folded, with_tile_rows(in, mesh, d, len), in.layout.mesh_dims()),
+      in.dtype, in.pending);
   const auto sizes = lowerer.value(out).layout.slice_sizes(), in_sizes = in.layout.slice_sizes();
   const std::int64_t elems = lowerer.value(out).layout.slice_elements(),
                      in_elems = in.layout.slice_elements();

@@ -49,7 +49,7 @@ namespace ops {
 void lower_one_hot(Lowerer& lowerer, const OpNode& op) {
   const TensorNode& t = lowerer.graph().tensor(op.output);
   const int ids = lowerer.input_value(op, 0);
-  const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, lowerer.rule_mesh_dims(t.id));
+  const int out = lowerer.new_value(t.id, t.name, lowerer.rule_layout(t.id), t.dtype);
   lowerer.set_result(op, out);
   const Value o = lowerer.value(out);
   auto maps = lowerer.key_maps(o, {ids});

@@ -29,8 +29,7 @@ void lower_reduce(Lowerer& lowerer, const OpNode& op) {
     const int m = in.layout.mesh_dim_of(d);
     if (m >= 0 && mesh.dim_size(m) > 1 && !t.shape.contains(in_shape[d].name)) reduced_mesh_dims.push_back(m);
   }
-  const int local =
-      lowerer.new_value(t.id, t.name, t.shape, t.dtype, lowerer.rule_mesh_dims(t.id), reduced_mesh_dims);
+  const int local = lowerer.new_value(t.id, t.name, lowerer.rule_layout(t.id), t.dtype, reduced_mesh_dims);
   const Value& o = lowerer.value(local);
   auto maps = lowerer.key_maps(o, {x});
   const auto xd = lowerer.local_dims(in), od = lowerer.local_dims(o);

@@ -65,7 +65,7 @@ namespace ops {
 
 void lower_reshape(Lowerer& lowerer, const OpNode& op) {
   const TensorNode& t = lowerer.graph().tensor(op.output);
-  const std::vector<int> out_dims = lowerer.rule_mesh_dims(t.id);
+  const std::vector<int> out_dims = lowerer.rule_layout(t.id).mesh_dims();
   // In the update phase a reshape is weight-update sharding's (optimizer.hpp), and elsewhere a flagged one is
   // fully sharded weights' (weight_sharding.hpp): a gradient still pending over the data-parallel axis is
   // reduce-scattered into its shard, and shards are all-gathered, both XLA's collectives (Xu et al. 2020)
@@ -88,7 +88,7 @@ void lower_reshape(Lowerer& lowerer, const OpNode& op) {
     }
   }
   const int aligned = lowerer.relayout(x, mid_in, op, sharding, sharding);
-  const int local = lowerer.new_value(t.id, t.name, t.shape, t.dtype, mid_out);
+  const int local = lowerer.new_value(t.id, t.name, lowerer.layout(t.name, t.shape, mid_out), t.dtype);
   const std::int64_t n = lowerer.value(local).layout.slice_elements() * lowerer.value(local).num_slices;
   TPUSIM_CHECK(n == lowerer.value(aligned).layout.slice_elements() * lowerer.value(aligned).num_slices);
   // A local reshape is one of XLA's cheap fusible ops (instruction_fusion.cc): it fuses into its readers,

@@ -42,7 +42,8 @@ void lower_shift(Lowerer& lowerer, const OpNode& op) {
   const int slices = in.num_slices;
   const std::int64_t a = std::abs(o);
   if (m < 0 || mesh.dim_size(m) == 1 || o == 0) {  // the whole dim is local, or nothing crosses a boundary
-    const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.layout.mesh_dims());
+    const int out =
+        lowerer.new_value(t.id, t.name, lowerer.layout(t.name, t.shape, in.layout.mesh_dims()), t.dtype);
     lowerer.set_result(op, out);
     lowerer.add_compute(op, op.name, {x}, out, 0, [=](Store& s) {
       s[out].assign(elems * slices, 0.0f);
@@ -71,7 +72,8 @@ void lower_shift(Lowerer& lowerer, const OpNode& op) {
   std::vector<Dimension> halo_dims = in.layout.shape().dims();
   halo_dims[d] = Dimension(shift.dim, a * mesh.dim_size(m));
   const Shape halo_shape(halo_dims);
-  const int send = lowerer.new_value(-1, in.name + "/halo", halo_shape, in.dtype, in.layout.mesh_dims());
+  const int send = lowerer.new_value(
+      -1, in.name + "/halo", lowerer.layout(in.name + "/halo", halo_shape, in.layout.mesh_dims()), in.dtype);
   auto halo_sizes = lowerer.value(send).layout.slice_sizes();
   const std::int64_t halo_elems = lowerer.value(send).layout.slice_elements();
   lowerer.add_compute(op, op.name + "/halo", {x}, send, 0, [=](Store& s) {
@@ -82,7 +84,8 @@ void lower_shift(Lowerer& lowerer, const OpNode& op) {
     }
   });
   const int received = lowerer.permute(send, d, o, wrap, op, "shift");
-  const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.layout.mesh_dims());
+  const int out =
+      lowerer.new_value(t.id, t.name, lowerer.layout(t.name, t.shape, in.layout.mesh_dims()), t.dtype);
   lowerer.set_result(op, out);
   lowerer.add_compute(op, op.name, {x, received}, out, 0, [=](Store& s) {
     s[out].resize(elems * slices);

@@ -82,8 +82,7 @@ namespace ops {
 
 void lower_source(Lowerer& lowerer, const OpNode& op) {
   const TensorNode& t = lowerer.graph().tensor(op.output);
-  const int out =
-      lowerer.new_value(t.id, t.name, t.shape, t.dtype, lowerer.rule_mesh_dims(t.id, op.unsplittable));
+  const int out = lowerer.new_value(t.id, t.name, lowerer.rule_layout(t.id, op.unsplittable), t.dtype);
   lowerer.set_result(op, out);
   if (op.kind == OpKind::input || op.kind == OpKind::variable) return;  // data held by the executor
   const Value& o = lowerer.value(out);

@@ -158,7 +158,8 @@ void lower_unary(Lowerer& lowerer, const OpNode& op) {
   const TensorNode& t = lowerer.graph().tensor(op.output);
   const int x = lowerer.input_value(op, 0);
   const Value in = lowerer.value(x);  // a copy: new_value appends values
-  const int out = lowerer.new_value(t.id, t.name, t.shape, t.dtype, in.layout.mesh_dims());
+  const int out =
+      lowerer.new_value(t.id, t.name, lowerer.layout(t.name, t.shape, in.layout.mesh_dims()), t.dtype);
   lowerer.set_result(op, out);
   const std::int64_t n = in.layout.slice_elements() * in.num_slices;
   const double elements = static_cast<double>(in.layout.slice_elements());

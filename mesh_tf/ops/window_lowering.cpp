@@ -160,12 +160,12 @@ WindowLayout window_layout_of(const Lowerer& lowerer, const WindowSides& sides) 
     for (int j = 0; j < n; ++j) window_dims.push_back(sides.t.shape[j].name);
   }
   WindowLayout layout;
-  layout.out_rule = lowerer.rule_mesh_dims(sides.t.id, window_dims);
+  layout.out_rule = lowerer.rule_layout(sides.t.id, window_dims).mesh_dims();
   const std::vector<int>& out_rule = layout.out_rule;
   std::vector<int>& grid = layout.grid;
   grid.assign(out_rule.begin(), out_rule.begin() + std::min<int>(first + n, out_rule.size()));
   if (roles.filter_is_output) {
-    const auto image_rule = lowerer.rule_mesh_dims(op.inputs[0]);
+    const auto image_rule = lowerer.rule_layout(op.inputs[0]).mesh_dims();
     grid.assign(image_rule.begin(), image_rule.begin() + first + n);
   }
   const auto channels_dim = [&](ChannelsFrom from) {
@@ -173,7 +173,7 @@ WindowLayout window_layout_of(const Lowerer& lowerer, const WindowSides& sides) 
       case ChannelsFrom::output:
         return out_rule.back();
       case ChannelsFrom::input0:
-        return lowerer.rule_mesh_dims(op.inputs[0]).back();
+        return lowerer.rule_layout(op.inputs[0]).mesh_dims().back();
       case ChannelsFrom::filter_in:
         return out_rule[n];
       case ChannelsFrom::filter_out:
@@ -296,8 +296,9 @@ int window_computed_value(Lowerer& lowerer, const WindowSides& sides, const Wind
     }
   }
   const bool folds = roles.image_is_output && !halos.empty();
-  return lowerer.new_value(folds ? -1 : t.id, folds ? t.name + "/with_halo" : t.name, Shape(computed_shape),
-                           t.dtype, computed_dims, dims.pending);
+  const std::string name = folds ? t.name + "/with_halo" : t.name;
+  return lowerer.new_value(folds ? -1 : t.id, name,
+                           lowerer.layout(name, Shape(computed_shape), computed_dims), t.dtype, dims.pending);
 }
 
 // Each slice's window shape: which of its buffer's rows are inside the image depends on the tile.

@@ -20,7 +20,8 @@ struct ProgramBuilder {
 
   int source() {
     const int id = static_cast<int>(program.values.size());
-    program.values.push_back(make_value(id, -1, "v", Shape(), DType::float32, {}, {}, program.mesh));
+    program.values.push_back(make_value(id, -1, "v", TensorLayout("v", Shape(), program.mesh, {}),
+                                        DType::float32, {}, program.mesh));
     return id;
   }
 
