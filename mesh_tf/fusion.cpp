@@ -1,7 +1,10 @@
 #include "mesh_tf/fusion.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <numeric>
+#include <queue>
 #include <set>
 
 #include "topologies/support/check.hpp"
@@ -88,12 +91,39 @@ class Fuser {
         parent_(program.steps.size()),
         contractions_(program.steps.size(), 0),
         members_(program.steps.size()),
-        duplicated_(program.steps.size(), false) {
+        duplicated_(program.steps.size(), false),
+        seen_in_(program.steps.size(), 0) {
     std::iota(parent_.begin(), parent_.end(), 0);
     for (std::size_t i = 0; i < program.steps.size(); ++i) {
       contractions_[i] = program.steps[i].fusion == FusionRole::contraction ? 1 : 0;
       members_[i] = {static_cast<int>(i)};
     }
+  }
+
+  // Whether fusion `later` (its representative) depends on anything of fusion `earlier` (which ends first):
+  // whether a member of `earlier` is among the steps `later`'s members read, directly or not. Asked for
+  // every pair of reductions that read one tensor (a pipelined model's stage weights are read by every
+  // iteration's reductions: 25749 pairs on a 62k-step GPT-3 program), so the search is pruned without
+  // changing its answer (steps are in program order: nothing before `earlier`'s first member leads to it),
+  // and ordered: the step earliest in the program is visited first, so that a dependency through a long
+  // chain (iteration after iteration) is found by walking down the chain rather than everything beside it
+  // (7x fewer steps visited there than depth first).
+  bool depends_on(int later, int earlier) {
+    const int first = members_[earlier].front();
+    ++search_;
+    std::priority_queue<int, std::vector<int>, std::greater<>> frontier(std::greater<>(), members_[later]);
+    while (!frontier.empty()) {
+      const int s = frontier.top();
+      frontier.pop();
+      for (const int v : step(s).inputs) {
+        const int p = program_.values[v].producer_step;
+        if (p < first || seen_in_[p] == search_) continue;
+        if (find(p) == earlier) return true;
+        seen_in_[p] = search_;
+        frontier.push(p);
+      }
+    }
+    return false;
   }
 
   void run() {
@@ -164,24 +194,6 @@ class Fuser {
         for (const int m : members_of(find(i))) duplicated_[m] = true;
       }
     }
-  }
-
-  // Whether fusion `later` (its representative) depends on anything of fusion `earlier` (which ends first).
-  bool depends_on(int later, int earlier) {
-    const int first = members_[earlier].front();
-    std::vector<int> stack = members_[later];
-    std::set<int> seen;
-    while (!stack.empty()) {
-      const int s = stack.back();
-      stack.pop_back();
-      for (const int v : step(s).inputs) {
-        const int p = program_.values[v].producer_step;
-        if (p < first || !seen.insert(p).second) continue;
-        if (find(p) == earlier) return true;
-        stack.push_back(p);
-      }
-    }
-    return false;
   }
 
   void fuse_sibling_reductions() {
@@ -301,6 +313,8 @@ class Fuser {
   std::vector<int> contractions_;
   std::vector<std::vector<int>> members_;  // of each fusion, by its representative, ascending
   std::vector<bool> duplicated_;
+  std::vector<std::int64_t> seen_in_;  // of each step: the last search of depends_on that reached it
+  std::int64_t search_ = 0;
 };
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "mesh_tf/execution.hpp"
 #include "mesh_tf/graph.hpp"
@@ -171,6 +173,32 @@ TEST_CASE("xla fusion: two sums over one tensor read it once") {
   // One pass over x (4 MiB) writing both 4 KiB results, charged to the later sum.
   CHECK(ops.at("sum").bytes + ops.at("square").bytes == 0);
   CHECK(ops.at("sum_of_squares").bytes == 4 * kMiB + 2 * 4096);
+}
+
+TEST_CASE("xla fusion: a sum that another sum over the same tensor feeds, through a chain of kernels, reads it again") {
+  // s2 reads x times a row computed from s1 by 8 scalings, each its own kernel (asked for as an output, so
+  // written): fusing s1 and s2 into one pass would need s2's input before it exists. Each pass reads x
+  // (4 MiB); s1 writes its 4 KiB row, s2 reads the row t (4 KiB, the multiply fused into it) and writes its
+  // own. Without the chain (s2 reading x times s1 directly) the multiply still reads s1: again two passes.
+  for (const int links : {0, 8}) {
+    INFO("kernels between the sums: " << links);
+    Graph g(1);
+    const Dimension a("a", 1024), b("b", 1024);
+    const Tensor x = g.input("x", {a, b});
+    const Tensor s1 = reduce_sum(x, Shape{a}, "s1");
+    std::vector<Tensor> outputs{s1};
+    Tensor t = s1;
+    for (int k = 0; k < links; ++k) {
+      t = scale(t, 2.0, "link_" + std::to_string(k));
+      outputs.push_back(t);
+    }
+    const Tensor s2 = reduce_sum(mul(x, t, "weighted"), Shape{b}, "s2");
+    outputs.push_back(s2);
+    const auto ops = run_graph(g, outputs, FusionPolicy::xla);
+    CHECK(ops.at("s1").bytes == 4 * kMiB + 4096);
+    CHECK(ops.at("weighted").bytes == 0);
+    CHECK(ops.at("s2").bytes == 4 * kMiB + 4096 + 4096);
+  }
 }
 
 TEST_CASE("fusion: policies by name") {
