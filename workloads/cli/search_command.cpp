@@ -16,6 +16,7 @@
 #include "workloads/cli/number_option.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/report/report_context.hpp"
+#include "workloads/report/schema_text.hpp"
 #include "workloads/search/search_report.hpp"
 #include "workloads/search/search_run.hpp"
 #include "workloads/report/progress.hpp"
@@ -33,6 +34,7 @@ struct SearchArgs {
   std::string time_limit;
   std::int64_t seed = -1;
   bool json = false;
+  bool schema = false;
   bool no_files = false;
   bool no_cache = false;
   std::string cache_dir = "results/collective-times";
@@ -41,6 +43,16 @@ struct SearchArgs {
 };
 
 void search(const SearchArgs& args) {
+  if (args.schema) {
+    if (!args.config_path.empty() || !args.preset.empty())
+      throw InputError("search: --schema prints the search section's keys; do not give a config or --preset");
+    if (args.json) {
+      std::cout << workloads::dump_report(workloads::search_schema_json()) << "\n";
+    } else {
+      workloads::print_search_schema(std::cout);
+    }
+    return;
+  }
   if (!args.config_path.empty() && !args.preset.empty()) {
     throw InputError("search: give a config file or --preset, not both");
   }
@@ -159,10 +171,7 @@ void add_search_command(CLI::App& app) {
       "model "
       "on its pod, by simulating a timing-only training step of each candidate; candidates whose memory per "
       "core exceeds the cap are kept as over_cap, never as best.\n"
-      "What is explored comes from the config's optional search: section (keys mesh_dims, layout_dims, "
-      "pin_layout, mesh_shapes, mappings, algorithms, weight_sharding, pipeline_stages, microbatches, "
-      "memory_cap, strategy, max_candidates, time_limit, "
-      "seed; "
+      "What is explored comes from the config's optional search: section (its keys: tpusim search --schema; "
       "workloads/README.md, section Search); the options below override it. Without a config: the built-in "
       "default, "
       "lm-s5.\n"
@@ -209,7 +218,10 @@ void add_search_command(CLI::App& app) {
   command->add_option("--output", args.output, "Output folder (default results/<name>-search)");
   command->add_option("--progress", args.progress,
                       "bar, plain or none (default: bar on a terminal, else plain; none with --json)");
-  command->add_flag("--json", args.json, "Print the result as JSON instead of text");
+  command->add_flag("--schema", args.schema,
+                    "Print the keys of the search: section (each key, its type, default and meaning; with "
+                    "--json as JSON) and exit");
+  command->add_flag("--json", args.json, "Print the result (or --schema) as JSON instead of text");
   command->add_flag("--no-files", args.no_files,
                     "Do not write result files, nor read or write the collective times of --cache-dir");
   command->add_option("--cache-dir", args.cache_dir,

@@ -63,45 +63,8 @@ std::optional<ConfigNode> ConfigReading::node(const std::string& dotted_key) con
   return node;
 }
 
-ConfigKey::ConfigKey(std::string key_in, std::string type_in, std::string doc_in)
-    : key(std::move(key_in)), type(std::move(type_in)), doc(std::move(doc_in)) {}
-
-ConfigKey& ConfigKey::ranged(std::string text) {
-  range = std::move(text);
-  return *this;
-}
-
-ConfigKey& ConfigKey::required() {
-  absent = Absent::required;
-  return *this;
-}
-
-ConfigKey& ConfigKey::defaults_to(std::string yaml_value) {
-  absent = Absent::default_value;
-  default_value = std::move(yaml_value);
-  return *this;
-}
-
-ConfigKey& ConfigKey::computed(std::string note, Fallback compute) {
-  absent = Absent::computed;
-  default_note = std::move(note);
-  fallback = std::move(compute);
-  return *this;
-}
-
-ConfigKey& ConfigKey::absent_means(std::string note) {
-  absent = Absent::nothing;
-  default_note = std::move(note);
-  return *this;
-}
-
 ConfigKey& ConfigKey::needs(std::vector<std::string> keys) {
   dependencies = std::move(keys);
-  return *this;
-}
-
-ConfigKey& ConfigKey::reads(Reader reader) {
-  read = std::move(reader);
   return *this;
 }
 
@@ -123,32 +86,7 @@ ConfigKey& ConfigKey::reports(Resolved value, std::string field) {
   return *this;
 }
 
-std::string ConfigKey::section() const {
-  const auto dot = key.rfind('.');
-  return dot == std::string::npos ? "" : key.substr(0, dot);
-}
-
-std::string ConfigKey::name() const {
-  const auto dot = key.rfind('.');
-  return dot == std::string::npos ? key : key.substr(dot + 1);
-}
-
 std::string ConfigKey::result_field() const { return result_name.empty() ? name() : result_name; }
-
-std::string ConfigKey::default_text() const {
-  switch (absent) {
-    case Absent::required:
-      return "required";
-    case Absent::default_value:
-      return default_value;
-    case Absent::computed:
-    case Absent::nothing:
-      return default_note;
-    case Absent::unset:
-      break;
-  }
-  return "?";
-}
 
 const std::vector<ConfigKey>& config_schema() {
   static const std::vector<ConfigKey> rows = [] {

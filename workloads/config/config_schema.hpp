@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "workloads/config/config_node.hpp"
+#include "workloads/config/key_row.hpp"
 #include "workloads/config/run_config.hpp"
 
 namespace tpusim::workloads {
@@ -28,27 +29,13 @@ struct ConfigReading {
   std::optional<ConfigNode> node(const std::string& dotted_key) const;
 };
 
-struct ConfigKey {
-  using Reader = std::function<void(const ConfigNode& value, ConfigReading& reading)>;
-  using Fallback = std::function<void(ConfigReading& reading)>;
+// A run config key: the common row (key_row.hpp) and what the run config needs beyond it: keys read before
+// it, sections read whole, subkeys of its own and its value in the resolved config.
+struct ConfigKey : KeyRow<ConfigKey, ConfigReading> {
   using Resolved = std::function<nlohmann::json(const RunConfig& config)>;
-  // What a config that leaves the key out gets.
-  enum class Absent {
-    unset,          // a row without one: a bug the schema test catches
-    required,       // an error "missing key"
-    default_value,  // default_value, read as if written
-    computed,       // fallback() computes it from other keys; default_note says how
-    nothing,        // no value: default_note says what that means ("the device's")
-  };
 
-  ConfigKey(std::string key, std::string type, std::string doc);
-  ConfigKey& ranged(std::string range);
-  ConfigKey& required();
-  ConfigKey& defaults_to(std::string yaml_value);
-  ConfigKey& computed(std::string note, Fallback fallback);
-  ConfigKey& absent_means(std::string note);
+  using KeyRow::KeyRow;
   ConfigKey& needs(std::vector<std::string> keys);
-  ConfigKey& reads(Reader reader);
   // The reader gets the whole section instead of the key's value and checks the section's keys itself,
   // because they depend on the value (model.kind decides the other model keys); `possible_keys` are all the
   // keys it may accept, for sweeps and suggestions.
@@ -58,21 +45,9 @@ struct ConfigKey {
   // The resolved value in summary.json's config block, under `result_name` (default: the key's last part).
   ConfigKey& reports(Resolved resolved, std::string result_name = "");
 
-  std::string section() const;       // "hardware" for hardware.topology, "" for a top-level key
-  std::string name() const;          // "topology"
   std::string result_field() const;  // result_name, or name()
-  std::string default_text() const;  // for --schema: "tpu-v2-pod", "the device's", "required"
 
-  std::string key;    // dotted, as sweeps write it: "hardware.topology"
-  std::string type;   // what the value is: "memory size (4096, 64KiB, 1GiB, 1.5GB)", "one of sgd, adam"
-  std::string doc;    // what it means
-  std::string range;  // "1 KiB to 1 PiB", or ""
-  Absent absent = Absent::unset;
-  std::string default_value;              // Absent::default_value
-  std::string default_note;               // Absent::computed and Absent::nothing
   std::vector<std::string> dependencies;  // keys read before this one, whatever their place in the table
-  Reader read;
-  Fallback fallback;  // Absent::computed
   Resolved resolved;
   std::string result_name;
   std::string subkeys;  // "<mesh axis>", or "" for a plain value

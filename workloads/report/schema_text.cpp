@@ -8,6 +8,7 @@
 #include "workloads/models/model_kinds.hpp"
 #include "workloads/models/model_section.hpp"
 #include "workloads/report/report_context.hpp"
+#include "workloads/search/search_spec.hpp"
 
 namespace tpusim::workloads {
 namespace {
@@ -34,6 +35,26 @@ void print_entry(std::ostream& out, const std::string& key, const std::vector<st
   const std::string first = wrapped(lines.front(), kKeyColumn).substr(kKeyColumn);
   out << fmt::format("{:<{}}", key, kKeyColumn - 1) << " " << first;
   for (std::size_t i = 1; i < lines.size(); ++i) out << wrapped(lines[i], kKeyColumn);
+}
+
+// A row's entry: its type, `extra` lines, range, default and doc.
+void print_row(std::ostream& out, const KeyDescription& row, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> lines = {row.type};
+  lines.insert(lines.end(), extra.begin(), extra.end());
+  if (!row.range.empty()) lines.push_back("range: " + row.range);
+  lines.push_back(row.absent == KeyAbsent::required ? "required" : "default: " + row.default_text());
+  lines.push_back(row.doc);
+  print_entry(out, row.key, lines);
+}
+
+nlohmann::json row_json(const KeyDescription& row) {
+  const bool required = row.absent == KeyAbsent::required;
+  return {{"key", row.key},
+          {"type", row.type},
+          {"range", row.range},
+          {"required", required},
+          {"default", required ? nlohmann::json(nullptr) : nlohmann::json(row.default_text())},
+          {"doc", row.doc}};
 }
 
 // The kinds using a model key and their defaults ("" = required).
@@ -104,13 +125,9 @@ void print_schema(std::ostream& out) {
       section = row.section();
       out << "\n" << (section.empty() ? "Top level" : section + ":") << "\n";
     }
-    std::vector<std::string> lines = {row.type};
-    if (!row.subkeys.empty()) lines.push_back("keys: " + row.subkeys);
-    if (!row.range.empty()) lines.push_back("range: " + row.range);
-    lines.push_back(row.absent == ConfigKey::Absent::required ? "required"
-                                                              : "default: " + row.default_text());
-    lines.push_back(row.doc);
-    print_entry(out, row.key, lines);
+    std::vector<std::string> subkeys;
+    if (!row.subkeys.empty()) subkeys.push_back("keys: " + row.subkeys);
+    print_row(out, row, subkeys);
     if (row.whole_section) print_model_kinds(out);
   }
 }
@@ -118,14 +135,8 @@ void print_schema(std::ostream& out) {
 nlohmann::json schema_json() {
   nlohmann::json keys = nlohmann::json::array();
   for (const auto& row : config_schema()) {
-    const bool required = row.absent == ConfigKey::Absent::required;
-    keys.push_back({{"key", row.key},
-                    {"type", row.type},
-                    {"range", row.range},
-                    {"required", required},
-                    {"default", required ? nlohmann::json(nullptr) : nlohmann::json(row.default_text())},
-                    {"doc", row.doc},
-                    {"result", (row.section().empty() ? "" : row.section() + ".") + row.result_field()}});
+    keys.push_back(row_json(row));
+    keys.back()["result"] = (row.section().empty() ? "" : row.section() + ".") + row.result_field();
     if (!row.subkeys.empty()) keys.back()["subkeys"] = row.subkeys;
   }
   nlohmann::json kinds = nlohmann::json::array();
@@ -155,6 +166,19 @@ nlohmann::json schema_json() {
   }
   return with_report_context({{"keys", keys}, {"model_kinds", kinds}, {"model_keys", model_keys}},
                              format::kConfigSchema, "run", {{"schema", true}});
+}
+
+void print_search_schema(std::ostream& out) {
+  out << "tpusim search schema: every key of a config's search: section, its type, its default and what "
+         "it means.\nA key left out takes its default; the options of tpusim search and --set "
+         "search.KEY=VALUE override\nthe keys (workloads/README.md, section Search).\n\nsearch:\n";
+  for (const auto& row : search_keys()) print_row(out, row);
+}
+
+nlohmann::json search_schema_json() {
+  nlohmann::json keys = nlohmann::json::array();
+  for (const auto& row : search_keys()) keys.push_back(row_json(row));
+  return with_report_context({{"keys", keys}}, format::kSearchSchema, "search", {{"schema", true}});
 }
 
 }  // namespace tpusim::workloads

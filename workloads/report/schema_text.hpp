@@ -1,8 +1,8 @@
 #pragma once
-// The documented schema, printed by `tpusim run --schema` (and --schema --json): every key of the config
-// schema (config/config_schema.hpp) with its type, range, default and meaning, the model kinds with the model
-// keys each takes, and those model keys. Generated from the rows, so it cannot drift from what the parser
-// reads.
+// The documented schemas, generated from the rows (config/key_row.hpp), so they cannot drift from what is
+// read. `tpusim run --schema` (and --schema --json): every key of the run config (config/config_schema.hpp)
+// with its type, range, default and meaning, the model kinds with the model keys each takes, and those model
+// keys.
 #include <nlohmann/json.hpp>
 #include <ostream>
 
@@ -10,5 +10,10 @@ namespace tpusim::workloads {
 
 void print_schema(std::ostream& out);
 nlohmann::json schema_json();  // {"context", "keys", "model_kinds", "model_keys"}
+
+// `tpusim search --schema` (and --schema --json): the search section's keys (search/search_spec.hpp), as
+// the run config's keys are listed above.
+void print_search_schema(std::ostream& out);
+nlohmann::json search_schema_json();  // {"context", "keys"}
 
 }  // namespace tpusim::workloads

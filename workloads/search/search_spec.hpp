@@ -1,27 +1,8 @@
 #pragma once
 // What `tpusim search` explores, from the optional `search:` section of a run config (which `tpusim run`
-// does not read) and the command line's overrides. An example (the defaults are in the keys' rows,
-// search_keys()):
-//
-//   search:
-//     mesh_dims: 2                    # mesh dimensions, 1 to 3 (factorisations of the cores)
-//     layout_dims: [batch, vocab, d_ff, heads]  # model dimensions a candidate may split; default: those the
-//                                     # model kind's paper layout splits
-//     pin_layout: vocab:model         # rules every candidate keeps (mesh axes named as candidates name them)
-//     mesh_shapes: [batch:16;model:32]  # only these meshes (as candidates write them); default: all
-//     mappings: [rings]               # mesh.mapping values to try; explicit: every assignment of whole
-//                                     # physical axes to the candidate's mesh axes
-//     algorithms: [default]           # per mesh axis: default (the engine's), auto, or a registry name
-//     weight_sharding: [none, full]   # training.weight_sharding modes; default: the config's own
-//     pipeline_stages: [1, 2]         # training.pipeline_stages counts; default: the config's own
-//     microbatches: [8]               # training.microbatches for each stage count above 1; default: the
-//                                     # config's own where it has that many stages, else 4 x stages
-//     memory_cap: 8GiB                # per core; default the device's HBM
-//     strategy: auto                  # exhaustive, mcmc, or auto: exhaustive when the space has at most
-//                                     # max_candidates candidates
-//     max_candidates: 5000
-//     time_limit: 0                   # seconds (0.001 to a week), 0 for none
-//     seed: 1
+// does not read) and the command line's overrides. Its keys are rows (search_keys.cpp), each with its type,
+// default and meaning, which `tpusim search --schema` lists; workloads/README.md, section Search, shows a
+// section that writes every key.
 //
 // Candidates name their mesh axes by role, as the paper does: the axis that splits the batch is "batch",
 // the others "model", "model2" (in order); every axis splits at least one dimension. A stage count S above 1
@@ -34,6 +15,7 @@
 #include <vector>
 
 #include "workloads/config/config_layers.hpp"
+#include "workloads/config/key_row.hpp"
 #include "workloads/config/run_config.hpp"
 
 namespace tpusim::workloads {
@@ -43,7 +25,7 @@ class ConfigNode;
 enum class SearchStrategy { automatic, exhaustive, mcmc };
 const NameTable<SearchStrategy>& search_strategies();  // auto, exhaustive, mcmc
 
-// read_search_spec fills every field: a key's default is written once, in its row (search_spec.cpp).
+// read_search_spec fills every field: a key's default is written once, in its row (search_keys.cpp).
 struct SearchSpec {
   int mesh_dims = 0;
   std::vector<std::string> layout_dims;
@@ -86,16 +68,15 @@ inline constexpr const char* kDefaultAlgorithm = "default";
 // axis longer than 1 to one mesh axis, the sizes multiplying to its size, in every order).
 inline constexpr const char* kExplicitMappings = "explicit";
 
-// A key of the section, one row each (search_spec.cpp), in the order they are read: its reader, and what a
-// section that leaves it out gets: `default_yaml` read as if written, or (nullptr) `fallback` computed from
-// the base, or (both null) nothing (the spec's field stays empty: see the field).
-struct SearchKey {
-  const char* name;
-  const char* default_yaml;
-  void (*fallback)(const RunConfig& base, SearchSpec& spec);
-  void (*read)(const ConfigNode& value, const RunConfig& base, SearchSpec& spec);
+// What a row of the section reads into: the spec, checked against the config searched from.
+struct SearchReading {
+  const RunConfig& base;
+  SearchSpec& spec;
 };
-const std::vector<SearchKey>& search_keys();
+// A key of the section, one row each (search_keys.cpp), in the order they are read: key ("search.mesh_dims"),
+// type, doc and what a section that leaves it out gets (key_row.hpp).
+using SearchKeyRow = PlainKeyRow<SearchReading>;
+const std::vector<SearchKeyRow>& search_keys();
 
 // The section as written (nullopt: absent), checked against `base` (its model's dimensions, its topology's
 // mesh axes, the algorithm registry): InputError "file:line: search.key: problem".

@@ -114,7 +114,8 @@ TEST_CASE("cli: --help of every command ends with examples of that command, and 
       of_itself = of_itself ||
                   (words.size() > path.size() && std::equal(path.begin(), path.end(), words.begin() + 1));
       const bool is_quick = (words.size() > 1 && words[1] == "topo") ||
-                            std::find(words.begin(), words.end(), "--dry-run") != words.end();
+                            std::find(words.begin(), words.end(), "--dry-run") != words.end() ||
+                            std::find(words.begin(), words.end(), "--schema") != words.end();
       if (is_quick) quick.push_back(std::vector<std::string>(words.begin() + 1, words.end()));
     }
     CHECK(of_itself);

@@ -66,6 +66,7 @@ TEST_CASE("cli: every --json output opens with the same context block") {
        "collective",
        {{"list_algorithms", true}}},
       {{"run", "--schema", "--json"}, "tpusim.config_schema.v1", "run", {{"schema", true}}},
+      {{"search", "--schema", "--json"}, "tpusim.search_schema.v1", "search", {{"schema", true}}},
       {{"run", "--preset", "tiny-mlp", "--no-files", "--steps", "2", "--json"},
        "tpusim.run_summary.v1",
        "run",

@@ -1,13 +1,17 @@
-// The search section's keys are rows (workloads/search/search_spec.hpp): each default is written once, in its
-// row, and the section the guide shows lists every row, in order, with the row's default where it has one.
+// The search section's keys are rows (workloads/search/search_keys.cpp): each default is written once, in its
+// row, and the section the guide shows lists every row, in order, with the row's default where it has one;
+// tpusim search --schema lists the rows.
 #include <yaml-cpp/yaml.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tests/workloads/search/lm32_config.hpp"
 #include "workloads/config/config_parser.hpp"
+#include "workloads/report/schema_text.hpp"
 #include "workloads/search/search_spec.hpp"
 
 namespace {
@@ -33,11 +37,11 @@ TEST_CASE("search keys: the guide's search section lists every row, in order, wi
   for (const auto& entry : guide) documented.push_back(entry.first.as<std::string>());
   std::vector<std::string> rows;
   for (const auto& key : tpusim::workloads::search_keys()) {
-    rows.push_back(key.name);
-    if (key.default_yaml == nullptr) continue;
-    INFO(key.name);
+    rows.push_back(key.name());
+    if (key.absent != tpusim::workloads::KeyAbsent::default_value) continue;
+    INFO(key.key);
     // The same value, whatever its YAML spelling ([rings] or [ rings ]).
-    CHECK(YAML::Dump(guide[key.name]) == YAML::Dump(YAML::Load(key.default_yaml)));
+    CHECK(YAML::Dump(guide[key.name()]) == YAML::Dump(YAML::Load(key.default_value)));
   }
   CHECK(documented == rows);
 }
@@ -62,4 +66,60 @@ TEST_CASE("search keys: a section that writes nothing is the rows' defaults, and
   CHECK(spec.pipeline_stages.empty());
   CHECK(spec.microbatches.empty());
   CHECK(spec.locations.empty());
+}
+
+TEST_CASE("search keys: every row is a key of the search section with a type, documentation and a default") {
+  using tpusim::workloads::KeyAbsent;
+  for (const auto& key : tpusim::workloads::search_keys()) {
+    INFO(key.key);
+    CHECK(key.section() == "search");
+    CHECK_FALSE(key.type.empty());
+    CHECK_FALSE(key.doc.empty());
+    CHECK(key.read);
+    // A search section needs none of its keys.
+    CHECK(key.absent != KeyAbsent::unset);
+    CHECK(key.absent != KeyAbsent::required);
+    CHECK((key.absent == KeyAbsent::computed) == static_cast<bool>(key.fallback));
+    CHECK_FALSE(key.default_text().empty());
+  }
+}
+
+TEST_CASE("search schema: the text and the JSON list every row, in order, with its type and default") {
+  const auto& rows = tpusim::workloads::search_keys();
+  std::ostringstream text;
+  tpusim::workloads::print_search_schema(text);
+  const nlohmann::json schema = tpusim::workloads::search_schema_json();
+  CHECK(schema["context"]["format"] == "tpusim.search_schema.v1");
+  CHECK(schema["context"]["command"] == "search");
+  REQUIRE(schema["keys"].size() == rows.size());
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    const auto& key = schema["keys"][i];
+    INFO(row.key);
+    CHECK(key["key"] == row.key);
+    CHECK(key["type"] == row.type);
+    CHECK(key["default"] == row.default_text());
+    CHECK(key["required"] == false);
+    CHECK(key["doc"] == row.doc);
+    // Each entry after the one before, its key at the start of a line.
+    const auto found = text.str().find("\n" + row.key + " ", at);
+    REQUIRE(found != std::string::npos);
+    at = found + 1;
+    const std::string entry = text.str().substr(found, text.str().find("\nsearch.", found + 1) - found);
+    CHECK_THAT(entry, Catch::Contains("default: " + row.default_text()));
+  }
+}
+
+TEST_CASE("search schema: the defaults it states, written out by hand") {
+  const nlohmann::json schema = tpusim::workloads::search_schema_json();
+  std::map<std::string, std::string> defaults;
+  for (const auto& key : schema["keys"]) defaults[key["key"]] = key["default"];
+  CHECK(defaults["search.mesh_dims"] == "2");
+  CHECK(defaults["search.mappings"] == "[rings]");
+  CHECK(defaults["search.algorithms"] == "[default]");
+  CHECK(defaults["search.memory_cap"] == "the device's HBM");
+  CHECK(defaults["search.strategy"] == "auto");
+  CHECK(defaults["search.max_candidates"] == "5000");
+  CHECK(defaults["search.seed"] == "1");
 }
