@@ -41,7 +41,7 @@ const std::map<std::string, std::vector<std::string>>& examples() {
       {"sweep",
        {"tpusim sweep workloads/examples/configs/torus-sweep.yaml",
         "tpusim sweep workloads/examples/configs/collective-sweep.yaml --dry-run",
-        "tpusim sweep --preset lm-scaling --shard 1/2 --output results/scaling-1"}},
+        "tpusim sweep --preset lm-scaling --shard 1/2 --output results/scaling-1", "tpusim sweep --schema"}},
       {"sweep merge",
        {"tpusim sweep --preset lm-scaling --shard 1/2 --output results/scaling-1",
         "tpusim sweep --preset lm-scaling --shard 2/2 --output results/scaling-2",

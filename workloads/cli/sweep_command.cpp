@@ -16,6 +16,7 @@
 #include "workloads/cli/command.hpp"
 #include "workloads/cli/number_option.hpp"
 #include "workloads/report/report_context.hpp"
+#include "workloads/report/schema_text.hpp"
 #include "workloads/report/sweep_plots.hpp"
 #include "workloads/sweep/child_pool.hpp"
 #include "workloads/sweep/dry_run.hpp"
@@ -35,6 +36,7 @@ struct SweepArgs {
   std::string preset;
   bool list = false;
   bool show = false;
+  bool schema = false;
   bool dry_run = false;
   bool json = false;
   bool no_files = false;
@@ -93,6 +95,16 @@ void draw_plots(const std::string& folder, workloads::SweepPlotOptions options) 
 
 void run(const SweepArgs& args) {
   if (args.list) return list_sweeps();
+  if (args.schema) {
+    if (!args.sweep_path.empty() || !args.preset.empty())
+      throw InputError("sweep: --schema prints the keys of a sweep file; do not give a sweep or --preset");
+    if (args.json) {
+      std::cout << workloads::dump_report(workloads::sweep_schema_json()) << "\n";
+    } else {
+      workloads::print_sweep_schema(std::cout);
+    }
+    return;
+  }
   if (args.sweep_path.empty() == args.preset.empty()) {
     throw InputError(
         "sweep: give a sweep file or --preset NAME (one of them; see 'tpusim sweep --list' and --help)");
@@ -225,6 +237,9 @@ void add_sweep_command(CLI::App& app) {
                       "key the sweep varies cannot be set");
   command->add_flag("--list", args.list, "List the shipped sweeps and exit");
   command->add_flag("--show", args.show, "Print the YAML of the shipped sweep --preset and exit");
+  command->add_flag("--schema", args.schema,
+                    "Print the keys of a sweep file (training and collectives) with their types and "
+                    "defaults, and exit (--json for JSON)");
   command->add_flag("--dry-run", args.dry_run,
                     "Check every point and list them without simulating, each with what it will do: run, "
                     "fail (and why: a layout the engine rejects), not fit its HBM (its memory per core), be "

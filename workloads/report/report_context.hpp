@@ -23,6 +23,7 @@ inline constexpr const char* kSweep = "tpusim.sweep.v1";                 // tpus
 inline constexpr const char* kCollectiveSweep = "tpusim.collective_sweep.v1";  // a collective study's sweep.json
 inline constexpr const char* kConfigSchema = "tpusim.config_schema.v1";  // tpusim run --schema
 inline constexpr const char* kSearchSchema = "tpusim.search_schema.v1";  // tpusim search --schema
+inline constexpr const char* kSweepSchema = "tpusim.sweep_schema.v1";    // tpusim sweep --schema
 inline constexpr const char* kTopology = "tpusim.topology.v1";           // tpusim topo describe
 inline constexpr const char* kTopologyList = "tpusim.topology_list.v1";  // tpusim topo list
 inline constexpr const char* kCollective = "tpusim.collective.v2";       // tpusim collective

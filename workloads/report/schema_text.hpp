@@ -16,4 +16,10 @@ nlohmann::json schema_json();  // {"context", "keys", "model_kinds", "model_keys
 void print_search_schema(std::ostream& out);
 nlohmann::json search_schema_json();  // {"context", "keys"}
 
+// `tpusim sweep --schema` (and --schema --json): the keys of a sweep file of either kind
+// (sweep/study_file.hpp) and the keys a collective study's points give (sweep/collective_study_spec.hpp).
+void print_sweep_schema(std::ostream& out);
+nlohmann::json
+sweep_schema_json();  // {"context", "training_keys", "collective_study_keys", "collective_point_keys"}
+
 }  // namespace tpusim::workloads

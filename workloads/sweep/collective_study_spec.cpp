@@ -27,10 +27,6 @@
 namespace tpusim::workloads {
 namespace {
 
-// The keys of the file: the header's (study_header.hpp), kind, and the sections (sweep_sections.hpp).
-const std::vector<std::string> kStudyFileKeys = {"name", "description", "kind",    "set",   "vary",
-                                                 "zip",  "points",      "exclude", "output"};
-
 std::vector<std::string> key_names() {
   std::vector<std::string> names;
   for (const auto& key : collective_study_keys()) names.push_back(key.key);
@@ -131,7 +127,9 @@ class PointChecker {
         topology_index_[value.text] = spec_.topologies.size();
         spec_.topologies.push_back(std::move(topology));
       } else {
-        collective_study_keys()[key].check(value.text);
+        const CollectiveKey& row = collective_study_keys()[key];
+        CollectiveValueCheck check;
+        row.read(value.node ? *value.node : ConfigNode::schema_default(value.text, row.key), check);
       }
     } catch (const InputError& error) {
       const std::string message = error.what();
@@ -200,23 +198,49 @@ std::vector<ListedPoint> expand_every_algorithm(ListedPoint point, const std::ve
 const std::vector<CollectiveKey>& collective_study_keys() {
   static const std::vector<CollectiveKey> keys = [] {
     const CollectiveSpec collective;
-    const auto algorithm_list = [](const std::string& text) {
-      if (text == "default" || text == kEveryAlgorithm) return;
-      for (const auto& name : split(text, ',')) {
-        if (name.empty()) throw InputError(fmt::format("algorithm list '{}' has an empty name", text));
-      }
+    const auto scalar = [](void (*check)(const std::string&)) {
+      return [check](const ConfigNode& value, CollectiveValueCheck&) { check(value.scalar()); };
     };
     return std::vector<CollectiveKey>{
-        {"collective.op", collective.op, [](const std::string& text) { sim::parse_collective_kind(text); }},
-        {"collective.algorithm", "default", algorithm_list},
-        {"collective.bytes", collective.bytes, [](const std::string& text) { parse_collective_bytes(text); }},
-        {"collective.group_axes", "default", [](const std::string&) {}},
-        {"collective.reduce", collective.reduce,
-         [](const std::string& text) { sim::reduce_ops().parse(text); }},
+        CollectiveKey("collective.op", "collective name (tpusim collective --help)",
+                      "The collective each point runs.")
+            .defaults_to(collective.op)
+            .reads(scalar([](const std::string& text) { sim::parse_collective_kind(text); })),
+        CollectiveKey(
+            "collective.algorithm",
+            "registry name of the op (tpusim collective --list-algorithms), one per group dimension "
+            "separated by commas; default; or all",
+            "The algorithm; all makes one point per registry row of the point's op, in the registry's "
+            "order (rows that run only across slices only on multislice pods).")
+            .defaults_to("default")
+            .reads(scalar([](const std::string& text) {
+              if (text == "default" || text == kEveryAlgorithm) return;
+              for (const auto& name : split(text, ',')) {
+                if (name.empty())
+                  throw InputError(fmt::format("algorithm list '{}' has an empty name", text));
+              }
+            })),
+        CollectiveKey("collective.bytes", "memory size per member, a multiple of 4 (4KiB, 64MiB)",
+                      "The buffer each member contributes.")
+            .defaults_to(collective.bytes)
+            .reads(scalar([](const std::string& text) { parse_collective_bytes(text); })),
+        CollectiveKey(
+            "collective.group_axes", "default, all, or axes such as core+x,y",
+            "The physical axes the groups span (default: as tpusim collective picks for the algorithm).")
+            .defaults_to("default")
+            .reads([](const ConfigNode& value, CollectiveValueCheck&) { value.scalar(); }),
+        CollectiveKey("collective.reduce", "one of " + join(sim::reduce_ops().names(), ", "),
+                      "The reduction of allreduce and reduce-scatter.")
+            .defaults_to(collective.reduce)
+            .reads(scalar([](const std::string& text) { sim::reduce_ops().parse(text); })),
         // Built, and checked to fit a simulation, by the study's checker, which keeps it.
-        {"hardware.topology", default_collective_topology(), [](const std::string&) {}},
-        {"hardware.network", default_collective_network(),
-         [](const std::string& text) { sim::network_models().parse(text); }}};
+        CollectiveKey("hardware.topology", "topology preset or spec (tpusim topo --list)", "The pod.")
+            .defaults_to(default_collective_topology())
+            .reads([](const ConfigNode& value, CollectiveValueCheck&) { value.scalar(); }),
+        CollectiveKey("hardware.network", "one of " + join(sim::network_models().names(), ", "),
+                      "SimGrid's network model: ideal (no TCP effects) or lv08.")
+            .defaults_to(default_collective_network())
+            .reads(scalar([](const std::string& text) { sim::network_models().parse(text); }))};
   }();
   return keys;
 }
@@ -244,10 +268,10 @@ std::vector<std::string> CollectiveStudySpec::point_spec(std::size_t point) cons
 
 CollectiveStudySpec parse_collective_study_spec(const std::string& yaml_text, const std::string& file) {
   const ConfigNode root = ConfigNode::parse(yaml_text, file);
-  root.expect_map(kStudyFileKeys);
+  const StudyFile study_file = read_study_file(root, file, collective_study_file_keys());
   CollectiveStudySpec spec;
-  spec.header = read_study_header(root, file);
-  const SweepSections sections = read_sweep_sections(root, require_collective_key);
+  spec.header = study_file.header;
+  const SweepSections sections = read_sweep_sections(study_file, root, require_collective_key);
   // Every key's value where a point leaves it out: set's, else its default.
   std::vector<KeyValue> fixed;
   for (const auto& key : collective_study_keys()) fixed.push_back({key.default_value, nullptr});

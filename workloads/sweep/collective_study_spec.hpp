@@ -2,34 +2,19 @@
 // A collective study's sweep file (kind: collectives): collective operations x algorithms x message sizes x
 // topologies x group axes, each point one collective simulated as `tpusim collective` simulates it.
 //
-//   name: allreduce-torus        # optional, default: the file name without .yaml
-//   description: text            # optional
 //   kind: collectives
-//   set:                         # optional: key -> the value every point gets
+//   set:
 //     collective.reduce: sum
-//   vary:                        # key -> non-empty list of values; the points are the cartesian product,
-//     collective.op: [allreduce] # the first key varying slowest
+//   vary:
+//     collective.op: [allreduce]
 //     collective.algorithm: [all]
 //     collective.bytes: [4KiB, 1MiB, 64MiB, 1GiB]
 //     hardware.topology: [torus:4x4, torus:8x8]
-//     collective.group_axes: [default]
-//   zip: [[...]]                 # optional, points: [...], exclude: [...]: as in a training sweep
-//   output: results/allreduce-torus   # optional, default results/<name>
 //
-// The sections are a training sweep's (sweep_sections.hpp, sweep_points.hpp: the same product, zip groups,
-// listed points and filters, and the same errors); only the keys differ.
-// The keys (collective_study_keys); a point that leaves one out gets what `tpusim collective` gets (the
-// run config's default topology, the simulator's default network):
-//   collective.op          allreduce, reduce_scatter, allgather, alltoall, broadcast, permute
-//   collective.algorithm   a registry name of the op (tpusim collective --list-algorithms), one per group
-//                          dimension separated by commas; default; or all: one point per registry row of
-//                          the point's op, in the registry's order (a new row joins the study by itself)
-//   collective.bytes       per member, a multiple of 4
-//   collective.group_axes  default (as tpusim collective picks: core+x,y for two-dimensional algorithms,
-//                          else all), all, or axes such as core+x,y
-//   collective.reduce      sum or max
-//   hardware.topology      a preset or spec, torus:8x8,cores=2
-//   hardware.network       ideal or lv08
+// The file's keys are rows (study_file.hpp) and so are the keys its points give (collective_study_keys(),
+// below); `tpusim sweep --schema` lists both with their types and defaults. The sections are a training
+// sweep's (sweep_sections.hpp, sweep_points.hpp: the same product, zip groups, listed points and filters, and
+// the same errors); only the keys differ.
 // Every point is checked when the file is read, before anything runs. A value that is wrong by itself (an
 // unknown op or topology, bytes not a multiple of 4) or in its point (an algorithm the point's op does not
 // have, group axes the point's topology does not have) is an InputError at the value's line:
@@ -42,17 +27,16 @@
 #include <vector>
 
 #include "topologies/topology.hpp"
-#include "workloads/sweep/study_header.hpp"
+#include "workloads/config/key_row.hpp"
+#include "workloads/sweep/study_file.hpp"
 #include "workloads/sweep/sweep_points.hpp"
 
 namespace tpusim::workloads {
 
-struct CollectiveKey {
-  const char* key;
-  std::string default_value;  // taken from where it is defined: tpusim collective's, the run config's
-  // A value's checks by itself (InputError); those that need the rest of the point are the study's.
-  std::function<void(const std::string& value)> check;
-};
+// A collective key's reader checks the value by itself (InputError); what needs the rest of the point is the
+// study's to check. Its default is tpusim collective's (or the run config's, for the topology).
+struct CollectiveValueCheck {};
+using CollectiveKey = PlainKeyRow<CollectiveValueCheck>;
 // In the order above.
 const std::vector<CollectiveKey>& collective_study_keys();
 // Indices into collective_study_keys() and CollectiveStudySpec::point_spec.

@@ -66,9 +66,8 @@ void read_set(const ConfigNode& set, SweepSections& s, KeyClaims& claims, const 
 }
 
 // The keys zip names, read before vary so that a zipped list may repeat a value (its group may not).
-std::set<std::string> zipped_keys(const ConfigNode& root) {
+std::set<std::string> zipped_keys(const std::optional<ConfigNode>& zip) {
   std::set<std::string> keys;
-  const auto zip = root.optional_child("zip");
   if (!zip || !zip->yaml().IsSequence()) return keys;
   for (const auto& group : zip->yaml()) {
     if (!group.IsSequence()) continue;
@@ -228,32 +227,33 @@ std::string sweep_value_text(const YAML::Node& node) {
   return out.c_str();
 }
 
-SweepSections read_sweep_sections(const ConfigNode& root, const StudyKeyCheck& check_key) {
+SweepSections read_sweep_sections(const StudyFile& file, const ConfigNode& root,
+                                  const StudyKeyCheck& check_key) {
   SweepSections s;
   KeyClaims claims;
-  if (const auto set = root.optional_child("set")) read_set(*set, s, claims, check_key);
-  if (const auto vary = root.optional_child("vary")) {
-    s.vary_node.emplace(*vary);
-    read_vary(*vary, zipped_keys(root), s, claims, check_key);
+  if (file.set) read_set(*file.set, s, claims, check_key);
+  if (file.vary) {
+    s.vary_node.emplace(*file.vary);
+    read_vary(*file.vary, zipped_keys(file.zip), s, claims, check_key);
     for (const auto& list : s.vary) s.varied_keys.push_back(list.key);
   }
-  if (const auto zip = root.optional_child("zip")) {
-    read_zip(*zip, s);
+  if (file.zip) {
+    read_zip(*file.zip, s);
   } else {
     for (std::size_t i = 0; i < s.vary.size(); ++i) s.factors.push_back({i});
   }
-  if (const auto points = root.optional_child("points")) {
-    s.points_node.emplace(*points);
-    read_points(*points, s, claims, check_key);
+  if (file.points) {
+    s.points_node.emplace(*file.points);
+    read_points(*file.points, s, claims, check_key);
   }
   if (s.vary.empty() && s.listed.empty()) {
     root.fail(
         "a sweep needs vary (config keys and their lists of values, crossed) or points (a list of "
         "points), or both");
   }
-  if (const auto exclude = root.optional_child("exclude")) {
-    s.exclude_node.emplace(*exclude);
-    read_exclude(*exclude, s);
+  if (file.exclude) {
+    s.exclude_node.emplace(*file.exclude);
+    read_exclude(*file.exclude, s);
   }
   return s;
 }

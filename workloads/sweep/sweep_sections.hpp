@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "workloads/config/config_node.hpp"
+#include "workloads/sweep/study_file.hpp"
 
 namespace tpusim::workloads {
 
@@ -59,8 +60,9 @@ using StudyKeyCheck = std::function<void(const std::string& key, const ConfigNod
 // Every run config key (config/config_schema.hpp), with the valid keys and a suggestion in the message.
 void require_config_key(const std::string& key, const ConfigNode& at);
 
-// `root` is the sweep file. InputError "file:line: section[...].key: problem".
-SweepSections read_sweep_sections(const ConfigNode& root,
+// `file`'s sections, read by its rows (study_file.hpp) from `root`. InputError "file:line: section[...].key:
+// problem".
+SweepSections read_sweep_sections(const StudyFile& file, const ConfigNode& root,
                                   const StudyKeyCheck& check_key = require_config_key);
 
 }  // namespace tpusim::workloads

@@ -14,14 +14,10 @@
 #include "workloads/sweep/sweep_point_builder.hpp"
 #include "workloads/sweep/sweep_points.hpp"
 #include "workloads/sweep/sweep_sections.hpp"
-#include "workloads/sweep/study_header.hpp"
+#include "workloads/sweep/study_file.hpp"
 
 namespace tpusim::workloads {
 namespace {
-
-// `kind` is read by parse_study, which sends only training sweeps here; it may still be spelled out.
-const std::vector<std::string> kSweepKeys = {"name", "description", "kind",   "base",    "set",
-                                             "vary", "zip",         "points", "exclude", "output"};
 
 
 }  // namespace
@@ -45,18 +41,15 @@ std::string Sweep::order() const {
 Sweep parse_sweep(const std::string& yaml_text, const std::string& file,
                   const std::vector<ConfigSetting>& sets) {
   const ConfigNode root = ConfigNode::parse(yaml_text, file);
-  root.expect_map(kSweepKeys);
-  if (const auto kind = root.optional_child("kind"); kind && kind->scalar() != "training")
-    kind->fail(fmt::format("a training sweep has kind 'training', not '{}'", kind->scalar()));
+  const StudyFile study_file = read_study_file(root, file, training_sweep_keys());
   Sweep sweep;
-  const StudyHeader header = read_study_header(root, file);
-  sweep.name = header.name;
-  sweep.description = header.description;
-  sweep.source = header.source;
-  sweep.output_dir = header.output_dir;
-  const ConfigNode base_node = root.child("base");
+  sweep.name = study_file.header.name;
+  sweep.description = study_file.header.description;
+  sweep.source = study_file.header.source;
+  sweep.output_dir = study_file.header.output_dir;
+  const ConfigNode& base_node = *study_file.base;
   BaseConfig base = read_base(base_node, file);
-  SweepSections sections = read_sweep_sections(root);
+  SweepSections sections = read_sweep_sections(study_file, root);
   // The command line's --set values join the sweep's `set`, replacing a key it sets; a varied key is not
   // theirs to change.
   for (const auto& set : sets) {

@@ -1,24 +1,23 @@
 #pragma once
 // A sweep: one base config and the values its points give config keys, read from YAML.
 //
-//   name: lm-scaling            # optional, default: the file name without .yaml
-//   description: text           # optional
-//   base: lm-s5                 # a preset name, or a config file (a path relative to the sweep file)
-//   set:                        # optional: dotted config key -> the value every point gets
+//   base: lm-s5
+//   set:
 //     model.batch: {per: batch, value: 16}
-//   vary:                       # dotted config key (tpusim run --schema) -> non-empty list of values
+//   vary:
 //     mesh.shape: [batch:*;model:1, from_mapping]
 //     mesh.mapping: [rings, model=core+x;batch=y]
 //     hardware.topology: [tpu-v2-32, tpu-v2-pod]
 //     model: [{kind: mlp, ...}, {...}]  # a whole section is a key too
-//   zip:                        # optional: groups of vary keys whose lists advance together
+//   zip:
 //     - [mesh.shape, mesh.mapping]
-//   points:                     # optional: points listed one by one, each a map of keys to values
+//   points:
 //     - {hardware.topology: tpu-v2-128, mesh.shape: batch:8;model:16}
-//   exclude:                    # optional: partial points; every point that has all of one's values is
-//   dropped
+//   exclude:
 //     - {mesh.shape: from_mapping, hardware.topology: tpu-v2-32}
-//   output: results/lm-scaling  # optional, default results/<name>
+//
+// The file's keys are rows (study_file.hpp: their types, defaults and meanings; `tpusim sweep --schema`
+// lists them); the keys the sections give are the run config's (`tpusim run --schema`).
 //
 // The points, in order:
 //   - the product of vary's lists, in file order with the first key varying slowest (like nested loops): for
