@@ -16,7 +16,7 @@
 #include "workloads/cli/number_option.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/report/report_context.hpp"
-#include "workloads/report/schema_text.hpp"
+#include "workloads/search/search_schema.hpp"
 #include "workloads/search/search_report.hpp"
 #include "workloads/search/search_run.hpp"
 #include "workloads/report/progress.hpp"

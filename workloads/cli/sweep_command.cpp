@@ -16,7 +16,7 @@
 #include "workloads/cli/command.hpp"
 #include "workloads/cli/number_option.hpp"
 #include "workloads/report/report_context.hpp"
-#include "workloads/report/schema_text.hpp"
+#include "workloads/sweep/sweep_schema.hpp"
 #include "workloads/report/sweep_plots.hpp"
 #include "workloads/sweep/child_pool.hpp"
 #include "workloads/sweep/dry_run.hpp"

@@ -8,9 +8,6 @@
 #include "workloads/models/model_kinds.hpp"
 #include "workloads/models/model_section.hpp"
 #include "workloads/report/report_context.hpp"
-#include "workloads/search/search_spec.hpp"
-#include "workloads/sweep/collective_study_spec.hpp"
-#include "workloads/sweep/study_file.hpp"
 
 namespace tpusim::workloads {
 namespace {
@@ -39,8 +36,9 @@ void print_entry(std::ostream& out, const std::string& key, const std::vector<st
   for (std::size_t i = 1; i < lines.size(); ++i) out << wrapped(lines[i], kKeyColumn);
 }
 
-// A row's entry: its type, `extra` lines, range, default and doc.
-void print_row(std::ostream& out, const KeyDescription& row, const std::vector<std::string>& extra = {}) {
+}  // namespace
+
+void print_row(std::ostream& out, const KeyDescription& row, const std::vector<std::string>& extra) {
   std::vector<std::string> lines = {row.type};
   lines.insert(lines.end(), extra.begin(), extra.end());
   if (!row.range.empty()) lines.push_back("range: " + row.range);
@@ -58,6 +56,8 @@ nlohmann::json row_json(const KeyDescription& row) {
           {"default", required ? nlohmann::json(nullptr) : nlohmann::json(row.default_text())},
           {"doc", row.doc}};
 }
+
+namespace {
 
 // The kinds using a model key and their defaults ("" = required).
 std::vector<std::pair<std::string, std::string>> users_of(const std::string& key) {
@@ -168,42 +168,6 @@ nlohmann::json schema_json() {
   }
   return with_report_context({{"keys", keys}, {"model_kinds", kinds}, {"model_keys", model_keys}},
                              format::kConfigSchema, "run", {{"schema", true}});
-}
-
-void print_search_schema(std::ostream& out) {
-  out << "tpusim search schema: every key of a config's search: section, its type, its default and what "
-         "it means.\nA key left out takes its default; the options of tpusim search and --set "
-         "search.KEY=VALUE override\nthe keys (workloads/README.md, section Search).\n\nsearch:\n";
-  for (const auto& row : search_keys()) print_row(out, row);
-}
-
-void print_sweep_schema(std::ostream& out) {
-  out << "tpusim sweep schema: the keys of a sweep file, their types, defaults and meanings\n"
-         "(workloads/README.md, section Sweeps).\n\nA training sweep (kind: training, the default):\n";
-  for (const auto& row : training_sweep_keys()) print_row(out, row);
-  out << "\nA collective study (kind: collectives):\n";
-  for (const auto& row : collective_study_file_keys()) print_row(out, row);
-  out << "\nThe keys a collective study's set, vary, points and exclude give; a point that leaves one out "
-         "gets its\ndefault, as tpusim collective does:\n";
-  for (const auto& row : collective_study_keys()) print_row(out, row);
-}
-
-nlohmann::json sweep_schema_json() {
-  const auto rows_json = [](const auto& rows) {
-    nlohmann::json keys = nlohmann::json::array();
-    for (const auto& row : rows) keys.push_back(row_json(row));
-    return keys;
-  };
-  return with_report_context({{"training_keys", rows_json(training_sweep_keys())},
-                              {"collective_study_keys", rows_json(collective_study_file_keys())},
-                              {"collective_point_keys", rows_json(collective_study_keys())}},
-                             format::kSweepSchema, "sweep", {{"schema", true}});
-}
-
-nlohmann::json search_schema_json() {
-  nlohmann::json keys = nlohmann::json::array();
-  for (const auto& row : search_keys()) keys.push_back(row_json(row));
-  return with_report_context({{"keys", keys}}, format::kSearchSchema, "search", {{"schema", true}});
 }
 
 }  // namespace tpusim::workloads

@@ -5,21 +5,19 @@
 // keys.
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <vector>
+
+#include "workloads/config/key_row.hpp"
 
 namespace tpusim::workloads {
 
 void print_schema(std::ostream& out);
 nlohmann::json schema_json();  // {"context", "keys", "model_kinds", "model_keys"}
 
-// `tpusim search --schema` (and --schema --json): the search section's keys (search/search_spec.hpp), as
-// the run config's keys are listed above.
-void print_search_schema(std::ostream& out);
-nlohmann::json search_schema_json();  // {"context", "keys"}
-
-// `tpusim sweep --schema` (and --schema --json): the keys of a sweep file of either kind
-// (sweep/study_file.hpp) and the keys a collective study's points give (sweep/collective_study_spec.hpp).
-void print_sweep_schema(std::ostream& out);
-nlohmann::json
-sweep_schema_json();  // {"context", "training_keys", "collective_study_keys", "collective_point_keys"}
+// One row's entry, as every --schema lists its keys (search/search_schema.hpp, sweep/sweep_schema.hpp): the
+// key, then its type, `extra` lines, range, default and doc under one another; and the row as JSON.
+void print_row(std::ostream& out, const KeyDescription& row, const std::vector<std::string>& extra = {});
+nlohmann::json row_json(const KeyDescription& row);  // {key, type, range, required, default, doc}
 
 }  // namespace tpusim::workloads

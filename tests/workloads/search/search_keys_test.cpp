@@ -11,7 +11,7 @@
 
 #include "tests/workloads/search/lm32_config.hpp"
 #include "workloads/config/config_parser.hpp"
-#include "workloads/report/schema_text.hpp"
+#include "workloads/search/search_schema.hpp"
 #include "workloads/search/search_spec.hpp"
 
 namespace {

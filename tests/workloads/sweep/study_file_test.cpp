@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "tests/topologies/support/input_error_of.hpp"
-#include "workloads/report/schema_text.hpp"
+#include "workloads/sweep/sweep_schema.hpp"
 #include "workloads/sweep/collective_study_spec.hpp"
 
 using namespace tpusim::workloads;
