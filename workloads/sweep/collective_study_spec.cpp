@@ -184,10 +184,12 @@ std::vector<ListedPoint> expand_every_algorithm(ListedPoint point, const std::ve
     return {std::move(point)};  // the value's own check names the problem
   }
   std::vector<ListedPoint> points;
-  for (const auto& row : sim::algorithm_table()) {
-    if (row.kind != kind || (row.needs_multislice && !multislice)) continue;
+  const auto& table = sim::algorithm_table();
+  for (std::size_t r = 0; r < table.size(); ++r) {
+    if (table[r].kind != kind || (table[r].needs_multislice && !multislice)) continue;
     ListedPoint each = point;
-    each.cells[static_cast<std::size_t>(axis - keys.begin())] = row.name;
+    each.cells[static_cast<std::size_t>(axis - keys.begin())] = table[r].name;
+    each.expansion_rank = r;  // the registry's order, whichever rows this point leaves out
     points.push_back(std::move(each));
   }
   return points;

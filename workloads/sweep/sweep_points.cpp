@@ -136,11 +136,9 @@ void PointLister::add(ListedPoint point, std::vector<ListedPoint>& points,
   if (!expand_) return add_one(std::move(point), points);
   const std::vector<std::string> written = point.cells;
   std::vector<ListedPoint> expanded = expand_(std::move(point));
-  for (std::size_t j = 0; j < expanded.size(); ++j) {
-    ListedPoint& each = expanded[j];
-    // A product point ranks each value an expansion made by its place among them.
+  for (ListedPoint& each : expanded) {
     for (std::size_t v = 0; v < factor_of.size(); ++v) {
-      if (each.cells[v] != written[v]) each.rank[factor_of[v]].second = j;
+      if (each.cells[v] != written[v]) each.rank[factor_of[v]].second = each.expansion_rank;
     }
     add_one(std::move(each), points);
   }

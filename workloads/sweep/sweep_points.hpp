@@ -21,8 +21,10 @@ struct ListedPoint {
   std::string label;                   // "" for a point of the product, "points[P]" for a listed one
   int line = 0;                        // of a listed point
   // A product point's place: per factor, its value's index and, where an expansion replaced that value,
-  // the index among the values it became (so they stand where the value stood).
+  // the expanded value's place in the order the expansion lists all it may become (so that they stand where
+  // the value stood, in one order whatever each point leaves out).
   std::vector<std::pair<std::size_t, std::size_t>> rank;
+  std::size_t expansion_rank = 0;  // set by the expansion
 };
 
 // A key's values across the points: vary's list, then the other values the points take, in order.
