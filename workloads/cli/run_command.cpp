@@ -12,6 +12,7 @@
 #include "topologies/support/text_file.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/cli/schema_option.hpp"
 #include "workloads/cli/number_option.hpp"
 #include "workloads/config/config_parser.hpp"
 #include "workloads/config/preset_catalog.hpp"
@@ -57,14 +58,9 @@ void list_presets() {
 void run(const RunArgs& args) {
   if (args.list_presets) return list_presets();
   if (args.schema) {
-    if (!args.config_path.empty() || !args.preset.empty())
-      throw InputError("run: --schema prints the config schema; do not give a config or --preset");
-    if (args.json) {
-      std::cout << workloads::dump_report(workloads::schema_json()) << "\n";
-    } else {
-      workloads::print_schema(std::cout);
-    }
-    return;
+    return print_key_schema(args.json, !args.config_path.empty() || !args.preset.empty(),
+                            "run: --schema prints the config schema; do not give a config or --preset",
+                            workloads::print_schema, workloads::schema_json);
   }
   if (!args.config_path.empty() && !args.preset.empty()) {
     throw InputError("run: give a config file or --preset, not both");

@@ -13,6 +13,7 @@
 #include "topologies/support/text_file.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/cli/schema_option.hpp"
 #include "workloads/cli/number_option.hpp"
 #include "workloads/config/preset_catalog.hpp"
 #include "workloads/report/report_context.hpp"
@@ -44,14 +45,10 @@ struct SearchArgs {
 
 void search(const SearchArgs& args) {
   if (args.schema) {
-    if (!args.config_path.empty() || !args.preset.empty())
-      throw InputError("search: --schema prints the search section's keys; do not give a config or --preset");
-    if (args.json) {
-      std::cout << workloads::dump_report(workloads::search_schema_json()) << "\n";
-    } else {
-      workloads::print_search_schema(std::cout);
-    }
-    return;
+    return print_key_schema(args.json, !args.config_path.empty() || !args.preset.empty(),
+                            "search: --schema prints the search section's keys; do not give a config or "
+                            "--preset",
+                            workloads::print_search_schema, workloads::search_schema_json);
   }
   if (!args.config_path.empty() && !args.preset.empty()) {
     throw InputError("search: give a config file or --preset, not both");

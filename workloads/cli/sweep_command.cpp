@@ -14,6 +14,7 @@
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
 #include "workloads/cli/command.hpp"
+#include "workloads/cli/schema_option.hpp"
 #include "workloads/cli/number_option.hpp"
 #include "workloads/report/report_context.hpp"
 #include "workloads/sweep/sweep_schema.hpp"
@@ -96,14 +97,10 @@ void draw_plots(const std::string& folder, workloads::SweepPlotOptions options) 
 void run(const SweepArgs& args) {
   if (args.list) return list_sweeps();
   if (args.schema) {
-    if (!args.sweep_path.empty() || !args.preset.empty())
-      throw InputError("sweep: --schema prints the keys of a sweep file; do not give a sweep or --preset");
-    if (args.json) {
-      std::cout << workloads::dump_report(workloads::sweep_schema_json()) << "\n";
-    } else {
-      workloads::print_sweep_schema(std::cout);
-    }
-    return;
+    return print_key_schema(args.json, !args.sweep_path.empty() || !args.preset.empty(),
+                            "sweep: --schema prints the keys of a sweep file; do not give a sweep or "
+                            "--preset",
+                            workloads::print_sweep_schema, workloads::sweep_schema_json);
   }
   if (args.sweep_path.empty() == args.preset.empty()) {
     throw InputError(
