@@ -100,7 +100,8 @@ void build_full(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) 
 }  // namespace
 
 Platform::Platform(const topo::Topology& topology)
-    : cores_per_chip_(topology.cores_per_chip()),
+    : topology_(&topology),
+      cores_per_chip_(topology.cores_per_chip()),
       hosts_(topology.num_chips()),
       routes_(topology.cores_per_chip(), topology.num_chips()) {
   bool any_dimension = false;
@@ -109,6 +110,8 @@ Platform::Platform(const topo::Topology& topology)
     build_multislice_zone(topology, hosts_);
   } else if (topology.wraparound() && any_dimension && topology.route_table() == nullptr) {
     build_torus(topology, hosts_);
+    torus_zone_ = true;
+    index_of_directed_.assign(static_cast<std::size_t>(directed_link_count(topology)), 0);
   } else {
     build_full(topology, hosts_);
   }
@@ -137,8 +140,55 @@ int Platform::link_index(s4u::Link* link) {
   return index;
 }
 
+void Platform::torus_route(int from_chip, int to_chip, std::vector<int>& links) {
+  directed_.clear();
+  const auto& dims = topology_->chip_dims();
+  const int count = static_cast<int>(dims.size());
+  if (from_chip == to_chip) {
+    directed_.push_back(2 * topology_->num_chips() * count + from_chip);
+  } else {
+    int at = from_chip, stride = 1;
+    for (int d = 0; d < count; ++d) {
+      const int k = dims[d];
+      int m = at / stride % k;
+      const int t = to_chip / stride % k;
+      while (m != t) {
+        const bool up = torus_goes_up(m, t, k);
+        const int next = up ? (m + 1) % k : (m - 1 + k) % k;
+        if (up) directed_.push_back((at * count + d) * 2);
+        at += (next - m) * stride;
+        m = next;
+        if (!up) directed_.push_back((at * count + d) * 2 + 1);
+      }
+      stride *= k;
+    }
+  }
+  links.clear();
+  for (const int directed : directed_) {
+    const int stored = index_of_directed_[static_cast<std::size_t>(directed)];
+    if (stored == 0) {
+      // A link not met before: SimGrid's own route names it, link for link in the same order.
+      route_links_.clear();
+      double latency = 0;
+      hosts_[from_chip]->route_to(hosts_[to_chip], route_links_, &latency);
+      TPUSIM_CHECK(route_links_.size() == directed_.size());
+      for (std::size_t i = 0; i < directed_.size(); ++i) {
+        int& index = index_of_directed_[static_cast<std::size_t>(directed_[i])];
+        const int simgrid_index = link_index(route_links_[i]) + 1;
+        TPUSIM_CHECK(index == 0 || index == simgrid_index);
+        index = simgrid_index;
+      }
+    }
+    links.push_back(index_of_directed_[static_cast<std::size_t>(directed)] - 1);
+  }
+}
+
 const std::vector<int>& Platform::route(topo::Rank src, topo::Rank dst) {
   return routes_.get(src, dst, [this](topo::Rank from, topo::Rank to, std::vector<int>& links) {
+    if (torus_zone_) {
+      torus_route(from / cores_per_chip_, to / cores_per_chip_, links);
+      return;
+    }
     route_links_.clear();
     double latency = 0;
     host_of_rank(from)->route_to(host_of_rank(to), route_links_, &latency);
