@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <string_view>
+
 #include "sim/engine/multislice_zone.hpp"
 #include "sim/routes.hpp"
 #include "topologies/rank_mapping.hpp"
@@ -112,6 +115,7 @@ Platform::Platform(const topo::Topology& topology)
     build_torus(topology, hosts_);
     torus_zone_ = true;
     index_of_directed_.assign(static_cast<std::size_t>(directed_link_count(topology)), 0);
+    number_torus_links();
   } else {
     build_full(topology, hosts_);
   }
@@ -165,21 +169,42 @@ void Platform::torus_route(int from_chip, int to_chip, std::vector<int>& links) 
   }
   links.clear();
   for (const int directed : directed_) {
-    const int stored = index_of_directed_[static_cast<std::size_t>(directed)];
-    if (stored == 0) {
-      // A link not met before: SimGrid's own route names it, link for link in the same order.
-      route_links_.clear();
-      double latency = 0;
-      hosts_[from_chip]->route_to(hosts_[to_chip], route_links_, &latency);
-      TPUSIM_CHECK(route_links_.size() == directed_.size());
-      for (std::size_t i = 0; i < directed_.size(); ++i) {
-        int& index = index_of_directed_[static_cast<std::size_t>(directed_[i])];
-        const int simgrid_index = link_index(route_links_[i]) + 1;
-        TPUSIM_CHECK(index == 0 || index == simgrid_index);
-        index = simgrid_index;
-      }
+    int& index = index_of_directed_[static_cast<std::size_t>(directed)];
+    if (index == 0) {
+      auto* link = link_of_directed_[static_cast<std::size_t>(directed)];
+      TPUSIM_CHECK(link != nullptr);
+      index = link_index(link) + 1;
     }
-    links.push_back(index_of_directed_[static_cast<std::size_t>(directed)] - 1);
+    links.push_back(index - 1);
+  }
+}
+
+// Every link of the torus zone by its sim/routes.hpp number, read from the names the zone gave them
+// ("torus_link_from_<chip>_to_<+ neighbour>_UP/DOWN", "loopback-<chip>"): no route needs asking SimGrid.
+void Platform::number_torus_links() {
+  const auto& dims = topology_->chip_dims();
+  const int count = static_cast<int>(dims.size());
+  link_of_directed_.assign(static_cast<std::size_t>(directed_link_count(*topology_)), nullptr);
+  for (auto* link : s4u::Engine::get_instance()->get_all_links()) {
+    const std::string& name = link->get_name();
+    int owner = 0, neighbour = 0, chip = 0;
+    char direction[8] = {};
+    if (std::sscanf(name.c_str(), "torus_link_from_%d_to_%d_%7s", &owner, &neighbour, direction) == 3) {
+      int stride = 1;
+      for (int d = 0; d < count; ++d) {
+        const int k = dims[d];
+        const int m = owner / stride % k;
+        if (k > 1 && owner + ((m + 1) % k - m) * stride == neighbour) {
+          const bool up = std::string_view(direction) == "UP";
+          TPUSIM_CHECK(up || std::string_view(direction) == "DOWN");
+          link_of_directed_[static_cast<std::size_t>((owner * count + d) * 2 + (up ? 0 : 1))] = link;
+          break;
+        }
+        stride *= k;
+      }
+    } else if (std::sscanf(name.c_str(), "loopback-%d", &chip) == 1) {
+      link_of_directed_[static_cast<std::size_t>(2 * topology_->num_chips() * count + chip)] = link;
+    }
   }
 }
 

@@ -35,6 +35,7 @@ class Platform {
   // without asking SimGrid: asking took 9% of a recursive doubling over 65,536 chips, whose million chip
   // pairs are each routed once, and communicate() routes them again anyway.
   void torus_route(int from_chip, int to_chip, std::vector<int>& links);
+  void number_torus_links();
 
   const topo::Topology* topology_;
   bool torus_zone_ = false;
@@ -44,6 +45,7 @@ class Platform {
   std::vector<LinkInfo> links_;
   ChipPairCache<std::vector<int>> routes_;
   std::vector<simgrid::s4u::Link*> route_links_;  // route()'s scratch, kept to save an allocation a call
+  std::vector<simgrid::s4u::Link*> link_of_directed_;  // by sim/routes.hpp number (torus zone)
   std::vector<int> index_of_directed_;  // links() index plus one by sim/routes.hpp number; 0: not met yet
   std::vector<int> directed_;           // torus_route()'s scratch
 };
