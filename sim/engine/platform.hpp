@@ -32,12 +32,12 @@ class Platform {
  private:
   int link_index(simgrid::s4u::Link* link);
   // The torus zone's route computed as sim/routes.cpp does (tests/sim/engine check it against SimGrid's),
-  // without asking SimGrid: asking took 9% of a recursive doubling over 65,536 chips, whose million chip
-  // pairs are each routed once, and communicate() routes them again anyway.
+  // without asking SimGrid: asking took 9% of a recursive doubling over 16,384 chips, whose chip pairs are
+  // nearly all routed once each, and communicate() routes them again anyway.
   void torus_route(int from_chip, int to_chip, std::vector<int>& links);
   void number_torus_links();
 
-  const topo::Topology* topology_;
+  const topo::Topology* topology_;  // outlives the platform: the simulator holds both
   bool torus_zone_ = false;
 
   int cores_per_chip_;

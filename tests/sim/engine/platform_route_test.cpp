@@ -1,5 +1,5 @@
 // On a torus zone the platform computes its routes itself rather than asking SimGrid (whose route lookup took
-// 9% of a recursive doubling over 65,536 chips): every route must be SimGrid's, link for link and in order,
+// 9% of a recursive doubling over 16,384 chips): every route must be SimGrid's, link for link and in order,
 // whichever pair is asked first, since the executor adds each transfer's bytes to these links. The links are
 // found by the names the torus zone gave them.
 #include "sim/engine/platform.hpp"
