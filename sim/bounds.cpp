@@ -142,18 +142,17 @@ void add_alpha_beta_busiest_link(const topo::Topology& topology, const std::vect
 // Whether no directed link carried two transfers at overlapping times (up to rounding relative to the
 // critical path time_s): then the alpha-beta time is the ideal network's exactly.
 bool alpha_beta_links_never_overlap(std::vector<std::vector<LinkInterval>> busy, double time_s) {
-  bool free = true;
   const double slack = 1e-12 * std::max(time_s, 1e-30);
-  for (auto& intervals : busy) {
+  for (auto& intervals : busy) {  // the first link found shared settles it: the others need no sort
     std::sort(intervals.begin(), intervals.end(),
               [](const LinkInterval& a, const LinkInterval& b) { return a.start < b.start; });
     double reach = -1;
     for (const auto& interval : intervals) {
-      if (interval.start < reach - slack) free = false;
+      if (interval.start < reach - slack) return false;
       reach = std::max(reach, interval.end);
     }
   }
-  return free;
+  return true;
 }
 
 // The closed form of a uniform schedule, for its links' latency and bandwidth, and whether the element count

@@ -90,20 +90,23 @@ Route route_between(const topo::Topology& topology, topo::Rank src, topo::Rank d
       at = next;
     }
   } else if (topology.wraparound()) {
-    auto at = topo::chip_coord(topology, from);
-    const auto target = topo::chip_coord(topology, to);
+    // Chip ids count dimension 0 fastest (rank_mapping.hpp): a coordinate is the id over its stride, modulo
+    // its size, so a hop moves the id by the stride (no coordinate vectors: every transfer of the alpha-beta
+    // walk is routed).
+    int at = from, stride = 1;
     for (int d = 0; d < dims_of(topology); ++d) {
       const int k = topology.chip_dims()[d];
-      while (at[d] != target[d]) {
-        const int owner_chip = topo::chip_id(topology, at);
-        if (torus_goes_up(at[d], target[d], k)) {
-          route.links.push_back(inter_link(topology, owner_chip, d, true));
-          at[d] = (at[d] + 1) % k;
-        } else {
-          at[d] = (at[d] - 1 + k) % k;
-          route.links.push_back(inter_link(topology, topo::chip_id(topology, at), d, false));
-        }
+      int m = at / stride % k;
+      const int t = to / stride % k;
+      while (m != t) {
+        const bool up = torus_goes_up(m, t, k);
+        const int next = up ? (m + 1) % k : (m - 1 + k) % k;
+        if (up) route.links.push_back(inter_link(topology, at, d, true));
+        at += (next - m) * stride;
+        m = next;
+        if (!up) route.links.push_back(inter_link(topology, at, d, false));
       }
+      stride *= k;
     }
   } else {
     const auto chips = topo::dimension_order_route(topology, from, to);

@@ -166,9 +166,11 @@ class Driver {
   }
 
   void start_candidates_in_maestro() {
-    auto candidates = std::move(candidates_);
-    candidates_.clear();
-    std::sort(candidates.begin(), candidates.end());
+    auto& candidates = starting_;  // kept between calls, with its capacity
+    candidates.clear();
+    candidates.swap(candidates_);
+    // Loading a round appends its transfers in order, so the common case needs no sort.
+    if (!std::is_sorted(candidates.begin(), candidates.end())) std::sort(candidates.begin(), candidates.end());
     for (const auto& [round, index] : candidates) {
       if (window_.empty() || round < window_.front().round) continue;
       Loaded& r = loaded(round);
@@ -450,6 +452,7 @@ class Driver {
   Loaded last_round_{0, {}, {}, 0};
   RoundHistory history_;
   std::vector<std::pair<std::size_t, std::uint32_t>> candidates_;
+  std::vector<std::pair<std::size_t, std::uint32_t>> starting_;
   TransferTracker tracker_;
   std::vector<Flight> flights_;  // by tracker slot
   std::vector<std::uint32_t> ended_;

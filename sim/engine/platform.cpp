@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <string_view>
+
 #include "sim/engine/multislice_zone.hpp"
 #include "sim/routes.hpp"
 #include "topologies/rank_mapping.hpp"
@@ -100,7 +103,8 @@ void build_full(const topo::Topology& topology, std::vector<s4u::Host*>& hosts) 
 }  // namespace
 
 Platform::Platform(const topo::Topology& topology)
-    : cores_per_chip_(topology.cores_per_chip()),
+    : topology_(&topology),
+      cores_per_chip_(topology.cores_per_chip()),
       hosts_(topology.num_chips()),
       routes_(topology.cores_per_chip(), topology.num_chips()) {
   bool any_dimension = false;
@@ -109,6 +113,9 @@ Platform::Platform(const topo::Topology& topology)
     build_multislice_zone(topology, hosts_);
   } else if (topology.wraparound() && any_dimension && topology.route_table() == nullptr) {
     build_torus(topology, hosts_);
+    torus_zone_ = true;
+    index_of_directed_.assign(static_cast<std::size_t>(directed_link_count(topology)), 0);
+    number_torus_links();
   } else {
     build_full(topology, hosts_);
   }
@@ -137,8 +144,76 @@ int Platform::link_index(s4u::Link* link) {
   return index;
 }
 
+void Platform::torus_route(int from_chip, int to_chip, std::vector<int>& links) {
+  directed_.clear();
+  const auto& dims = topology_->chip_dims();
+  const int count = static_cast<int>(dims.size());
+  if (from_chip == to_chip) {
+    directed_.push_back(2 * topology_->num_chips() * count + from_chip);
+  } else {
+    int at = from_chip, stride = 1;
+    for (int d = 0; d < count; ++d) {
+      const int k = dims[d];
+      int m = at / stride % k;
+      const int t = to_chip / stride % k;
+      while (m != t) {
+        const bool up = torus_goes_up(m, t, k);
+        const int next = up ? (m + 1) % k : (m - 1 + k) % k;
+        if (up) directed_.push_back((at * count + d) * 2);
+        at += (next - m) * stride;
+        m = next;
+        if (!up) directed_.push_back((at * count + d) * 2 + 1);
+      }
+      stride *= k;
+    }
+  }
+  links.clear();
+  for (const int directed : directed_) {
+    int& index = index_of_directed_[static_cast<std::size_t>(directed)];
+    if (index == 0) {
+      auto* link = link_of_directed_[static_cast<std::size_t>(directed)];
+      TPUSIM_CHECK(link != nullptr);
+      index = link_index(link) + 1;
+    }
+    links.push_back(index - 1);
+  }
+}
+
+// Every link of the torus zone by its sim/routes.hpp number, read from the names the zone gave them
+// ("torus_link_from_<chip>_to_<+ neighbour>_UP/DOWN", "loopback-<chip>"): no route needs asking SimGrid.
+void Platform::number_torus_links() {
+  const auto& dims = topology_->chip_dims();
+  const int count = static_cast<int>(dims.size());
+  link_of_directed_.assign(static_cast<std::size_t>(directed_link_count(*topology_)), nullptr);
+  for (auto* link : s4u::Engine::get_instance()->get_all_links()) {
+    const std::string& name = link->get_name();
+    int owner = 0, neighbour = 0, chip = 0;
+    char direction[8] = {};
+    if (std::sscanf(name.c_str(), "torus_link_from_%d_to_%d_%7s", &owner, &neighbour, direction) == 3) {
+      int stride = 1;
+      for (int d = 0; d < count; ++d) {
+        const int k = dims[d];
+        const int m = owner / stride % k;
+        if (k > 1 && owner + ((m + 1) % k - m) * stride == neighbour) {
+          const bool up = std::string_view(direction) == "UP";
+          TPUSIM_CHECK(up || std::string_view(direction) == "DOWN");
+          link_of_directed_[static_cast<std::size_t>((owner * count + d) * 2 + (up ? 0 : 1))] = link;
+          break;
+        }
+        stride *= k;
+      }
+    } else if (std::sscanf(name.c_str(), "loopback-%d", &chip) == 1) {
+      link_of_directed_[static_cast<std::size_t>(2 * topology_->num_chips() * count + chip)] = link;
+    }
+  }
+}
+
 const std::vector<int>& Platform::route(topo::Rank src, topo::Rank dst) {
   return routes_.get(src, dst, [this](topo::Rank from, topo::Rank to, std::vector<int>& links) {
+    if (torus_zone_) {
+      torus_route(from / cores_per_chip_, to / cores_per_chip_, links);
+      return;
+    }
     route_links_.clear();
     double latency = 0;
     host_of_rank(from)->route_to(host_of_rank(to), route_links_, &latency);
