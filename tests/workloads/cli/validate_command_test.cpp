@@ -69,13 +69,13 @@ TEST_CASE(
                                                "results/validate/validate.json"};
     CHECK(std::find(expected.begin(), expected.end(), entry) != expected.end());
   }
-  CHECK_THAT(run.out, Catch::Contains(fmt::format("\n{} points simulated now, 0 from the records", records)));
+  CHECK_THAT(run.out, Catch::Contains(fmt::format("\n{} points done now, 0 from the records", records)));
   const auto first_csv = lines_of(scratch.work() / "results/validate/validate.csv");
   // A second run simulates nothing: every point has its record, and the rows come out the same.
   const auto again = scratch.run({"validate", "--progress", "none"});
   REQUIRE(again.exit_status == 0);
-  CHECK_THAT(again.out, Catch::Contains(fmt::format(
-                            "\n0 points simulated now, {} from the records of an earlier", records)));
+  CHECK_THAT(again.out,
+             Catch::Contains(fmt::format("\n0 points done now, {} from the records of an earlier", records)));
   CHECK(lines_of(scratch.work() / "results/validate/validate.csv") == first_csv);
   CHECK(scratch.entries().size() == records + 8);
 
