@@ -2,8 +2,9 @@
 // A key row: one key of a config section, defined once: its dotted name, type, documentation, range, what a
 // section that leaves it out gets, and the reader that fills what the section reads (the "Reading"). Every
 // section is read from such rows (the run config's ConfigKey, config_schema.hpp; the search section's
-// SearchKeyRow, search/search_spec.hpp), so a default is written once, in its row, and the messages, the
-// unknown-key suggestions and the --schema listings all come from the rows.
+// SearchKeyRow, search/search_spec.hpp; a sweep file's StudyFileKey, sweep/study_file.hpp; a collective
+// study's point keys, sweep/collective_study_spec.hpp), so a default is written once, in its row, and the
+// messages, the unknown-key suggestions and the --schema listings all come from the rows.
 //
 // KeyRow<Row, Reading> holds what every row has; Row, derived from it (CRTP), adds what its section needs
 // beyond that, and the builders return Row& so that a row is written as one expression of both kinds:
