@@ -4,8 +4,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cctype>
-#include <map>
 
 #include "topologies/support/input_error.hpp"
 #include "topologies/support/text.hpp"
