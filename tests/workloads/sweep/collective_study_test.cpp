@@ -3,6 +3,7 @@
 #include "workloads/sweep/collective_study.hpp"
 
 #include <algorithm>
+#include <random>
 #include <catch2/catch.hpp>
 
 #include "fake_study.hpp"
@@ -266,4 +267,120 @@ TEST_CASE("collective study: zip, listed points and exclude work as in a trainin
   CHECK(spec.order ==
         "cartesian product, the first key varying slowest; zipped, advancing together: collective.bytes, "
         "hardware.topology; then 1 listed points; 1 points excluded");
+}
+
+TEST_CASE("collective study: random vary, zip and exclude list their points as nested loops do") {
+  using tpusim::sim::CollectiveKind;
+  // The values each key may take here (every explicit algorithm exists for every op listed).
+  const std::vector<std::pair<std::string, std::vector<std::string>>> pool = {
+      {"collective.op", {"allreduce", "allgather", "reduce_scatter"}},
+      {"collective.algorithm", {"ring", "bidir_ring"}},
+      {"collective.bytes", {"4KiB", "64KiB", "1MiB"}},
+      {"hardware.topology", {"torus:4x4", "ring:8", "torus:2x2x2"}},
+  };
+  std::mt19937 random(20261204);
+  const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
+  for (int trial = 0; trial < 200; ++trial) {
+    // Keys in a random order, each with a random non-empty subset of its values (or all, for the algorithm).
+    std::vector<std::size_t> order = {0, 1, 2, 3};
+    std::shuffle(order.begin(), order.end(), random);
+    order.resize(2 + pick(3));
+    std::vector<std::string> keys;
+    std::vector<std::vector<std::string>> lists;
+    for (const std::size_t k : order) {
+      keys.push_back(pool[k].first);
+      std::vector<std::string> values = pool[k].second;
+      std::shuffle(values.begin(), values.end(), random);
+      values.resize(1 + pick(values.size()));
+      if (pool[k].first == "collective.algorithm" && pick(2) == 0) values = {"all"};
+      lists.push_back(values);
+    }
+    // Maybe zip the first two keys, cutting their lists to one length.
+    const bool zipped = pick(2) == 0;
+    if (zipped) {
+      const std::size_t n = std::min(lists[0].size(), lists[1].size());
+      lists[0].resize(n);
+      lists[1].resize(n);
+    }
+    std::string yaml = "kind: collectives\nvary:\n";
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      yaml += "  " + keys[i] + ": [";
+      for (std::size_t j = 0; j < lists[i].size(); ++j) yaml += (j ? ", " : "") + lists[i][j];
+      yaml += "]\n";
+    }
+    if (zipped) yaml += "zip:\n  - [" + keys[0] + ", " + keys[1] + "]\n";
+    INFO(yaml);
+
+    // The reference: nested loops over the factors (a zip group one factor, at its first key), the
+    // algorithm's `all` standing for every registry row in registry order, each kept where its kind is the
+    // point's op and it runs on one slice.
+    std::vector<std::vector<std::size_t>> factors;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (zipped && i == 1) continue;
+      factors.push_back(zipped && i == 0 ? std::vector<std::size_t>{0, 1} : std::vector<std::size_t>{i});
+    }
+    const auto& table = tpusim::sim::algorithm_table();
+    const auto is_all = [&](std::size_t key) {
+      return keys[key] == "collective.algorithm" && lists[key][0] == "all";
+    };
+    // A factor holding `all` (its lists are then one value long) takes each registry row in turn.
+    const auto has_all = [&](std::size_t f) {
+      return std::any_of(factors[f].begin(), factors[f].end(), is_all);
+    };
+    const auto choices = [&](std::size_t f) {
+      return has_all(f) ? table.size() : lists[factors[f].front()].size();
+    };
+    std::vector<std::vector<std::string>> expected;
+    std::vector<std::size_t> at(factors.size(), 0);
+    bool done = false;
+    while (!done) {
+      std::vector<std::string> point(keys.size());
+      const tpusim::sim::AlgorithmRow* row = nullptr;
+      for (std::size_t f = 0; f < factors.size(); ++f) {
+        for (const std::size_t key : factors[f]) {
+          if (is_all(key)) {
+            row = &table[at[f]];
+            point[key] = row->name;
+          } else {
+            point[key] = lists[key][has_all(f) ? 0 : at[f]];
+          }
+        }
+      }
+      std::string op = CollectiveSpec().op;
+      for (std::size_t i = 0; i < keys.size(); ++i)
+        if (keys[i] == "collective.op") op = point[i];
+      if (row == nullptr || (tpusim::sim::to_string(row->kind) == op && !row->needs_multislice))
+        expected.push_back(point);
+      done = true;
+      for (std::size_t f = factors.size(); f-- > 0;) {
+        if (++at[f] < choices(f)) {
+          done = false;
+          break;
+        }
+        at[f] = 0;
+      }
+    }
+    // Exclude one point's value of one key: every point with it goes.
+    std::size_t excluded_key = keys.size();
+    std::string excluded_value;
+    if (pick(3) == 0) {
+      excluded_key = pick(keys.size());
+      excluded_value = expected[pick(expected.size())][excluded_key];
+      yaml += "exclude:\n  - {" + keys[excluded_key] + ": " + excluded_value + "}\n";
+      expected.erase(std::remove_if(expected.begin(), expected.end(),
+                                    [&](const auto& p) { return p[excluded_key] == excluded_value; }),
+                     expected.end());
+    }
+    INFO("exclude: " << (excluded_key < keys.size() ? keys[excluded_key] + "=" + excluded_value : "none"));
+    if (expected.empty()) {
+      CHECK_THAT(error_of(yaml), Catch::Contains("excludes every point"));
+      continue;
+    }
+    const auto study = parse_study(yaml, "c.yaml");
+    REQUIRE(study->size() == expected.size());
+    for (std::size_t p = 0; p < expected.size(); ++p) {
+      INFO(p);
+      CHECK(study->values(p) == expected[p]);
+    }
+  }
 }
