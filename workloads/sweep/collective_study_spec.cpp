@@ -331,24 +331,27 @@ CollectiveStudySpec make_collective_study(StudyHeader header, const std::vector<
                                           const std::vector<CollectivePointValues>& points) {
   CollectiveStudySpec spec;
   spec.header = std::move(header);
-  spec.order = fmt::format("{} listed points", points.size());
   for (const auto& key : keys) {
     TPUSIM_CHECK(key_index(key) < kKeyCount);
     spec.axes.push_back({key, {}});
   }
   PointChecker checker(spec, std::nullopt);
+  std::set<std::string> runs;
   for (const auto& point : points) {
     TPUSIM_CHECK(point.size() == keys.size());
     std::vector<KeyValue> values;
     for (const auto& key : collective_study_keys()) values.push_back({key.default_value, nullptr});
+    for (std::size_t a = 0; a < keys.size(); ++a) values[key_index(keys[a])].text = point[a];
+    CollectivePointFacts facts = checker.check(values, describe_own(keys, point));
+    if (!runs.insert(facts.hash).second) continue;
     for (std::size_t a = 0; a < keys.size(); ++a) {
-      values[key_index(keys[a])].text = point[a];
       auto& seen = spec.axes[a].values;
       if (std::find(seen.begin(), seen.end(), point[a]) == seen.end()) seen.push_back(point[a]);
     }
-    spec.facts.push_back(checker.check(values, describe_own(keys, point)));
+    spec.facts.push_back(std::move(facts));
     spec.points.push_back(point);
   }
+  spec.order = fmt::format("{} listed points", spec.size());
   return spec;
 }
 

@@ -74,7 +74,9 @@ inline constexpr const char* kEveryAlgorithm = "all";
 CollectiveStudySpec parse_collective_study_spec(const std::string& yaml_text, const std::string& file);
 
 // A study made by a program rather than a file (tpusim validate's): the points' values of the varied keys
-// `keys`, checked as a file's would be (InputError naming the point when a value is wrong).
+// `keys`, checked as a file's would be (InputError naming the point when a value is wrong). A point that
+// makes the same run as an earlier one (the same hash: written otherwise, such as default group axes that
+// resolve to the ones another point names) is left out, so that the program may list every combination.
 CollectiveStudySpec make_collective_study(StudyHeader header, const std::vector<std::string>& keys,
                                           const std::vector<CollectivePointValues>& points);
 
