@@ -157,8 +157,9 @@ void add_validate_command(CLI::App& app) {
     const nlohmann::json document = workloads::with_report_context(
         {{"setup", setup}, {"totals", summary}, {"runs", rows}, {"skipped", misfits}},
         workloads::format::kValidate, "validate");
-    write_file_atomically(output_dir + "/validate.csv", csv(rows));
-    write_file_atomically(output_dir + "/validate.json", workloads::dump_report(document) + "\n");
+    write_file_atomically(output_dir + "/" + workloads::kValidateCsv, csv(rows));
+    write_file_atomically(output_dir + "/" + workloads::kValidateJson,
+                          workloads::dump_report(document) + "\n");
     if (json) {
       std::cout << workloads::dump_report(document) << "\n";
     } else {

@@ -19,14 +19,12 @@
 #include "workloads/report/sweep_plots.hpp"
 #include "workloads/sweep/folder_json.hpp"
 #include "workloads/sweep/sweep_summary.hpp"
-#include "workloads/sweep/validation_study.hpp"
 
 namespace tpusim::workloads {
 namespace fs = std::filesystem;
 std::vector<std::string> sweep_output_entries() {
   std::vector<std::string> entries = kSweepSummaryFiles;
   entries.insert(entries.end(), kSweepPlotOutputs.begin(), kSweepPlotOutputs.end());
-  entries.insert(entries.end(), kValidationFiles.begin(), kValidationFiles.end());
   return entries;
 }
 
@@ -34,17 +32,19 @@ namespace {
 
 constexpr const char* kManifestName = "manifest.json";
 
-// Besides the outputs: their temporaries, the lock of plots/ (a sweep killed while drawing leaves it), and
-// the probe of a writer killed while trying the folder.
-bool is_output_entry(const std::string& entry) {
+// Besides the outputs (and the study's own report files): their temporaries, the lock of plots/ (a sweep
+// killed while drawing leaves it), and the probe of a writer killed while trying the folder.
+bool is_output_entry(const std::string& entry, const std::vector<std::string>& report_files) {
   if (entry == "points" || entry.rfind(".tpusim-probe.tmp.", 0) == 0) return true;
-  for (const auto& name : sweep_output_entries()) {
+  std::vector<std::string> names = sweep_output_entries();
+  names.insert(names.end(), report_files.begin(), report_files.end());
+  for (const auto& name : names) {
     if (entry == name || entry.rfind(name + ".tmp.", 0) == 0 || entry == lock_file_name(name)) return true;
   }
   return false;
 }
 
-void check_output_folder(const fs::path& folder) {
+void check_output_folder(const fs::path& folder, const std::vector<std::string>& report_files) {
   std::error_code error;
   const auto status = fs::symlink_status(folder, error);
   if (!fs::exists(status)) return;
@@ -52,7 +52,7 @@ void check_output_folder(const fs::path& folder) {
     throw InputError(fmt::format("results folder '{}' exists and is not a folder", folder.string()));
   for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
     const std::string entry = it->path().filename().string();
-    if (!is_output_entry(entry)) {
+    if (!is_output_entry(entry, report_files)) {
       throw InputError(fmt::format(
           "results folder '{}' holds '{}', which is not a result of tpusim sweep; give an output folder of "
           "its own (new, empty or an earlier output of a sweep)",
@@ -129,13 +129,14 @@ void write_whole_file(const std::string& path, const std::string& text) {
   }
 }
 
-RecordFolder::RecordFolder(std::string folder) : RecordFolder(std::move(folder), Use::write) {}
+RecordFolder::RecordFolder(std::string folder, const std::vector<std::string>& report_files)
+    : RecordFolder(std::move(folder), Use::write, report_files) {}
 
 RecordFolder RecordFolder::staged(const std::string& folder) {
   return RecordFolder(folder, Use::write_staged);
 }
 
-RecordFolder::RecordFolder(std::string folder, Use use) {
+RecordFolder::RecordFolder(std::string folder, Use use, const std::vector<std::string>& report_files) {
   if (use == Use::read) {
     folder_ = std::move(folder);
     return;
@@ -145,7 +146,7 @@ RecordFolder::RecordFolder(std::string folder, Use use) {
   folder_ = path.string();
   // Locked before anything in it is looked at: what another writer is doing there is not a leftover.
   if (use == Use::write) lock_ = std::make_shared<FolderLock>(folder_);
-  check_output_folder(path);
+  check_output_folder(path, report_files);
   std::error_code error;
   fs::create_directories(path / "points", error);
   if (error)

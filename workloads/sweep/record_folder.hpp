@@ -41,8 +41,9 @@ class RecordFolder {
   // Opens `folder` for writing: new, empty, or an earlier output of a sweep. A folder holding anything else
   // is an InputError (a mistyped --output must not mix records into someone's files); one that cannot be
   // created or written, or that another process is writing, an EnvironmentError. Creates the folder and
-  // points/, and holds its lock while this object or a copy of it lives.
-  explicit RecordFolder(std::string folder);
+  // points/, and holds its lock while this object or a copy of it lives. `report_files` are what the
+  // study's command writes there beside the summary (Study::report_files), which the folder may hold too.
+  explicit RecordFolder(std::string folder, const std::vector<std::string>& report_files = {});
   // A new folder inside a staging folder of this process (sweep merge's output), whose lock is the staged
   // folder's: neither locked again nor cleaned.
   static RecordFolder staged(const std::string& folder);
@@ -71,7 +72,7 @@ class RecordFolder {
 
  private:
   enum class Use { write, write_staged, read };
-  RecordFolder(std::string folder, Use use);
+  RecordFolder(std::string folder, Use use, const std::vector<std::string>& report_files = {});
 
   std::string folder_;
   std::shared_ptr<FolderLock> lock_;

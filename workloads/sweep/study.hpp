@@ -74,6 +74,9 @@ class Study {
   virtual std::string table_row(std::size_t point, const PointOutcome& outcome) const = 0;
   // --dry-run: every point, resolved, with what it will do (checks: one per point, or none to say nothing).
   virtual std::string listing(const std::vector<PointCheck>& checks) const = 0;
+  // Files the study's command writes in its folder beside the summary (tpusim validate's validate.csv),
+  // which a rerun finds there and must accept.
+  virtual std::vector<std::string> report_files() const { return {}; }
 };
 
 // The hash of the whole study: its kind, keys, CSV columns, and every point's values and hash. Shards of one

@@ -63,7 +63,7 @@ class Runner {
   Runner(const Study& study, const StudyRunOptions& options)
       : study_(study), options_(options), sweep_hash_(study_hash(study)), started_(Clock::now()) {
     if (options_.files)
-      folder_.emplace(study.output_dir());
+      folder_.emplace(study.output_dir(), study.report_files());
     else
       memory_.resize(study.size());
   }

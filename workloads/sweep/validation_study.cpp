@@ -106,8 +106,6 @@ bool close(double a, double b, double relative) {
 
 }  // namespace
 
-const std::vector<std::string> kValidationFiles = {"validate.csv", "validate.json"};
-
 const std::vector<std::string>& validation_sizes() {
   static const std::vector<std::string> sizes = {"1KiB", "1MiB", "64MiB", "1GiB"};
   return sizes;
@@ -122,6 +120,8 @@ ValidationStudy::ValidationStudy(const std::string& output_dir)
     if (target.routing_check) routing_checked_.insert(target.topology);
   }
 }
+
+std::vector<std::string> ValidationStudy::report_files() const { return {kValidateCsv, kValidateJson}; }
 
 std::string ValidationStudy::run_point(std::size_t point) const {
   const MeasuredPoint measured = measure_point(point);

@@ -25,8 +25,9 @@
 
 namespace tpusim::workloads {
 
-// What tpusim validate writes beside its study's summary: validate.csv and validate.json.
-extern const std::vector<std::string> kValidationFiles;
+// What tpusim validate writes beside its study's summary (ValidationStudy::report_files).
+inline constexpr const char* kValidateCsv = "validate.csv";
+inline constexpr const char* kValidateJson = "validate.json";
 
 // The message sizes every algorithm runs at.
 const std::vector<std::string>& validation_sizes();
@@ -38,6 +39,8 @@ class ValidationStudy : public CollectiveStudy {
 
   // The record with every field, and the checks run and failed ("bound+path+busbw", "").
   std::string run_point(std::size_t point) const override;
+  // validate.csv and validate.json, which tpusim validate writes beside the summary.
+  std::vector<std::string> report_files() const override;
 
   // validate.json's row of a point that ran: its topology as written, op, record, checks and failed.
   nlohmann::json row(std::size_t point, const PointOutcome& outcome) const;
