@@ -51,7 +51,6 @@ double healthy_time_s(const topo::Topology& topology, const CollectiveOptions& o
   return std::stod(child.output);
 }
 
-
 nlohmann::json to_json(const CollectiveOptions& options, const topo::Topology& topology,
                        const workloads::BuiltRequest& built, const workloads::Measurement& m,
                        double healthy_s) {
