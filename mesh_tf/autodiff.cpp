@@ -96,6 +96,8 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
     }
     if (!any) continue;
     const int first_new = static_cast<int>(g.ops().size());
+    // The gradient of an op an attention kernel computes is that kernel's backward pass.
+    g.set_attention_kernel(op.attention_kernel);
     GradientRequest first(g, op, it->second, wanted);
     op_row(op.kind).gradient(first);
     // FSDP's regather: a rule that read a fully sharded weight is built again on a gather made here, just
@@ -121,6 +123,10 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
     GradientRequest& request = again ? *again : first;
     for (auto& [index, raw] : request.contributions()) {
       const int input = op.inputs[index];
+      // Contributions to an input the kernel computes are added inside it; to one from outside (q, k, v),
+      // outside it.
+      const int input_kernel = g.producer(Tensor(&g, input)).attention_kernel;
+      g.set_attention_kernel(input_kernel == op.attention_kernel ? input_kernel : -1);
       const Tensor contribution = in_order_of(raw, g.tensor(input).shape);
       auto existing = grad.find(input);
       if (existing == grad.end()) {
@@ -129,6 +135,7 @@ std::vector<Tensor> gradients(const std::vector<Tensor>& ys, const std::vector<T
         existing->second = add(existing->second, contribution);
       }
     }
+    g.set_attention_kernel(-1);
   }
   std::vector<Tensor> out;
   for (const auto& x : xs) {

@@ -12,17 +12,27 @@ int fusion_of(const Program& program, int step) {
   return into >= 0 ? into : step;
 }
 
-// A duplicated producer's result is computed again in the reader's fusion from that producer's own inputs
-// (and so on up a chain of them).
+// Whether `reader` computes the result of `producer` again rather than read it: a duplicated producer, or a
+// fused attention kernel's forward value other than a row statistic read by the kernel's backward pass
+// (attention_kernel.hpp).
+bool computes_again(const Step& producer, const Step& reader) {
+  if (producer.duplicated) return true;
+  return producer.attention_kernel >= 0 && producer.attention_kernel == reader.attention_kernel &&
+         !producer.kernel_backward && reader.kernel_backward && producer.fusion != FusionRole::reduction;
+}
+
+// A producer computed again in the reader's fusion is read as that producer's own inputs (and so on up a
+// chain of them).
 std::vector<int> values_read(const Program& program, int reader) {
-  std::vector<int> read, pending = program.steps[reader].inputs;
+  const Step& reading = program.steps[reader];
+  std::vector<int> read, pending = reading.inputs;
   std::set<int> seen;
   while (!pending.empty()) {
     const int v = pending.back();
     pending.pop_back();
     if (!seen.insert(v).second) continue;
     const int producer = program.values[v].producer_step;
-    if (producer >= 0 && program.steps[producer].duplicated) {
+    if (producer >= 0 && computes_again(program.steps[producer], reading)) {
       const auto& inputs = program.steps[producer].inputs;
       pending.insert(pending.end(), inputs.begin(), inputs.end());
       continue;

@@ -14,8 +14,9 @@ struct Program;  // program.hpp, internal to mesh_tf
 
 // What rematerialization.hpp computed again: to fit the device's memory, or layer by layer.
 struct Rematerialization {
-  int values = 0;          // values computed again
-  double recompute_s = 0;  // the time that added to the step's kernels
+  int values = 0;            // values computed again
+  double recompute_s = 0;    // the time that added to the step's kernels
+  int offloaded_values = 0;  // values held in host memory between the forward and backward passes
 };
 
 struct LiveMemory {

@@ -68,6 +68,7 @@ struct Executor::Impl {
     lowering.fusion = options.fusion;
     lowering.allreduce_combine_bytes = options.allreduce_combine_bytes;
     lowering.rematerialization = options.rematerialization;
+    lowering.layer_checkpoint = options.layer_checkpoint;
     for (const auto& t : options.outputs) {
       if (!t.valid() || &t.graph() != &graph)
         throw InputError("execution: an output tensor is not from this graph");

@@ -57,6 +57,7 @@ struct ExecutionOptions {
   // Whether values are computed again rather than held: to fit the HBM, or layer by layer
   // (rematerialization.hpp).
   RematerializationPolicy rematerialization = RematerializationPolicy::none;
+  LayerCheckpointPolicy layer_checkpoint;  // under `layers`, what each layer holds (rematerialization.hpp)
   // Whether collectives overlap compute (overlap_policy.hpp).
   OverlapPolicy overlap = OverlapPolicy::dependencies;
   // Whether collective times are remembered for every executor on the same simulator (identical requests,

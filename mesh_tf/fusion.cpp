@@ -20,7 +20,9 @@ const NameTable<FusionPolicy>& fusion_policies() {
 
 namespace {
 
-bool fusible(const Step& step) { return !step.is_comm && step.fusion != FusionRole::none; }
+bool fusible(const Step& step) {
+  return !step.is_comm && step.fusion != FusionRole::none && step.attention_kernel < 0;
+}
 
 // The distinct steps that read each value, in program order.
 std::vector<std::vector<int>> readers_of(const Program& program) {
@@ -47,12 +49,12 @@ void fuse_loops(Program& program, const DeviceModel& device, const std::vector<i
   std::vector<bool> fused_away(program.steps.size(), false);  // its output stays on chip
   for (int i = 0; i < static_cast<int>(program.steps.size()); ++i) {
     const Step& producer = program.steps[i];
-    if (producer.is_comm || producer.fusion != FusionRole::elementwise) continue;
+    if (!fusible(producer) || producer.fusion != FusionRole::elementwise) continue;
     const int v = producer.output;
     if (must_store[v] || readers[v].size() != 1) continue;
     const int c = readers[v].front();
     const Step& consumer = program.steps[c];
-    if (consumer.is_comm ||
+    if (!fusible(consumer) ||
         (consumer.fusion != FusionRole::elementwise && consumer.fusion != FusionRole::reduction))
       continue;
     TPUSIM_CHECK(c > i);
@@ -321,6 +323,7 @@ class Fuser {
 
 void fuse_steps(Program& program, const DeviceModel& device, const std::vector<int>& kept,
                 FusionPolicy policy) {
+  fuse_attention_kernels(program, device, kept);
   switch (policy) {
     case FusionPolicy::none:
       return;

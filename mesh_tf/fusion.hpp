@@ -35,8 +35,18 @@ enum class FusionPolicy { xla, loop, none };
 const NameTable<FusionPolicy>& fusion_policies();  // "xla", "loop", "none"
 
 // Fuses the steps of `program` as `policy` says and retimes the fused ones on `device`. `kept` lists values
-// that must reach HBM whoever reads them (the program's outputs and the new values of variables).
+// that must reach HBM whoever reads them (the program's outputs and the new values of variables). The steps
+// of fused attention kernels (attention_kernel.hpp) are kernels whatever the policy, hand-written rather
+// than XLA's: each pass is fused and timed by fuse_attention_kernels, and the policy's passes leave them
+// alone (nothing of theirs fuses into a kernel, nor a kernel's step into anything).
 void fuse_steps(Program& program, const DeviceModel& device, const std::vector<int>& kept,
                 FusionPolicy policy);
+
+// attention_fusion.cpp: each kernel's forward and backward pass one fusion, timed as the kernel's blocks run
+// it (attention_kernel.hpp): the roofline of its matrix-unit and vector work, the skipped blocks' share
+// taken off, and of its bytes, with k and v (and backward, q and the context's gradient) read once per block
+// loop that reaches them; the forward values the backward pass reads, but for the row statistics, computed
+// again inside it.
+void fuse_attention_kernels(Program& program, const DeviceModel& device, const std::vector<int>& kept);
 
 }  // namespace tpusim::mtf

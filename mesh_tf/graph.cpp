@@ -45,6 +45,7 @@ Tensor Graph::add_op(OpNode op, const Shape& output_shape, DType dtype, const st
   op.id = static_cast<int>(ops_.size());
   op.phase = phase_;
   op.checkpoint = phase_ == Phase::forward ? checkpoint_ : -1;
+  op.attention_kernel = attention_kernel_;
   // A user's name is kept as given when it is free; generated and repeated names get the op id appended.
   op.name = name_hint.empty() ? fmt::format("{}_{}", to_string(op.kind), op.id) : name_hint;
   if (!names_.insert(op.name).second) {
@@ -68,6 +69,19 @@ CheckpointScope::CheckpointScope(Graph& graph) : graph_(graph) {
   TPUSIM_CHECK(graph.checkpoint_ < 0);  // scopes do not nest
   graph.checkpoint_ = graph.checkpoints_++;
 }
+
+void Graph::set_attention_kernel(int kernel) {
+  TPUSIM_CHECK(kernel >= -1 && kernel < static_cast<int>(attention_kernels_.size()));
+  attention_kernel_ = kernel;
+}
+
+AttentionKernelScope::AttentionKernelScope(Graph& graph, AttentionKernel kernel) : graph_(graph) {
+  TPUSIM_CHECK(graph.attention_kernel_ < 0);  // scopes do not nest
+  graph.attention_kernels_.push_back(std::move(kernel));
+  graph.attention_kernel_ = static_cast<int>(graph.attention_kernels_.size()) - 1;
+}
+
+AttentionKernelScope::~AttentionKernelScope() { graph_.attention_kernel_ = -1; }
 
 void Graph::discard_ops_from(int first_op) {
   TPUSIM_CHECK(first_op >= 0 && first_op <= static_cast<int>(ops_.size()));

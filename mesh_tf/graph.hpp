@@ -32,6 +32,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "mesh_tf/attention_kernel.hpp"
 #include "mesh_tf/dimension.hpp"
 #include "mesh_tf/op_node.hpp"
 #include "mesh_tf/shape.hpp"
@@ -123,17 +124,27 @@ class Graph {
   // New forward ops belong to this checkpointed layer (-1: none); see CheckpointScope.
   int checkpoint() const { return checkpoint_; }
 
+  // The fused attention kernels (attention_kernel.hpp), by OpNode::attention_kernel.
+  const std::vector<AttentionKernel>& attention_kernels() const { return attention_kernels_; }
+  // New ops belong to this kernel (-1: none): AttentionKernelScope sets it for the forward ops, autodiff for
+  // their gradients.
+  int attention_kernel() const { return attention_kernel_; }
+  void set_attention_kernel(int kernel);
+
   // Low-level: appends an op with one output tensor. Op functions below validate before calling it; this
   // checks only the output's size (kMaxTensorElements).
   Tensor add_op(OpNode op, const Shape& output_shape, DType dtype, const std::string& name_hint);
 
  private:
   friend class CheckpointScope;
+  friend class AttentionKernelScope;
 
   std::uint64_t seed_;
   Phase phase_ = Phase::forward;
   int checkpoint_ = -1;
   int checkpoints_ = 0;
+  int attention_kernel_ = -1;
+  std::vector<AttentionKernel> attention_kernels_;
   std::deque<OpNode> ops_;
   std::deque<TensorNode> tensors_;
   std::unordered_set<std::string> names_;
@@ -228,6 +239,12 @@ Tensor reverse_cumsum(const Tensor& x, const std::string& dim, bool exclusive = 
 // Embedding lookup = one_hot(ids, vocab) einsum table: over a split vocab, an allreduce of the output.
 Tensor gather(const Tensor& table, const Tensor& ids, const std::string& vocab_dim,
               const std::string& name = "");
+// [query, key]: 0 where key position <= query position, -1e9 where not, added to attention logits. Computed
+// on the core from the positions (XLA's iota and compare, which fuse into the reader), so it is read from no
+// HBM and needs no communication on any layout.
+Tensor causal_mask(Graph& graph, const Dimension& query, const Dimension& key, const std::string& name = "");
+// Rotary embeddings' rotation of the halves of `dim` (even size, kept whole): [-x[h:], x[:h]] (ops/rotary.cpp).
+Tensor rotate_half(const Tensor& x, const std::string& dim, const std::string& name = "");
 // Dropout with a counter-based mask keyed by the global element index: no communication, layout-invariant.
 Tensor dropout(const Tensor& x, double keep_probability, std::uint64_t seed, const std::string& name = "");
 
@@ -240,6 +257,9 @@ Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& labels, const s
 // (x - mean) * rsqrt(var + eps) * scale + bias over `dim`; scale/bias have shape [dim] (invalid = none).
 Tensor layer_norm(const Tensor& x, const std::string& dim, const Tensor& scale, const Tensor& bias,
                   double epsilon = 1e-6, const std::string& name = "");
+// x * rsqrt(mean(x^2) + eps) * scale over `dim` (RMSNorm); scale has shape [dim] (invalid = none).
+Tensor rms_norm(const Tensor& x, const std::string& dim, const Tensor& scale, double epsilon = 1e-6,
+                const std::string& name = "");
 
 // ---- Convolutions and pooling (ops/conv.cpp, ops/pool.cpp) ----
 // An image is [leading dims..., spatial dims..., channels]: the n dims before the last are spatial (n = 1, 2

@@ -61,11 +61,35 @@ void Lowerer::run() {
   for (const int t : options_.outputs) kept.push_back(program_.value_of_tensor[t]);
   for (const auto& a : program_.assignments) kept.push_back(a.new_value);
   program_.kept_values = kept;
-  fuse_steps(program_, options_.device, kept, options_.fusion);
+  program_.attention_kernels = graph_.attention_kernels();
+  check_attention_kernels();
+  // What the layers hold for the backward pass is written when it is made, whatever fusion would do.
+  std::vector<int> stored = kept;
+  if (options_.rematerialization == RematerializationPolicy::layers && options_.layer_checkpoint.holds_anything()) {
+    for (int i = 0; i < static_cast<int>(program_.steps.size()); ++i) {
+      if (layer_hold(program_, graph_, i, options_.layer_checkpoint) != LayerHold::none)
+        stored.push_back(program_.steps[i].output);
+    }
+  }
+  fuse_steps(program_, options_.device, stored, options_.fusion);
   combine_allreduces(program_, options_.allreduce_combine_bytes);
-  program_.rematerialization =
-      rematerialize(program_, graph_, options_.device.hbm_bytes(), options_.rematerialization);
+  program_.rematerialization = rematerialize(program_, graph_, options_.device.hbm_bytes(),
+                                             options_.rematerialization, options_.layer_checkpoint);
   finish_counters();
+}
+
+// A fused kernel runs on each core's slices alone: a collective among its steps would have to run inside it.
+void Lowerer::check_attention_kernels() const {
+  for (const Step& step : program_.steps) {
+    if (!step.is_comm) continue;
+    const int kernel = graph_.op(step.op).attention_kernel;
+    if (kernel < 0) continue;
+    throw InputError(fmt::format(
+        "attention kernel '{}': {} needs the collective {} inside the kernel, which computes on each core's "
+        "slices alone; keep the attention's lengths and d_kv whole (split batch and heads), or build the "
+        "attention unfused",
+        program_.attention_kernels[kernel].name(), graph_.op(step.op).name, step.label));
+  }
 }
 
 TensorLayout Lowerer::rule_layout(int tensor, const std::vector<std::string>& unsplittable) const {
@@ -142,6 +166,8 @@ int Lowerer::add_compute(const OpNode& op, const std::string& label, std::vector
   step.compute_bound = time.compute_bound;
   step.kernel = std::move(kernel);
   step.fusion = op_row(op.kind).fusion;
+  step.attention_kernel = op.attention_kernel;
+  step.kernel_backward = op.phase == Phase::backward;
   const int index = static_cast<int>(program_.steps.size());
   program_.values[output].producer_step = index;
   program_.steps.push_back(std::move(step));

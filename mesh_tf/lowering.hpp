@@ -27,6 +27,7 @@ struct LoweringOptions {
   FusionPolicy fusion = FusionPolicy::xla;
   std::uint64_t allreduce_combine_bytes = 0;  // allreduce_combiner.hpp: 0 combines nothing
   RematerializationPolicy rematerialization = RematerializationPolicy::none;
+  LayerCheckpointPolicy layer_checkpoint;  // what `layers` holds after all (rematerialization.hpp)
   std::vector<int> outputs;                   // tensor ids to materialise (force pending sums)
 };
 
@@ -108,6 +109,7 @@ class Lowerer {
   int reduce_scatter(int v, int tensor_dim, int mesh_dim, const OpNode& op);
   int alltoall(int v, int from_dim, int to_dim, const OpNode& op);
   void finish_counters();
+  void check_attention_kernels() const;
 
   const Graph& graph_;
   MeshShape mesh_;

@@ -83,7 +83,7 @@ MappingSpec MappingSpec::parse(const std::string& text) {
                                  did_you_mean(text, {"rings", "linear"}), valid_forms()));
   }
   Assignment assignment;
-  for (const auto& rule : split(text, ';')) {
+  for (const auto& rule : tpusim::split(text, ';')) {
     const auto equals = rule.find('=');
     if (equals == std::string::npos || rule.find('=', equals + 1) != std::string::npos) {
       throw InputError(fmt::format("mesh mapping '{}': rule '{}' is not mesh-dim=axis+axis; valid: {}", text,
@@ -91,7 +91,7 @@ MappingSpec MappingSpec::parse(const std::string& text) {
     }
     const std::string axes = rule.substr(equals + 1);
     assignment.emplace_back(rule.substr(0, equals),
-                            axes.empty() ? std::vector<std::string>{} : split(axes, '+'));
+                            axes.empty() ? std::vector<std::string>{} : tpusim::split(axes, '+'));
   }
   return axes(std::move(assignment));
 }

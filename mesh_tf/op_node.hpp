@@ -37,6 +37,8 @@ enum class OpKind {
   conv_filter_gradient,  // conv's adjoint in the filter
   pool,                  // max or average over windows (ops/pool.cpp)
   pool_gradient,
+  causal_mask,  // [query, key]: 0 where a query position may attend to a key position, -1e9 where not
+  rotate_half,  // rotary embeddings' rotation of the halves of one dim (ops/rotary.cpp)
   count  // not a kind: how many there are (new kinds go above it; op_table.cpp has a row for each)
 };
 constexpr int kOpKindCount = static_cast<int>(OpKind::count);
@@ -137,6 +139,9 @@ struct ArgmaxAttributes {
 struct ReshapeAttributes {
   bool weight_sharding = false;
 };
+struct RotateHalfAttributes {
+  std::string dim;
+};
 struct AssignAttributes {
   int target = -1;  // the variable tensor id
 };
@@ -151,7 +156,7 @@ using OpAttributes =
     std::variant<NoAttributes, VariableAttributes, FillAttributes, RandomMaskAttributes, BinaryAttributes,
                  UnaryAttributes, AffineAttributes, ReduceAttributes, ShiftAttributes, ConcatAttributes,
                  SliceAttributes, PadAttributes, CumsumAttributes, OneHotAttributes, ArgmaxAttributes,
-                 AssignAttributes, WindowAttributes, ReshapeAttributes>;
+                 AssignAttributes, WindowAttributes, ReshapeAttributes, RotateHalfAttributes>;
 
 struct OpNode {
   int id = 0;
@@ -163,6 +168,9 @@ struct OpNode {
   // The layer (a checkpointed segment of the forward pass, graph.hpp's CheckpointScope) this op belongs to,
   // -1 for none: what rematerialization `layers` computes again before the layer's backward pass.
   int checkpoint = -1;
+  // The fused attention kernel (attention_kernel.hpp) that computes this op, its forward or its backward
+  // pass by the op's phase; -1 for none.
+  int attention_kernel = -1;
   OpAttributes attributes;
   std::vector<std::string> unsplittable;  // dims this op forbids splitting (legality)
 

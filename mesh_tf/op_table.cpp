@@ -37,6 +37,8 @@ constexpr std::array<OpRow, kOpKindCount> kOps = {{
      conv_filter_gradient_gradient, nullptr, R::contraction},
     {OpKind::pool, "pool", lower_pool, pool_gradient, nullptr, R::reduction},
     {OpKind::pool_gradient, "pool_gradient", lower_pool_gradient, nullptr, nullptr, R::none},
+    {OpKind::causal_mask, "causal_mask", lower_source, nullptr, nullptr, R::elementwise},
+    {OpKind::rotate_half, "rotate_half", lower_rotate_half, rotate_half_gradient, nullptr, R::elementwise},
 }};
 
 constexpr bool op_rows_in_enum_order() {

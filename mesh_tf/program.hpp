@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "mesh_tf/attention_kernel.hpp"
 #include "mesh_tf/buffer_liveness.hpp"
 #include "mesh_tf/counters.hpp"
 #include "mesh_tf/device_model.hpp"
@@ -83,6 +84,10 @@ struct Step {
   double executed_flops = 0;  // numerics: flops over all distinct slices (replicas are computed once)
   bool is_einsum = false;
   FusionRole fusion = FusionRole::none;
+  // The fused attention kernel (attention_kernel.hpp) whose forward or (kernel_backward) backward pass this
+  // step is part of; -1 for none. Such steps are fused by their kernel, not by fusion.hpp's rules.
+  int attention_kernel = -1;
+  bool kernel_backward = false;
   std::function<void(Store&)> kernel;
   // collective
   CollectiveOp collective = CollectiveOp::allreduce;
@@ -115,6 +120,7 @@ struct Program {
   std::vector<Assignment> assignments;
   Rematerialization rematerialization;  // rematerialization.hpp
   std::vector<int> kept_values;  // must reach HBM whoever reads them: outputs and new values of variables
+  std::vector<AttentionKernel> attention_kernels;  // the graph's, by Step::attention_kernel
   Counters counters;
 };
 

@@ -20,6 +20,8 @@
 //         large models are trained), which costs about one more forward pass of the layers.
 //   none  the default: buffers are held as assigned, whatever the memory.
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "mesh_tf/buffer_liveness.hpp"
 #include "topologies/support/name_table.hpp"
@@ -29,13 +31,35 @@ namespace tpusim::mtf {
 enum class RematerializationPolicy { none, xla, layers };
 const NameTable<RematerializationPolicy>& rematerialization_policies();  // "none", "xla", "layers"
 
+// Under `layers`, what each checkpointed layer holds for its backward pass after all, as jax.checkpoint's
+// policies say (jax.checkpoint_policies: save_only_these_names, checkpoint_dots_with_no_batch_dims and their
+// offloading forms, which MaxText's remat_policy names): the results of forward ops whose names end with a
+// `saved` suffix, or that are matmuls without batch dimensions (two-input contractions whose inputs share no
+// dimension the result keeps: the projections by weights, not attention's logits and context) when
+// `save_dots` says, are held in HBM; those of `offloaded` (or such matmuls under `offload_dots`) are held in
+// host memory, so they take no HBM between their last forward reader and their first backward one (the copies
+// over the host link are not timed). Every such result is written to HBM when it is made, whatever fusion
+// would do (it is the backward pass's input), and what the layer computes from it is computed again from it.
+// The default holds nothing: every value is computed again (MaxText's full).
+struct LayerCheckpointPolicy {
+  std::vector<std::string> saved, offloaded;
+  bool save_dots = false, offload_dots = false;
+  bool holds_anything() const { return !saved.empty() || !offloaded.empty() || save_dots || offload_dots; }
+};
+
 struct Program;  // program.hpp, internal to mesh_tf
 class Graph;
 
+// How the forward op computing `step` of `program` stands under the layer policy: held in HBM, held in host
+// memory, or neither (then computed again). Ops outside checkpointed layers are neither.
+enum class LayerHold { none, device, host };
+LayerHold layer_hold(const Program& program, const Graph& graph, int step, const LayerCheckpointPolicy& policy);
+
 // Under `xla`, rematerializes values of `program` (Value::rematerialized_at, and the time added to the
 // readers' kernels) until its peak of live buffers is at most `memory_bytes`, or changes nothing if no set
-// of choices gets there; under `layers`, those of every checkpointed layer of `graph`, the program's graph.
+// of choices gets there; under `layers`, those of every checkpointed layer of `graph`, the program's graph,
+// but for what `layer_policy` holds.
 Rematerialization rematerialize(Program& program, const Graph& graph, std::uint64_t memory_bytes,
-                                RematerializationPolicy policy);
+                                RematerializationPolicy policy, const LayerCheckpointPolicy& layer_policy = {});
 
 }  // namespace tpusim::mtf

@@ -185,6 +185,19 @@ std::vector<float> synthetic_values(const ModelConfig& model, InputRole role, st
       }
       break;
     }
+    case InputRole::rotary_cos:
+    case InputRole::rotary_sin: {
+      // Rotary embeddings as RoFormer defines them, base 10000, dim i and i + d_kv/2 rotated together.
+      const std::int64_t dims = model.d_kv, half = dims / 2;
+      values.resize(length * dims);
+      for (std::int64_t p = 0; p < length; ++p) {
+        for (std::int64_t i = 0; i < dims; ++i) {
+          const double angle = double(p) * std::pow(10000.0, -2.0 * double(i % half) / double(dims));
+          values[p * dims + i] = float(role == InputRole::rotary_cos ? std::cos(angle) : std::sin(angle));
+        }
+      }
+      break;
+    }
     case InputRole::features:
       values = normal_values(batch * model.d_model, seed, step_stream(kFeatureStream, step));
       break;

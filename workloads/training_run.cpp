@@ -202,6 +202,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   execution.overlap = config.hardware.overlap;
   execution.fusion = config.hardware.fusion;
   execution.rematerialization = config.hardware.rematerialization;
+  execution.layer_checkpoint = config.hardware.layer_checkpoint_policy;
   execution.pod_allreduce = config.hardware.pod_allreduce;
   execution.allreduce_combine_bytes = config.hardware.allreduce_combine_bytes;
   execution.share_collective_times = options.share_collective_times;
@@ -229,7 +230,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
 
   if (numerics) {
     for (const auto& input : model.inputs) {
-      if (input.role == InputRole::causal_mask) {
+      if (is_constant(input.role)) {
         executor->feed(input.tensor, synthetic_values(config.model, input.role, config.training.seed, 0));
       }
     }
@@ -237,7 +238,7 @@ RunReport run_uncalibrated(const RunConfig& config, const TrainingProgram& built
   for (int step = 0; step < config.training.steps; ++step) {
     if (numerics) {
       for (const auto& input : model.inputs) {
-        if (input.role == InputRole::causal_mask) continue;
+        if (is_constant(input.role)) continue;
         executor->feed(input.tensor, synthetic_values(config.model, input.role, config.training.seed, step));
       }
     }

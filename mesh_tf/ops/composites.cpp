@@ -83,6 +83,19 @@ Tensor layer_norm(const Tensor& x, const std::string& dim, const Tensor& scale_t
   return normalize("layer_norm", x, x.shape().minus({dim}), d, scale_t, bias, epsilon, true, name);
 }
 
+// RMSNorm (Zhang and Sennrich 2019): one sum over x, no centring.
+Tensor rms_norm(const Tensor& x, const std::string& dim, const Tensor& scale_t, double epsilon,
+                const std::string& name) {
+  const Dimension& d = x.dim(dim);
+  if (scale_t.valid() && scale_t.shape() != Shape({d})) {
+    throw InputError(fmt::format("rms_norm '{}': '{}' has shape {} but must be [{}]", name, scale_t.name(),
+                                 scale_t.shape().to_string(), d.to_string()));
+  }
+  const Tensor mean_square = reduce_mean(square(x), x.shape().minus({dim}), sub_name(name, "mean_square"));
+  const Tensor y = mul(x, rsqrt(add_scalar(mean_square, epsilon)));
+  return scale_t.valid() ? mul(y, scale_t, name) : y;
+}
+
 // The statistics are sums over the batch and spatial dims, so split ones are allreduced by the einsums. The
 // variance is E[x^2] - E[x]^2, as XLA's batch-norm expander computes it (xla/service/batchnorm_expander.cc):
 // both sums read x and can be computed in one pass (multi-output fusion, fusion.hpp).

@@ -20,7 +20,7 @@ bool is_weight_sharding_rename(const OpNode& op);
 
 namespace ops {
 
-// sources.cpp: input, variable, fill, random_mask
+// sources.cpp: input, variable, fill, random_mask, causal_mask
 void lower_source(Lowerer& lowerer, const OpNode& op);
 // einsum.cpp
 void lower_einsum(Lowerer& lowerer, const OpNode& op);
@@ -69,6 +69,9 @@ void lower_conv_transpose(Lowerer& lowerer, const OpNode& op);
 void conv_transpose_gradient(GradientRequest& request);
 void lower_conv_filter_gradient(Lowerer& lowerer, const OpNode& op);
 void conv_filter_gradient_gradient(GradientRequest& request);
+// rotary.cpp
+void lower_rotate_half(Lowerer& lowerer, const OpNode& op);
+void rotate_half_gradient(GradientRequest& request);
 // pool.cpp: pool, pool_gradient
 void lower_pool(Lowerer& lowerer, const OpNode& op);
 void pool_gradient(GradientRequest& request);

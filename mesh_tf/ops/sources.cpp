@@ -61,6 +61,16 @@ Tensor Graph::fill(const Shape& shape, float value, DType dtype) {
   return add_op(std::move(op), shape, dtype, "");
 }
 
+Tensor causal_mask(Graph& graph, const Dimension& query, const Dimension& key, const std::string& name) {
+  if (query.name == key.name) {
+    throw InputError(fmt::format("causal_mask '{}': the query and key dims must differ, both are '{}'", name,
+                                 query.name));
+  }
+  OpNode op;
+  op.kind = OpKind::causal_mask;
+  return graph.add_op(std::move(op), Shape{query, key}, DType::float32, name);
+}
+
 Tensor dropout(const Tensor& x, double keep_probability, std::uint64_t seed, const std::string& name) {
   if (!(keep_probability > 0 && keep_probability <= 1)) {
     throw InputError(
@@ -94,9 +104,24 @@ void lower_source(Lowerer& lowerer, const OpNode& op) {
                         [=](Store& s) { s[out].assign(elems * slices, fill_value); });
     return;
   }
-  // random_mask: 1/keep with probability keep, keyed by the global element index.
   const Value vo = o;
   const MeshShape mesh = lowerer.mesh();
+  if (op.kind == OpKind::causal_mask) {
+    // A compare and a select per element, from the slice's offsets along the two dims.
+    lowerer.add_compute(op, op.name, {}, out, 2.0 * static_cast<double>(elems), [=](Store& s) {
+      s[out].resize(elems * slices);
+      const std::int64_t keys = vo.layout.slice_sizes()[1];
+      for (int key = 0; key < slices; ++key) {
+        const auto coords = vo.coords_of_key(key, mesh);
+        const std::int64_t query0 = vo.offset(0, coords), key0 = vo.offset(1, coords);
+        float* dst = s[out].data() + key * elems;
+        for (std::int64_t i = 0; i < elems; ++i)
+          dst[i] = key0 + i % keys <= query0 + i / keys ? 0.0f : -1e9f;
+      }
+    });
+    return;
+  }
+  // random_mask: 1/keep with probability keep, keyed by the global element index.
   const double keep = op.get<RandomMaskAttributes>().keep_probability;
   const std::uint64_t seed = op.get<RandomMaskAttributes>().seed;
   // One FLOP per element in the counters (the select), and ThreeFry's bits and the uniform conversion beside

@@ -69,7 +69,8 @@ TEST_CASE("a valid config resolves with defaults filled in") {
 TEST_CASE("an unknown key is reported with its file and line and a suggestion") {
   CHECK(error_of(replace(kValid, "  d_ff: 256\n", "  d_fff: 256\n")) ==
         "configs/test.yaml:10: model.d_fff: unknown key (did you mean 'd_ff'?); valid keys are kind, layers, "
-        "d_model, d_ff, heads, d_kv, vocab, batch, length, activation_dtype, dropout");
+        "d_model, d_ff, heads, d_kv, vocab, batch, length, kv_heads, mlp, norm, positions, attention, "
+        "flash_block_q, flash_block_kv, activation_dtype, dropout");
   CHECK(error_of(replace(kValid, "training:\n", "trainig:\n")) ==
         "configs/test.yaml:16: trainig: unknown key (did you mean 'training'?); valid keys are name, "
         "description, "
@@ -79,8 +80,8 @@ TEST_CASE("an unknown key is reported with its file and line and a suggestion") 
 TEST_CASE("a key of another model kind is an unknown key") {
   CHECK(error_of(replace(kValid, "  length: 32\n", "  length: 32\n  experts: 4\n")) ==
         "configs/test.yaml:16: model.experts: unknown key; valid keys are kind, layers, d_model, d_ff, "
-        "heads, d_kv, "
-        "vocab, batch, length, activation_dtype, dropout");
+        "heads, d_kv, vocab, batch, length, kv_heads, mlp, norm, positions, attention, flash_block_q, "
+        "flash_block_kv, activation_dtype, dropout");
 }
 
 TEST_CASE("a value of the wrong type names the key and the expected type") {
@@ -175,7 +176,7 @@ TEST_CASE("layout rules must name model dimensions and mesh axes") {
   CHECK(
       error_of(with_layout) ==
       "configs/test.yaml:6: mesh.layout: a transformer_lm has no dimension 'dff' (did you mean 'd_ff'?); its "
-      "dimensions are batch, length, d_model, d_ff, heads, d_kv, vocab");
+      "dimensions are batch, length, d_model, d_ff, heads, d_kv, vocab, kv_heads, q_per_kv");
   // mtf::LayoutRules parses and checks the rules against the mesh: its messages, at the key.
   CHECK(error_of(replace(with_layout, "dff:model", "d_ff:modle")) ==
         "configs/test.yaml:6: mesh.layout: layout rule 'd_ff:modle': mesh batch:8;model:4 has no dimension "

@@ -181,7 +181,8 @@ TEST_CASE("schema: the sweep keys are the schema's rows and every kind's model k
   CHECK(is_config_key("hardware.collectives.batch"));
   CHECK_FALSE(is_config_key("hardware.collectives.a-b"));
   CHECK_FALSE(is_config_key("model.d_fff"));
-  CHECK(config_subkeys_text() == " and hardware.collectives.<mesh axis>");
+  CHECK(config_subkeys_text() ==
+        " and hardware.layer_checkpoint_names.<value name> and hardware.collectives.<mesh axis>");
 }
 
 TEST_CASE("schema: the resolved config of every preset reads back to the same config") {

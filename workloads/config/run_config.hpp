@@ -23,6 +23,7 @@
 #include "mesh_tf/weight_sharding.hpp"
 #include "topologies/support/name_table.hpp"
 #include "topologies/topology.hpp"
+#include "workloads/config/transformer_choices.hpp"
 #include "workloads/fidelity/calibration.hpp"
 
 namespace tpusim::workloads {
@@ -53,6 +54,11 @@ struct HardwareConfig {
   mtf::OverlapPolicy overlap = mtf::OverlapPolicy::dependencies;
   mtf::FusionPolicy fusion = mtf::FusionPolicy::xla;
   mtf::RematerializationPolicy rematerialization = mtf::RematerializationPolicy::none;
+  // Under rematerialization `layers`, what each layer holds (config/layer_checkpoints.hpp): the row's name
+  // and its policy; for `custom`, MaxText's name of each value held and where ("device" or "offload").
+  std::string layer_checkpoint = "full";
+  std::map<std::string, std::string> layer_checkpoint_names;
+  mtf::LayerCheckpointPolicy layer_checkpoint_policy;
   std::uint64_t allreduce_combine_bytes = 0;  // mesh_tf/allreduce_combiner.hpp; 0: none
   // A calibration profile (workloads/fidelity/calibration.hpp) the step is timed under, beside the
   // mechanisms alone; none by default.
@@ -104,6 +110,15 @@ struct ModelConfig {
   int levels = 0;  // unet: resolutions, each half the size of the one above
   mtf::DType activation_dtype = mtf::DType::bfloat16;
   double dropout = 0;  // Transformer kinds: the rate of every dropout (transformer_layers.hpp); 0 = none
+  // transformer_lm's blocks (config/transformer_choices.hpp): the paper's by default.
+  FeedForwardKind mlp = FeedForwardKind::relu;
+  NormKind norm = NormKind::layer_norm;
+  PositionKind positions = PositionKind::learned;
+  AttentionKind attention = AttentionKind::dense;
+  // Key and value heads (grouped-query attention: heads / kv_heads query heads share each); 0: as many as heads.
+  std::int64_t kv_heads = 0;
+  std::int64_t flash_block_q = 512, flash_block_kv = 512;  // the fused kernel's blocks (attention: flash)
+  std::int64_t key_value_heads() const { return kv_heads > 0 ? kv_heads : heads; }
   // How the model is built split into pipeline stages; set by the training.pipeline_* keys (the model is
   // built pipelined, so its builder reads it here). Off by default.
   PipelineConfig pipeline;

@@ -19,6 +19,8 @@ enum class InputRole {
   source_ids,      // encoder input: a counting sequence from a seeded random start
   decoder_in_ids,  // the source shifted right by one, token 0 first (teacher forcing of a copy task)
   causal_mask,     // [length, memory_length]: 0 where a position may attend, -1e9 where it may not
+  rotary_cos,      // [length, d_kv]: cos(p * base^(-2i/d_kv)) at position p, i = the dim's index mod d_kv/2
+  rotary_sin,      // [length, d_kv]: the sin of the same angles
   features,        // MLP input: seeded normal values
   images,          // an image model's input [batch, h, w, image_channels]: seeded normal values
   class_images,    // the same, each image's first channel shifted by an offset its class (image_labels) sets
@@ -31,6 +33,11 @@ enum class InputRole {
   masked_label_ids,      // [batch, predictions]: the tokens at those positions before masking
   next_sentence_labels,  // [batch]: 0 when segment B continues segment A, 1 when it is random
 };
+
+// Inputs whose values are the same at every step (fed once): the mask and the rotary tables.
+inline bool is_constant(InputRole role) {
+  return role == InputRole::causal_mask || role == InputRole::rotary_cos || role == InputRole::rotary_sin;
+}
 
 struct ModelInput {
   mtf::Tensor tensor;

@@ -13,8 +13,12 @@ std::int64_t expert_capacity(const ModelConfig& model);  // models/moe_transform
 
 namespace {
 
-std::int64_t attention_params(const ModelConfig& m) { return 4 * m.d_model * m.heads * m.d_kv; }
-std::int64_t ffn_params(const ModelConfig& m) { return 2 * m.d_model * m.d_ff; }
+// q and o [d, h, k], k and v [d, kv, k] (kv = h but under grouped-query attention).
+std::int64_t attention_params(const ModelConfig& m) {
+  return 2 * m.d_model * (m.heads + m.key_value_heads()) * m.d_kv;
+}
+std::int64_t ffn_matrices(const ModelConfig& m) { return m.mlp == FeedForwardKind::swiglu ? 3 : 2; }
+std::int64_t ffn_params(const ModelConfig& m) { return ffn_matrices(m) * m.d_model * m.d_ff; }
 std::int64_t moe_params(const ModelConfig& m) {
   return m.d_model * m.experts + 2 * m.experts * m.d_model * m.d_ff;
 }
@@ -32,9 +36,10 @@ struct FlopTerms {
         E(double(m.experts)),
         T(b * l),
         L(double(m.layers)),
-        attention(8 * T * d * h * k + 4 * b * l * l * h * k),
+        attention(4 * T * d * (h + double(m.key_value_heads())) * k + 4 * b * l * l * h * k),
+        ffn(2 * double(ffn_matrices(m)) * T * d * f),
         vocab_terms(4 * T * V * d + 6 * T * d * V) {}
-  double b, l, d, f, h, k, V, E, T, L, attention, vocab_terms;
+  double b, l, d, f, h, k, V, E, T, L, attention, ffn, vocab_terms;
 };
 
 // The tensors every model has; the MLP has no length (l = 1).
@@ -66,14 +71,15 @@ std::vector<TensorSize> mlp_tensors(const ModelConfig& m) { return dense_tensors
 // --- transformer_lm
 std::int64_t lm_parameters(const ModelConfig& m) {
   const std::int64_t d = m.d_model;
-  return m.layers * (attention_params(m) + ffn_params(m) + 2 * d) + d + m.length * d + 2 * m.vocab * d;
+  const std::int64_t positions = m.positions == PositionKind::learned ? m.length * d : 0;
+  return m.layers * (attention_params(m) + ffn_params(m) + 2 * d) + d + positions + 2 * m.vocab * d;
 }
 std::int64_t lm_paper_parameters(const ModelConfig& m) {
   return m.layers * (attention_params(m) + ffn_params(m)) + 2 * m.vocab * m.d_model;
 }
 double lm_flops(const ModelConfig& m) {
   const FlopTerms t(m);
-  return t.vocab_terms + t.L * 3 * (t.attention + 4 * t.T * t.d * t.f);
+  return t.vocab_terms + t.L * 3 * (t.attention + t.ffn);
 }
 
 // --- encoder_decoder

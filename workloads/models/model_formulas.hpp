@@ -4,13 +4,14 @@
 // engine's counts against them.
 //
 // The models (no biases, pre-layer-norm with a scale vector, as Mesh-TensorFlow's transformer):
-//   d = d_model, f = d_ff, h = heads, k = d_kv, V = vocab, E = experts, L layers
-//   attention sublayer: q, k, v [d, h, k] and o [h, k, d]          4dhk params
-//   FFN sublayer: in [d, f], out [f, d]                             2df
+//   d = d_model, f = d_ff, h = heads, k = d_kv, V = vocab, E = experts, L layers, kv = kv_heads (h unless
+//   grouped-query attention)
+//   attention sublayer: q [d, h, k], k, v [d, kv, k] and o [h, k, d]   2d(h + kv)k params
+//   FFN sublayer: in [d, f], out [f, d]                             2df (swiglu: gate and up [d, f], 3df)
 //   MoE sublayer: router [d, E], in [E, d, f], out [E, f, d]         dE + 2Edf
 //                 (top-1, capacity C per sequence)
-//   layer norm scale [d] before each sublayer and at the end of each stack; positional embedding [l, d] per
-//   stack
+//   layer norm (or RMSNorm) scale [d] before each sublayer and at the end of each stack; positional
+//   embedding [l, d] per stack (none with rotary positions)
 //   transformer_lm:   embedding [V, d] + L (attention + FFN) + softmax [d, V]
 //   encoder_decoder:  one embedding [V, d] shared by both stacks (joint vocabulary) + L_enc (attention + FFN)
 //                     + L_dec (self-attention + cross-attention + FFN) + softmax [d, V]
@@ -68,7 +69,9 @@ std::int64_t paper_parameter_count(const ModelConfig& model);
 // when both inputs need a gradient, 1x when one input is data (embedding one-hot, MoE dispatch mask, the
 // MLP's input). Elementwise work (layer norm, softmax, optimizer) is not included. With T = batch * length
 // tokens:
-//   transformer_lm  = 4TVd + 6TdV + L * 3 * (8Tdhk + 4 b l^2 h k + 4Tdf)
+//   transformer_lm  = 4TVd + 6TdV + L * 3 * (4Td(h + kv)k + 4 b l^2 h k + 2nTdf), n = 2 matrices (3 swiglu);
+//                     attention counted whole, a causal mask's skipped half included (the fused kernel's
+//                     executed FLOPs leave it out: mesh_tf/attention_kernel.hpp)
 //   encoder_decoder = 8TVd + 6TdV + L_enc * 3 * (A + 4Tdf) + L_dec * 3 * (2A + 4Tdf),
 //                     A = 8Tdhk + 4 b l^2 h k
 //   moe_transformer = 4TVd + 6TdV + L * (3A + 6TdE + 4TECd + 12EbCdf + 6TECd),  C = capacity per sequence

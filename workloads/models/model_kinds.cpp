@@ -26,7 +26,30 @@ std::string mlp_summary(const ModelConfig& m) {
          activations(m);
 }
 std::string lm_summary(const ModelConfig& m) {
-  return transformer_summary(m, fmt::format("{} layers", m.layers)) + activations(m);
+  std::string blocks;
+  if (m.key_value_heads() != m.heads) blocks += fmt::format(", {} kv heads", m.key_value_heads());
+  if (m.mlp != FeedForwardKind::relu) blocks += ", " + feed_forward_kinds().name_of(m.mlp);
+  if (m.norm != NormKind::layer_norm) blocks += ", " + norm_kinds().name_of(m.norm);
+  if (m.positions != PositionKind::learned) blocks += ", " + position_kinds().name_of(m.positions) + " positions";
+  if (m.attention == AttentionKind::flash)
+    blocks += fmt::format(", flash attention ({}x{} blocks)", m.flash_block_q, m.flash_block_kv);
+  return transformer_summary(m, fmt::format("{} layers", m.layers)) + blocks + activations(m);
+}
+
+// Grouped-query attention splits the query heads into kv_heads groups.
+ModelSizeProblem lm_check_sizes(const ModelConfig& m) {
+  if (m.heads % m.key_value_heads() != 0) {
+    return {"kv_heads", fmt::format("{} key and value heads do not divide the {} query heads into equal groups",
+                                    m.key_value_heads(), m.heads)};
+  }
+  if (m.positions == PositionKind::rotary && m.d_kv % 2 != 0)
+    return {"d_kv", fmt::format("rotary positions pair the halves of d_kv, which {} is odd", m.d_kv)};
+  return {};
+}
+
+std::vector<DerivedDimension> lm_derived_dimensions(const ModelConfig& m) {
+  return {{"q_per_kv", "kv_heads", m.heads / m.key_value_heads(),
+           fmt::format("heads {} / kv_heads {}", m.heads, m.key_value_heads())}};
 }
 std::string encoder_decoder_summary(const ModelConfig& m) {
   return transformer_summary(m, fmt::format("{}+{} layers", m.layers, m.decoder_layers)) + activations(m);
@@ -156,10 +179,22 @@ const std::vector<ModelKindInfo>& model_kinds() {
        false},
       {ModelKind::transformer_lm, "transformer_lm",
        "The paper's decoder-only language model: token embedding, layers blocks of causal self-attention "
-       "and feed-forward, a separate softmax; trained on next-token prediction.",
-       keys({{"layers"}}, transformer_keys, {activation_dtype, dropout}), transformer_dims,
+       "and feed-forward, a separate softmax; trained on next-token prediction. Its blocks may be built as "
+       "today's LMs build theirs (Llama 2: kv_heads, mlp swiglu, norm rms_norm, positions rotary) and its "
+       "attention run as one fused kernel (attention flash).",
+       keys({{"layers"}}, transformer_keys,
+            {{"kv_heads", "heads"},
+             {"mlp", "relu"},
+             {"norm", "layer_norm"},
+             {"positions", "learned"},
+             {"attention", "dense"},
+             {"flash_block_q", "512"},
+             {"flash_block_kv", "512"},
+             activation_dtype,
+             dropout}),
+       {"batch", "length", "d_model", "d_ff", "heads", "d_kv", "vocab", "kv_heads", "q_per_kv"},
        "batch:batch;vocab:model;d_ff:model;heads:model", "tiny-lm", build_transformer_lm,
-       kTransformerLmFormulas, nullptr, lm_summary, nullptr, nullptr, true},
+       kTransformerLmFormulas, nullptr, lm_summary, lm_derived_dimensions, lm_check_sizes, true},
       {ModelKind::encoder_decoder, "encoder_decoder",
        "The paper's encoder-decoder Transformer: one embedding shared by encoder_layers encoder blocks and "
        "decoder_layers decoder blocks (with attention over the encoder); trained on a synthetic copy task.",

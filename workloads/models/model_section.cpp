@@ -60,6 +60,19 @@ ModelKey count_key(std::string name, std::int64_t ModelConfig::*field, std::stri
           nullptr};
 }
 
+// A choice among the names of `table`, such as model.mlp.
+template <class Choice>
+ModelKey choice_key(std::string name, const NameTable<Choice>& table, Choice ModelConfig::*field,
+                    std::string doc) {
+  return {std::move(name),
+          "one of " + join(table.names()),
+          "",
+          std::move(doc),
+          [&table, field](const ConfigNode& value, ModelConfig& m) { m.*field = value.choice(table); },
+          [&table, field](const ModelConfig& m) { return nlohmann::json(table.name_of(m.*field)); },
+          nullptr};
+}
+
 // The blocks of each ResNet stage: a YAML list [3, 4, 6, 3] or the text "3,4,6,3" (which the resolved config
 // reports, so that it reads back the same).
 constexpr std::size_t kMaxStages = 8;
@@ -218,6 +231,45 @@ const std::vector<ModelKey>& model_key_table() {
                 "Values per pixel of the input images (3 for RGB)."),
       size_key("classes", &ModelConfig::classes,
                "Classes of each image (resnet) or of each pixel (unet): the size of the dimension classes."),
+      {"kv_heads", "whole number, or heads", "at least 1, dividing heads",
+       "Key and value heads of the attention: heads (the default) for multi-head attention, fewer for "
+       "grouped-query attention (Ainslie et al. 2023; Llama 2 70B has 8 for 64 heads), 1 for multi-query "
+       "attention (Shazeer 2019; PaLM). With fewer than heads, k and v are [kv_heads, d_kv] and each of their "
+       "heads serves heads / kv_heads query heads: the dimensions kv_heads and q_per_kv, which a layout may "
+       "split (heads is then no dimension of the model).",
+       [](const ConfigNode& value, ModelConfig& m) {
+         m.kv_heads = value.scalar() == "heads" ? 0 : value.positive_integer();
+       },
+       [](const ModelConfig& m) {
+         return m.kv_heads == 0 ? nlohmann::json("heads") : nlohmann::json(m.kv_heads);
+       },
+       [](const ModelConfig& m) { return m.key_value_heads(); }},
+      choice_key("mlp", feed_forward_kinds(), &ModelConfig::mlp,
+                 "The feed-forward sublayer: relu(x in) out, the paper's; gelu(x in) out (GPT-3, BERT); or "
+                 "swiglu, (silu(x gate) * x up) out (Shazeer 2020; Llama, PaLM, MaxText's default decoder), "
+                 "three [d_model, d_ff] matrices instead of two."),
+      choice_key("norm", norm_kinds(), &ModelConfig::norm,
+                 "The normalisation before each sublayer and at the end: layer_norm, (x - mean) / std * scale, "
+                 "the paper's; or rms_norm, x / rms(x) * scale (Zhang and Sennrich 2019; Llama, MaxText)."),
+      choice_key("positions", position_kinds(), &ModelConfig::positions,
+                 "How positions enter: learned, a [length, d_model] embedding added to the tokens', the "
+                 "paper's; or rotary, q and k rotated by angles of their positions (Su et al. 2021, base "
+                 "10000, the halves of d_kv paired as GPT-NeoX and Llama pair them), with no positional "
+                 "embedding. rotary needs an even d_kv."),
+      choice_key("attention", attention_kinds(), &ModelConfig::attention,
+                 "How the attention runs: dense, its logits, softmax and context as separate ops that XLA's "
+                 "fusion groups, the logits written to HBM; or flash, one fused kernel per pass "
+                 "(FlashAttention as the Pallas TPU kernels MaxText runs with attention: flash; "
+                 "mesh_tf/attention_kernel.hpp), in blocks of flash_block_q queries and flash_block_kv keys: "
+                 "no logits in HBM, the causal mask made on the core, blocks above the diagonal skipped, the "
+                 "backward pass computing the logits again. The same numbers either way. flash needs the "
+                 "lengths and d_kv unsplit."),
+      count_key("flash_block_q", &ModelConfig::flash_block_q,
+                "Queries per block of the fused attention kernel (attention: flash): MaxText's sa_block_q, "
+                "512 by default."),
+      count_key("flash_block_kv", &ModelConfig::flash_block_kv,
+                "Keys per block of the fused attention kernel (attention: flash): MaxText's sa_block_kv, 512 "
+                "by default."),
       {"activation_dtype", "one of " + join(mtf::dtypes().names()), "",
        "Element type of activations in HBM and on the wire; every value is computed in fp32.",
        [](const ConfigNode& value, ModelConfig& m) { m.activation_dtype = value.choice(mtf::dtypes()); },

@@ -42,12 +42,12 @@ BuiltModel build_pipelined_decoder_only_lm(mtf::Graph& graph, const ModelConfig&
   TransformerDims inner(micro);
   inner.leading = inner.stacked = {stage};
   inner.shared_variables = &stage_variables;
-  const auto& d = inner;
+  const TransformerDims& d = inner;
 
   const Tensor ids = graph.input("token_ids", Shape{microbatches, d.batch, d.length});
   const Tensor targets = graph.input("target_ids", Shape{microbatches, d.batch, d.length});
-  const Tensor mask = graph.input("causal_mask", Shape{d.length, d.memory_length});
-  const Tensor full_mask = full_causal_mask(mask, inner);
+  const DecoderInputs attention_inputs = decoder_inputs(graph, inner);
+  const Tensor& full_mask = attention_inputs.full_mask;
 
   const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
   const Tensor embedded =
@@ -101,9 +101,9 @@ BuiltModel build_pipelined_decoder_only_lm(mtf::Graph& graph, const ModelConfig&
                     : mtf::concat(outputs, kPipelineMicrobatchDim, "pipeline/outputs");
   x = layer_norm(graph, x, outer, "final");
   const Tensor loss = softmax_loss(graph, x, targets, outer, "output");
-  return {loss,
-          {{ids, InputRole::token_ids}, {targets, InputRole::next_token_ids}, {mask, InputRole::causal_mask}},
-          {kPipelineStageDim}};
+  std::vector<ModelInput> model_inputs = {{ids, InputRole::token_ids}, {targets, InputRole::next_token_ids}};
+  model_inputs.insert(model_inputs.end(), attention_inputs.inputs.begin(), attention_inputs.inputs.end());
+  return {loss, model_inputs, {kPipelineStageDim}};
 }
 
 }  // namespace tpusim::workloads

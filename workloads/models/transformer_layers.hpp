@@ -17,8 +17,24 @@ namespace tpusim::workloads {
 struct TransformerDims {
   explicit TransformerDims(const ModelConfig& model);
   mtf::Dimension batch, length, memory_length, d_model, d_ff, heads, d_kv, vocab;
+  // Grouped-query attention (model.kv_heads below heads): q's heads are [kv_heads, q_per_kv], k's and v's
+  // [kv_heads]; otherwise both are [heads].
+  mtf::Dimension kv_heads, q_per_kv;
   mtf::DType activations;
   double dropout_rate;  // model.dropout: 0 builds no dropout at all
+  // The blocks' variants (config/transformer_choices.hpp) and the fused kernel's blocks.
+  FeedForwardKind mlp;
+  NormKind norm;
+  PositionKind positions;
+  AttentionKind attention_kind;
+  std::int64_t flash_block_q, flash_block_kv;
+  bool grouped() const { return kv_heads.size != heads.size; }
+  // Rotary positions: the cos and sin of each position's angles, [length, d_kv], inputs the decoder makes
+  // (decoder_inputs below).
+  mtf::Tensor rotary_cos, rotary_sin;
+  // Self-attention over earlier positions only: the fused kernel masks on the core (dense attention adds
+  // the mask tensor it is given).
+  bool causal = false;
   // Pipeline stages (pipelined_lm.hpp): dims put in front of every activation shape the sublayers build
   // (`stage` in the layer stack, `microbatches` around it), and dims put in front of every variable the
   // attention, feed-forward and layer-norm sublayers make (`stage`: the layer of every stage is one
@@ -43,7 +59,7 @@ mtf::Tensor dropout(const mtf::Tensor& x, const TransformerDims& dims, const std
 // Variables are named "<scope>/<name>"; weights start normal with stddev 1/sqrt(fan-in).
 mtf::Tensor weight(mtf::Graph& graph, const std::string& name, const mtf::Shape& shape, std::int64_t fan_in);
 
-// x [batch, length, d_model] -> x + sublayer(layer_norm(x)).
+// x [batch, length, d_model] -> x + sublayer(layer_norm(x)); RMSNorm as dims.norm says.
 mtf::Tensor layer_norm(mtf::Graph& graph, const mtf::Tensor& x, const TransformerDims& dims,
                        const std::string& scope);
 
@@ -52,6 +68,15 @@ mtf::Tensor layer_norm(mtf::Graph& graph, const mtf::Tensor& x, const Transforme
 // reduction of the logits' gradient down to the mask's shape, with its allreduce over every mesh axis, that
 // no variable needs.
 mtf::Tensor full_causal_mask(const mtf::Tensor& mask, const TransformerDims& dims);
+
+// What a decoder-only LM's causal self-attention reads beside its activations: the mask to add (the input
+// "causal_mask" broadcast by full_causal_mask; invalid for the fused kernel, which masks on the core) and,
+// with rotary positions, the inputs "rotary_cos" and "rotary_sin" it sets in `dims`. Sets dims.causal.
+struct DecoderInputs {
+  mtf::Tensor full_mask;
+  std::vector<ModelInput> inputs;
+};
+DecoderInputs decoder_inputs(mtf::Graph& graph, TransformerDims& dims);
 
 // Whether attention's projections add a bias: Mesh-TensorFlow's have none, BERT's have one each
 // (modeling.py's attention_layer builds q, k and v with tf.layers.dense, whose bias is on by default, and the
@@ -69,13 +94,15 @@ mtf::Tensor attention(mtf::Graph& graph, const mtf::Tensor& x, const mtf::Tensor
                       const mtf::Tensor& mask, const TransformerDims& dims, const std::string& scope,
                       ProjectionBiases biases = ProjectionBiases::none);
 
-// relu(x . in[d_model, d_ff]) . out[d_ff, d_model], the hidden dropped out (relu_dropout)
+// relu(x . in[d_model, d_ff]) . out[d_ff, d_model], the hidden dropped out (relu_dropout); gelu in place of
+// relu, or (silu(x . gate) * x . up) . out, as dims.mlp says.
 mtf::Tensor feed_forward(mtf::Graph& graph, const mtf::Tensor& x, const TransformerDims& dims,
                          const std::string& scope);
 
 // Embedding lookup of ids [batch, length] in table [vocab, d_model] plus a learned positional embedding
 // "<scope>/positional_embedding" [length, d_model] (Mesh-TensorFlow's transformer), cast to the activation
-// dtype. Without positions, attention could not tell tokens apart by place (the copy task needs it).
+// dtype. Without positions, attention could not tell tokens apart by place (the copy task needs it). With
+// rotary positions (dims.positions) there is no positional embedding: attention rotates q and k instead.
 mtf::Tensor embed(mtf::Graph& graph, const mtf::Tensor& table, const mtf::Tensor& ids,
                   const TransformerDims& dims, const std::string& scope);
 

@@ -14,11 +14,11 @@ using mtf::Tensor;
 
 BuiltModel build_decoder_only_lm(mtf::Graph& graph, const ModelConfig& model,
                                  const FeedForwardBlock& feed_forward_block) {
-  const TransformerDims d(model);
+  TransformerDims d(model);
   const Tensor ids = graph.input("token_ids", Shape{d.batch, d.length});
   const Tensor targets = graph.input("target_ids", Shape{d.batch, d.length});
-  const Tensor mask = graph.input("causal_mask", Shape{d.length, d.memory_length});
-  const Tensor full_mask = full_causal_mask(mask, d);
+  const DecoderInputs attention_inputs = decoder_inputs(graph, d);
+  const Tensor& full_mask = attention_inputs.full_mask;
 
   const Tensor embedding = weight(graph, "embedding", Shape{d.vocab, d.d_model}, d.d_model.size);
   Tensor x = dropout(embed(graph, embedding, ids, d, "decoder"), d, "decoder/embedding_dropout");
@@ -29,13 +29,14 @@ BuiltModel build_decoder_only_lm(mtf::Graph& graph, const ModelConfig& model,
     x = mtf::add(x, dropout(attention(graph, normed, normed, full_mask, d, scope + "/self_attention"), d,
                             scope + "/self_attention/dropout"));
     x = mtf::add(x, dropout(feed_forward_block(layer_norm(graph, x, d, scope + "/ffn"), d, scope + "/ffn"), d,
-                            scope + "/ffn/dropout"));
+                            scope + "/ffn/dropout"),
+                 scope + "/layer_output");
   }
   x = layer_norm(graph, x, d, "final");
   const Tensor loss = softmax_loss(graph, x, targets, d, "output");
-  return {
-      loss,
-      {{ids, InputRole::token_ids}, {targets, InputRole::next_token_ids}, {mask, InputRole::causal_mask}}};
+  std::vector<ModelInput> inputs = {{ids, InputRole::token_ids}, {targets, InputRole::next_token_ids}};
+  inputs.insert(inputs.end(), attention_inputs.inputs.begin(), attention_inputs.inputs.end());
+  return {loss, inputs};
 }
 
 BuiltModel build_transformer_lm(mtf::Graph& graph, const ModelConfig& model) {

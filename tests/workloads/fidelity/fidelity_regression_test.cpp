@@ -20,6 +20,12 @@ const std::map<std::string, double> kRecordedError = {
     {"resnet50_v3-2048_mlperf06", -0.108}, {"resnet50_v3-32_mlperf06", -0.051},
     {"resnet50_v3-512_mlperf06", -0.197},  {"t2t_datasplit_tr0_32", -0.470},
     {"t2t_datasplit_tr0_512", -0.443},
+    {"maxtext_128b_v5e-256", -0.025},      {"maxtext_128b_v5p-256", -0.139},
+    {"maxtext_16b_v5e-256", -0.213},       {"maxtext_22b_v4-128", -0.274},
+    {"maxtext_32b_v5e-256", -0.137},       {"maxtext_32b_v5p-128", -0.126},
+    {"maxtext_52b_v4-384", -0.300},        {"maxtext_64b_v5e-256", -0.194},
+    {"maxtext_64b_v5p-128", -0.138},       {"maxtext_llama2-70b_v6e-256", -0.345},
+    {"maxtext_llama3.1-70b_v6e-256", -0.251}, {"maxtext_llama3.1-8b_v6e-256", -0.228},
 };
 // An absolute difference of errors: 0.5 percentage points, above the recorded figures' rounding (0.05
 // points) and far below any change of a mechanism worth recording.
