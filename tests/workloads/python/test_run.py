@@ -117,6 +117,39 @@ class RunErrorTest(unittest.TestCase):
                 with self.assertRaises(tpusim.EnvironmentFailure):
                     tpusim.run("tiny-mlp", steps=1, output=os.path.join(locked, "out"))
 
+    def test_a_config_name_is_checked_as_a_key_and_never_becomes_a_path(self):
+        """A dict's name went into the temporary file's path: '../../victim' wrote two folders up."""
+        at_root = f"/tpusim-victim-{os.getpid()}"
+        with tempfile.TemporaryDirectory() as sandbox:
+            nested = os.path.join(sandbox, "a", "b")
+            os.makedirs(nested)
+            saved = tempfile.tempdir
+            tempfile.tempdir = nested
+            try:
+                for name in ["../../victim", at_root, "..", "a/b", "a\0b", "\ud800", ""]:
+                    with self.subTest(name=repr(name)):
+                        with self.assertRaises(tpusim.BadInput) as caught:
+                            tpusim.run({"base": "tiny-mlp", "name": name})
+                        self.assertEqual(caught.exception.status, 2)
+                        self.assertIn("name", caught.exception.message)
+            finally:
+                tempfile.tempdir = saved
+            written = sorted(os.path.relpath(os.path.join(folder, entry), sandbox)
+                             for folder, folders, files in os.walk(sandbox) for entry in folders + files)
+            self.assertEqual(written, ["a", os.path.join("a", "b")])
+        self.assertFalse(os.path.exists(at_root + ".yaml"))
+
+    def test_arguments_text_cannot_carry_is_bad_input(self):
+        """A NUL cut an override where the command line read it; a lone surrogate raised TypeError."""
+        for value in ["12\x008", "\ud800"]:
+            with self.subTest(value=repr(value)):
+                with self.assertRaises(tpusim.BadInput) as caught:
+                    tpusim.run("tiny-mlp", steps=1, model__d_ff=value)
+                self.assertEqual(caught.exception.status, 2)
+                self.assertIn("model.d_ff", caught.exception.message)
+        with self.assertRaises(tpusim.BadInput):
+            tpusim.run("tiny-\x00mlp")
+
     def test_the_exceptions_carry_the_command_lines_table_of_statuses(self):
         self.assertEqual(tpusim.errors.error_for(3, "m").meaning,
                          tpusim._tpusim.exit_statuses[3][1])

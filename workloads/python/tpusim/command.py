@@ -25,6 +25,20 @@ def set_options(overrides):
     return arguments
 
 
+def check_text(value, key):
+    """Raises BadInput naming the key of the first string in a config dict that UTF-8 cannot hold."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for inner, item in items:
+        dotted = f"{key}.{inner}" if key else str(inner)
+        for text in (inner, item):
+            if isinstance(text, str):
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise error_for(2, f"{dotted}: not valid text (a lone surrogate has no UTF-8 form)") from None
+        check_text(item, dotted)
+
+
 class ConfigArgument:
     """A config or sweep given as a preset name, a YAML file's path, or a dict.
 
@@ -43,10 +57,12 @@ class ConfigArgument:
             if isinstance(base, str) and os.path.exists(base):
                 content["base"] = os.path.abspath(base)
             self._folder = tempfile.TemporaryDirectory(prefix="tpusim-")
-            name = str(content.get("name", "config"))
-            self.path = os.path.join(self._folder.name, f"{name}.yaml")
-            with open(self.path, "w") as file:
-                json.dump(content, file, indent=1)
+            # The file's name is fixed: a `name` in the dict is a config key like any other, which the
+            # command line checks (and names when it refuses it), never a part of a path.
+            self.path = os.path.join(self._folder.name, "config.yaml")
+            check_text(content, "")
+            with open(self.path, "w", encoding="utf-8") as file:
+                json.dump(content, file, indent=1, ensure_ascii=False)
         elif isinstance(config, (str, os.PathLike)):
             text = os.fspath(config)
             if text.endswith((".yaml", ".yml")) or os.sep in text or os.path.exists(text):
@@ -69,11 +85,29 @@ class ConfigArgument:
             self._folder.cleanup()
 
 
+def command_word(arg):
+    """An argument as the command line gets it: text without NUL bytes that UTF-8 can hold.
+
+    A NUL would end the argument where the C++ side reads it (a cut value runs as another), and a lone
+    surrogate has no UTF-8 form: both are bad input, as the command line would call them."""
+    word = os.fspath(arg) if isinstance(arg, os.PathLike) else str(arg)
+    if isinstance(word, bytes):
+        word = word.decode("utf-8", "surrogateescape")
+    shown = word.encode("unicode_escape").decode("ascii")
+    if "\0" in word:
+        raise error_for(2, f"'{shown}': an argument must not hold a NUL byte")
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        raise error_for(2, f"'{shown}': not valid text (a lone surrogate has no UTF-8 form)") from None
+    return word
+
+
 def call(args):
     """Runs `tpusim ARGS` in a child process and returns its stdout; raises the Error of its exit status.
 
     Warnings the command prints become Python warnings."""
-    status, out, err = _tpusim.command([str(arg) for arg in args])
+    status, out, err = _tpusim.command([command_word(arg) for arg in args])
     lines = [line for line in err.splitlines() if line.strip()]
     for line in lines:
         if line.startswith("tpusim: warning: "):
