@@ -76,10 +76,30 @@ double parse_plain_number(const std::string& text) {
     throw InputError(fmt::format("'{}' is too large a number: more than a double holds", text));
   }
   if (length == 0 || length != text.size()) {
-    throw InputError(fmt::format("'{}' is not a number: expected a plain decimal such as 4096, 1.5 or 2.5e-6",
-                                 text));
+    throw InputError(
+        fmt::format("'{}' is not a number: expected a plain decimal such as 4096, 1.5 or 2.5e-6", text));
   }
   return value;
+}
+
+std::string one_line(const std::string& text) {
+  std::string line;
+  line.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      line += "\\n";
+    } else if (c == '\r') {
+      line += "\\r";
+    } else if (c == '\t') {
+      line += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      line += fmt::format("\\x{:02x}", byte);
+    } else {
+      line += c;
+    }
+  }
+  return line;
 }
 
 }  // namespace tpusim

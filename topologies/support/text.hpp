@@ -29,4 +29,8 @@ std::size_t plain_decimal_length(const std::string& text);
 // double. Throws InputError "'x' is not a number: expected a plain decimal such as 4096, 1.5 or 2.5e-6".
 double parse_plain_number(const std::string& text);
 
+// `text` as one line: line breaks, tabs and other control characters written as escapes (\n, \t,
+// \x1b), so that an error quoting a user's value stays the one line scripts look for.
+std::string one_line(const std::string& text);
+
 }  // namespace tpusim

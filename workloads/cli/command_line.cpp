@@ -15,6 +15,7 @@
 #include "topologies/support/did_you_mean.hpp"
 #include "topologies/support/environment_error.hpp"
 #include "topologies/support/input_error.hpp"
+#include "topologies/support/text.hpp"
 #include "workloads/cli/command.hpp"
 #include "workloads/cli/exit_status.hpp"
 
@@ -105,19 +106,19 @@ int run_command_line(int argc, char** argv) {
     return app.exit(version);
   } catch (const CLI::ParseError& error) {
     // One line, like every other error (scripts grep for it): the usage hint goes on the same line.
-    std::fprintf(stderr, "tpusim: error: %s\n", parse_error_message(app, error).c_str());
+    std::fprintf(stderr, "tpusim: error: %s\n", tpusim::one_line(parse_error_message(app, error)).c_str());
     return kExitBadInput.code;
   } catch (const tpusim::InputError& error) {
-    std::fprintf(stderr, "tpusim: error: %s\n", error.what());
+    std::fprintf(stderr, "tpusim: error: %s\n", tpusim::one_line(error.what()).c_str());
     return kExitBadInput.code;
   } catch (const tpusim::EnvironmentError& error) {
-    std::fprintf(stderr, "tpusim: error: %s\n", error.what());
+    std::fprintf(stderr, "tpusim: error: %s\n", tpusim::one_line(error.what()).c_str());
     return kExitEnvironment.code;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "tpusim: failure: out of memory\n");
     return kExitFailed.code;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "tpusim: failure: %s\n", error.what());
+    std::fprintf(stderr, "tpusim: failure: %s\n", tpusim::one_line(error.what()).c_str());
     return kExitFailed.code;
   }
   return kExitOk.code;

@@ -161,11 +161,16 @@ void throw_missing_set_value(const std::string& key) {
 ConfigSetting parse_set_option(const std::string& text) {
   const auto [key, value_text] = split_set_option(text);
   const std::string label = "--set " + key;
-  const ConfigNode parsed = ConfigNode::parse("value: " + value_text + "\n", label);
-  const ConfigNode value = parsed.child("value");
-  if (!is_config_key(key)) unknown_key(ConfigNode(value.yaml(), label, key), key);
-  if (value.yaml().IsNull()) throw_missing_set_value(key);
-  return {key, value.yaml(), label, key};
+  // A value is one YAML value on one line. Text with a line break is taken whole as a string, which the
+  // key's reader then refuses or keeps: parsed as YAML, its later lines would add keys of their own or end
+  // the document, and the value would run cut at the break.
+  const bool one_line = value_text.find_first_of("\r\n") == std::string::npos;
+  const YAML::Node yaml = one_line
+                              ? ConfigNode::parse("value: " + value_text + "\n", label).child("value").yaml()
+                              : YAML::Node(value_text);
+  if (!is_config_key(key)) unknown_key(ConfigNode(yaml, label, key), key);
+  if (yaml.IsNull()) throw_missing_set_value(key);
+  return {key, yaml, label, key};
 }
 
 void substitute_setting(YAML::Node root, const std::vector<std::string>& parts, const YAML::Node& value,

@@ -6,6 +6,7 @@
 #include <random>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "topologies/support/input_error.hpp"
 
@@ -39,7 +40,8 @@ TEST_CASE("plain decimal numbers: sign, digits, fraction and exponent, nothing s
   for (const char* text : {"", ".", "-", "e5", "0x10", "0x1p-2", "inf", "-infinity", "nan", " 5", "5 ", "1e",
                            "1e+", "5x", "1.2.3", "--1"}) {
     INFO(text);
-    CHECK_THROWS_WITH(parse_plain_number(text), Catch::StartsWith(std::string("'") + text + "' is not a number"));
+    CHECK_THROWS_WITH(parse_plain_number(text),
+                      Catch::StartsWith(std::string("'") + text + "' is not a number"));
   }
   CHECK_THROWS_WITH(parse_plain_number("1e400"), "'1e400' is too large a number: more than a double holds");
   // The prefix a unit may follow.
@@ -67,5 +69,34 @@ TEST_CASE("plain_decimal_length agrees with a regular expression of the grammar 
     }
     INFO('"' << text << '"');
     REQUIRE(plain_decimal_length(text) == expected);
+  }
+}
+
+TEST_CASE("one_line escapes every control character and keeps everything else, on random bytes") {
+  CHECK(one_line("a\nb\r\tc\x1b\x7f") == "a\\nb\\r\\tc\\x1b\\x7f");
+  CHECK(one_line(std::string("nul\0end", 7)) == "nul\\x00end");
+  CHECK(one_line("caf\xc3\xa9 'x'") == "caf\xc3\xa9 'x'");  // UTF-8 and quotes pass as they are
+  // The reference: a byte-by-byte table written out here, against random strings of all 256 bytes.
+  std::mt19937 random(49);
+  for (int round = 0; round < 2000; ++round) {
+    std::string text, expected;
+    const int length = std::uniform_int_distribution<int>(0, 16)(random);
+    for (int i = 0; i < length; ++i) {
+      const int byte = std::uniform_int_distribution<int>(0, 255)(random);
+      text += static_cast<char>(byte);
+      static const char* hex = "0123456789abcdef";
+      if (byte == '\n')
+        expected += "\\n";
+      else if (byte == '\r')
+        expected += "\\r";
+      else if (byte == '\t')
+        expected += "\\t";
+      else if (byte < 32 || byte == 127)
+        expected += std::string("\\x") + hex[byte / 16] + hex[byte % 16];
+      else
+        expected += static_cast<char>(byte);
+    }
+    REQUIRE(one_line(text) == expected);
+    REQUIRE(one_line(text).find('\n') == std::string::npos);
   }
 }

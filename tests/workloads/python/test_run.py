@@ -150,6 +150,15 @@ class RunErrorTest(unittest.TestCase):
         with self.assertRaises(tpusim.BadInput):
             tpusim.run("tiny-\x00mlp")
 
+    def test_an_override_holding_a_line_break_is_one_value(self):
+        """'128\\nfoo: 1' ran with d_ff 128: the text after the break was spliced into the config as YAML."""
+        for value in ["128\nfoo: 1", "128\n---\n"]:
+            with self.subTest(value=repr(value)):
+                with self.assertRaises(tpusim.BadInput) as caught:
+                    tpusim.run("tiny-mlp", steps=1, model__d_ff=value)
+                self.assertIn("is not a whole number", caught.exception.message)
+                self.assertNotIn("\n", caught.exception.message)
+
     def test_the_exceptions_carry_the_command_lines_table_of_statuses(self):
         self.assertEqual(tpusim.errors.error_for(3, "m").meaning,
                          tpusim._tpusim.exit_statuses[3][1])
