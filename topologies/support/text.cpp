@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -80,6 +81,15 @@ double parse_plain_number(const std::string& text) {
         fmt::format("'{}' is not a number: expected a plain decimal such as 4096, 1.5 or 2.5e-6", text));
   }
   return value;
+}
+
+std::string plain_name_problem(const std::string& name, const std::string& what) {
+  for (const char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      return fmt::format("'{}' is not a {}: use letters, digits, '-', '_' and '.'", name, what);
+  }
+  if (name.empty() || name[0] == '.') return fmt::format("a {} must not be empty or start with '.'", what);
+  return "";
 }
 
 std::string one_line(const std::string& text) {

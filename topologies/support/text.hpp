@@ -29,6 +29,11 @@ std::size_t plain_decimal_length(const std::string& text);
 // double. Throws InputError "'x' is not a number: expected a plain decimal such as 4096, 1.5 or 2.5e-6".
 double parse_plain_number(const std::string& text);
 
+// Why `name` cannot be a plain name, or "" when it can: letters, digits, '-', '_' and '.', not empty and not
+// starting with '.'. Run, sweep and profile names are such names, as they become file names; `what` is the
+// kind of name the message calls it ("run name").
+std::string plain_name_problem(const std::string& name, const std::string& what);
+
 // `text` as one line: line breaks, tabs and other control characters written as escapes (\n, \t,
 // \x1b), so that an error quoting a user's value stays the one line scripts look for.
 std::string one_line(const std::string& text);

@@ -6,10 +6,10 @@
 #include <cctype>
 
 #include "topologies/support/check.hpp"
+#include "topologies/support/text.hpp"
 
 namespace tpusim::workloads {
 namespace {
-
 
 bool is_identifier(const std::string& name) {
   if (name.empty()) return false;
@@ -28,12 +28,8 @@ std::vector<ConfigKey> run_keys() {
                     [](ConfigReading& r) { r.config.name = config_file_stem(r.config.source); })
           .reads([](const ConfigNode& value, ConfigReading& r) {
             const std::string name = value.scalar();
-            for (char c : name) {
-              if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') {
-                value.fail(fmt::format("'{}' is not a run name: use letters, digits, '-', '_' and '.'", name));
-              }
-            }
-            if (name.empty() || name[0] == '.') value.fail("a run name must not be empty or start with '.'");
+            if (const std::string problem = plain_name_problem(name, "run name"); !problem.empty())
+              value.fail(problem);
             r.config.name = name;
           })
           .reports([](const RunConfig& c) { return c.name; }),
@@ -47,7 +43,8 @@ std::vector<ConfigKey> run_keys() {
 }  // namespace
 
 std::string config_file_stem(const std::string& path) {
-  std::string name = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  std::string name =
+      path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (name.rfind("preset:", 0) == 0) name = name.substr(7);
   const auto dot = name.rfind('.');
   return dot == std::string::npos ? name : name.substr(0, dot);

@@ -165,6 +165,9 @@ CalibrationProfile parse_calibration_profile(const std::string& yaml_text, const
   root.expect_map({"name", "device", "software", "parameters", "fitted_to"});
   CalibrationProfile profile;
   profile.name = root.child("name").scalar();
+  // The name is what reports say the step was calibrated with, and the file calibrate writes it to.
+  if (const std::string problem = plain_name_problem(profile.name, "profile name"); !problem.empty())
+    root.child("name").fail(problem);
   profile.device = root.child("device").scalar();
   profile.software = root.child("software").scalar();
   const ConfigNode parameters = root.child("parameters");

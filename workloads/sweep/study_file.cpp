@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
-
+#include "topologies/support/text.hpp"
 #include "workloads/config/config_schema.hpp"
 #include "workloads/config/key_rows_reader.hpp"
 
@@ -17,11 +16,8 @@ StudyFileKey name_key() {
                 [](StudyFileReading& r) { r.file.header.name = config_file_stem(r.file.header.source); })
       .reads([](const ConfigNode& value, StudyFileReading& r) {
         const std::string name = value.scalar();
-        for (const char c : name) {
-          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
-            value.fail(fmt::format("'{}' is not a sweep name: use letters, digits, '-', '_' and '.'", name));
-        }
-        if (name.empty() || name[0] == '.') value.fail("a sweep name must not be empty or start with '.'");
+        if (const std::string problem = plain_name_problem(name, "sweep name"); !problem.empty())
+          value.fail(problem);
         r.file.header.name = name;
       });
 }

@@ -100,3 +100,15 @@ TEST_CASE("one_line escapes every control character and keeps everything else, o
     REQUIRE(one_line(text).find('\n') == std::string::npos);
   }
 }
+
+TEST_CASE("plain_name_problem accepts letters, digits, '-', '_' and '.' only, not empty or hidden") {
+  for (const char* name : {"lm-s5", "tpu-v3-core_tensorflow-1.14", "a", "A.b_c-9"})
+    CHECK(plain_name_problem(name, "run name").empty());
+  CHECK(plain_name_problem("", "profile name") == "a profile name must not be empty or start with '.'");
+  CHECK(plain_name_problem("..", "run name") == "a run name must not be empty or start with '.'");
+  for (const std::string& name :
+       std::vector<std::string>{"../x", "a/b", "/root", "a b", std::string("a\0b", 3), "caf\xc3\xa9"}) {
+    CHECK_THAT(plain_name_problem(name, "run name"),
+               Catch::EndsWith("is not a run name: use letters, digits, '-', '_' and '.'"));
+  }
+}

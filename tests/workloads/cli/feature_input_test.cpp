@@ -10,6 +10,19 @@
 using tpusim::cli_test::check_row;
 using tpusim::cli_test::kConfig;
 using tpusim::cli_test::Row;
+using tpusim::cli_test::with_hardware;
+
+namespace {
+
+// A profile of the config's device (kConfig's ring-8 is of tpu-v2-core) named `name`, as calibrate writes
+// one.
+std::string profile(const std::string& name) {
+  return "name: " + name +
+         "\ndevice: tpu-v2-core\nsoftware: \"a test\"\nparameters:\n  matrix_unit_efficiency: 0.5\n"
+         "  hbm_efficiency: 0.8\n  op_overhead_s: 1e-6\n  step_overhead_s: 0.001\nfitted_to:\n  - a\n";
+}
+
+}  // namespace
 
 TEST_CASE("cli: a --set value is one value: text with a line break is taken whole, never spliced as YAML") {
   for (const std::string value : {"128\nfoo: 1", "128\n---\n", "128\r\nfoo: 1", "[1,\n2]"}) {
@@ -33,3 +46,17 @@ TEST_CASE("cli: a --set value is one value: text with a line break is taken whol
              {"d_ff 128"}});
 }
 
+TEST_CASE("cli: a calibration profile names itself plainly, or the config that uses it is refused") {
+  for (const std::string name : {"''", "\"\"", "../x", "a/b", ".hidden", "\"a b\""}) {
+    check_row({"profile name " + name,
+               {"run", "c.yaml", "--no-files"},
+               {{"c.yaml", with_hardware("calibration: p.yaml")}, {"p.yaml", profile(name)}},
+               2,
+               {"p.yaml:1: name: ", "profile name"}});
+  }
+  check_row({"a plain profile name is reported",
+             {"run", "c.yaml", "--no-files"},
+             {{"c.yaml", with_hardware("calibration: p.yaml")}, {"p.yaml", profile("mine")}},
+             0,
+             {"calibrated with mine"}});
+}
