@@ -5,6 +5,7 @@
 // (workloads/fidelity/calibration.hpp).
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -108,9 +109,48 @@ void fidelity(const FidelityArgs& args) {
   raise_for(*run, summary.failed);
 }
 
+// The folder as a path to compare: absolute, with '.', '..' and the links of its existing part resolved.
+std::filesystem::path resolved_folder(const std::string& folder) {
+  std::error_code error;
+  const auto absolute = std::filesystem::absolute(folder, error);
+  const auto resolved = std::filesystem::weakly_canonical(absolute, error);
+  return (error ? absolute.lexically_normal() : resolved.lexically_normal()) / "";
+}
+
+// Whether `inner` is `outer` or a folder under it.
+bool within(const std::filesystem::path& inner, const std::filesystem::path& outer) {
+  const std::string a = inner.string(), b = outer.string();
+  return a.compare(0, b.size(), b) == 0;
+}
+
+// The profiles must not land where the next run reads: in the results folder (its records, which a folder
+// holding other files is refused as) or in the measurement folder (whose every *.yaml is a measurement).
+void refuse_profiles_folder(const std::string& profiles_dir, const FidelityArgs& args) {
+  const auto profiles = resolved_folder(profiles_dir);
+  if (!args.no_files && within(profiles, resolved_folder(args.output))) {
+    throw InputError(
+        fmt::format("--profiles {}: inside the results folder {} (--output), whose records the next fidelity "
+                    "or calibrate "
+                    "reads; give the profiles a folder of their own",
+                    profiles_dir, args.output));
+  }
+  std::error_code error;
+  if (!args.path.empty() && std::filesystem::is_directory(args.path, error) &&
+      profiles == resolved_folder(args.path)) {
+    throw InputError(
+        fmt::format("--profiles {}: the measurement folder {}, whose every *.yaml the next run reads as a "
+                    "measurement; give "
+                    "the profiles a folder of their own",
+                    profiles_dir, args.path));
+  }
+}
+
 void calibrate(const FidelityArgs& args, const std::string& profiles_option) {
   const std::string profiles_dir = profiles_option == "none" ? "" : profiles_option;
-  if (!profiles_dir.empty()) require_writable_folder(profiles_dir);  // before minutes of simulation
+  if (!profiles_dir.empty()) {  // before minutes of simulation
+    refuse_profiles_folder(profiles_dir, args);
+    require_writable_folder(profiles_dir);
+  }
   const auto run = run_measurements(args, false);
   const workloads::CalibrationResult result = workloads::calibrate(run->rows);
   if (args.json) {
@@ -153,9 +193,10 @@ void add_fidelity_command(CLI::App& app) {
       "argument; 3 the results cannot be written, or another tpusim is writing them.");
   command->add_option("measurements", args.path, "A measurement file, or a folder of them (*.yaml)");
   command->add_flag("--dry-run", args.dry_run, "Check every measurement and list them, without running");
-  command->add_option("--set", args.sets,
-                      "Change one config key of every measurement's config, KEY=VALUE (repeatable): a what-if "
-                      "against the measurements, such as --set hardware.op_overhead=1us");
+  command->add_option(
+      "--set", args.sets,
+      "Change one config key of every measurement's config, KEY=VALUE (repeatable): a what-if "
+      "against the measurements, such as --set hardware.op_overhead=1us");
   command->add_flag("--json", args.json, "Print the rows and the summary as JSON instead of the table");
   command->add_option("--output", args.output, "Output folder (default results/fidelity)");
   command->add_flag("--no-files", args.no_files, "Write no records, sweep.csv or sweep.json");
@@ -187,8 +228,10 @@ void add_calibrate_command(CLI::App& app) {
   command->add_option("--output", args.output,
                       "Records folder, shared with tpusim fidelity (default results/fidelity)");
   command->add_flag("--no-files", args.no_files, "Write no records");
-  command->add_option("--profiles", profiles,
-                      "Folder for the fitted profiles (default results/calibration; none to write none)");
+  command->add_option(
+      "--profiles", profiles,
+      "Folder for the fitted profiles, apart from --output and the measurement folder (default "
+      "results/calibration; none to write none)");
   add_whole_number_option(command, "-j,--jobs", args.jobs, 1, kMaxJobs,
                           "Measurements simulated at once, each in its own process");
   command->add_option("--progress", args.progress, "bar, plain or none (default: bar on a terminal)");

@@ -3,6 +3,8 @@
 // a line break ran, an empty profile name calibrated the step unreported, profiles written where the next run
 // reads made it fail).
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "cli_runner.hpp"
 #include "input_rows.hpp"
@@ -10,6 +12,7 @@
 using tpusim::cli_test::check_row;
 using tpusim::cli_test::kConfig;
 using tpusim::cli_test::Row;
+using tpusim::cli_test::Scratch;
 using tpusim::cli_test::with_hardware;
 
 namespace {
@@ -20,6 +23,14 @@ std::string profile(const std::string& name) {
   return "name: " + name +
          "\ndevice: tpu-v2-core\nsoftware: \"a test\"\nparameters:\n  matrix_unit_efficiency: 0.5\n"
          "  hbm_efficiency: 0.8\n  op_overhead_s: 1e-6\n  step_overhead_s: 0.001\nfitted_to:\n  - a\n";
+}
+
+// A tiny MLP measurement on an 8-core ring (as fidelity_command_test writes them).
+std::string measurement(const std::string& id) {
+  return "measurement:\n  id: " + id +
+         "\n  family: mlp\n  source: a test\n  software: none\n  reliability: A\n  step_s: 0.001\n"
+         "  derivation: chosen\nconfig:\n  hardware: {topology: ring-8}\n  mesh: {shape: batch:8}\n"
+         "  model: {kind: mlp, layers: 2, d_model: 256, d_ff: 512, batch: 512}\n";
 }
 
 }  // namespace
@@ -59,4 +70,38 @@ TEST_CASE("cli: a calibration profile names itself plainly, or the config that u
              {{"c.yaml", with_hardware("calibration: p.yaml")}, {"p.yaml", profile("mine")}},
              0,
              {"calibrated with mine"}});
+}
+
+TEST_CASE("cli: calibrate refuses to write its profiles where the next fidelity or calibrate reads") {
+  const auto measurements = [](const std::filesystem::path& work) {
+    std::filesystem::create_directories(work / "m");
+    std::ofstream(work / "m" / "a.yaml") << measurement("a");
+  };
+  check_row({"profiles in the results folder",
+             {"calibrate", "m", "--output", "out", "--profiles", "out"},
+             {},
+             2,
+             {"--profiles out: inside the results folder out (--output)"},
+             measurements});
+  check_row({"profiles under the results folder",
+             {"calibrate", "m", "--profiles", "results/fidelity/p"},
+             {},
+             2,
+             {"--profiles results/fidelity/p: inside the results folder results/fidelity"},
+             measurements});
+  check_row({"profiles in the measurement folder",
+             {"calibrate", "m", "--profiles", "./m/"},
+             {},
+             2,
+             {"--profiles ./m/: the measurement folder m, whose every *.yaml"},
+             measurements});
+  // Beside them both, the first run writes and the next one reads.
+  const Scratch scratch;
+  measurements(scratch.work());
+  for (int run = 0; run < 2; ++run) {
+    const auto result = scratch.run({"calibrate", "m", "--profiles", "profiles", "--progress", "none"});
+    INFO(result.describe());
+    CHECK(result.exit_status == 0);
+  }
+  CHECK(std::filesystem::exists(scratch.work() / "profiles" / "tpu-v2-core_none.yaml"));
 }
