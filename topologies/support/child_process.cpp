@@ -116,6 +116,11 @@ ChildResult run_in_child(const std::function<std::string()>& work) {
 }
 
 ChildResult run_in_child(const std::function<std::string()>& work, double time_limit_s) {
+  return run_in_child(work, time_limit_s, {});
+}
+
+ChildResult run_in_child(const std::function<std::string()>& work, double time_limit_s,
+                         const std::function<bool()>& interrupted) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   const auto deadline =
@@ -124,8 +129,9 @@ ChildResult run_in_child(const std::function<std::string()>& work, double time_l
   const pid_t pid = child.pid;
   std::string message;
   char buffer[65536];
-  bool timed_out = false;
+  bool timed_out = false, stopped = false;
   std::string poll_error;
+  const double wait_s = interrupted ? kInterruptPoll_s : 3600.0;
   while (true) {
     const double left_s = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (left_s <= 0) {
@@ -133,29 +139,36 @@ ChildResult run_in_child(const std::function<std::string()>& work, double time_l
       break;
     }
     pollfd ready{child.read_fd, POLLIN, 0};
-    const int polled = ::poll(&ready, 1, static_cast<int>(std::min(left_s, 3600.0) * 1000) + 1);
+    const int polled = ::poll(&ready, 1, static_cast<int>(std::min(left_s, wait_s) * 1000) + 1);
     if (polled < 0 && errno != EINTR) {
       poll_error = std::strerror(errno);
       break;
     }
-    if (polled <= 0) continue;
+    if (polled <= 0) {
+      if (interrupted && interrupted()) {
+        stopped = true;
+        break;
+      }
+      continue;
+    }
     const ssize_t n = ::read(child.read_fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     message.append(buffer, static_cast<std::size_t>(n));
   }
   // Its own children die with it (fork_child's PR_SET_PDEATHSIG).
-  if (timed_out || !poll_error.empty()) ::kill(pid, SIGKILL);
+  if (timed_out || stopped || !poll_error.empty()) ::kill(pid, SIGKILL);
   ::close(child.read_fd);
   int status = 0;
   struct rusage usage {};
   while (::wait4(pid, &status, 0, &usage) < 0) {
     if (errno != EINTR) throw std::runtime_error(fmt::format("wait4: {}", std::strerror(errno)));
   }
+  if (stopped) throw ChildInterrupted();
   if (!poll_error.empty()) throw std::runtime_error(fmt::format("poll: {}", poll_error));
   if (timed_out) {
-    throw std::runtime_error(time_limit_message("a simulation in a child process", time_limit_s,
-                                                child_time_limit_hint()));
+    throw std::runtime_error(
+        time_limit_message("a simulation in a child process", time_limit_s, child_time_limit_hint()));
   }
   ChildResult result;
   result.wall_s = std::chrono::duration<double>(Clock::now() - started).count();

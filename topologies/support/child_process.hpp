@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <stdexcept>
 #include <string>
 
 namespace tpusim {
@@ -22,6 +23,17 @@ struct ChildResult {
 // children it started, and reported as a std::runtime_error saying so and how to raise the limit.
 ChildResult run_in_child(const std::function<std::string()>& work);
 ChildResult run_in_child(const std::function<std::string()>& work, double time_limit_s);
+
+// What run_in_child throws when its `interrupted` returns true: the child (and those it started) killed and
+// reaped.
+struct ChildInterrupted : std::runtime_error {
+  ChildInterrupted() : std::runtime_error("interrupted: the child process was ended") {}
+};
+// As above, asking `interrupted` at least every kInterruptPoll_s while the child runs, so that a caller with
+// signals of its own to honour (the Python interpreter's KeyboardInterrupt) can end the wait.
+constexpr double kInterruptPoll_s = 0.05;
+ChildResult run_in_child(const std::function<std::string()>& work, double time_limit_s,
+                         const std::function<bool()>& interrupted);
 
 // Forks a child that runs `in_child` (if given) and then `work`, its result going to a pipe as finish_child
 // writes it; returns the child's pid and the pipe's read end (close-on-exec) to the parent. The child dies

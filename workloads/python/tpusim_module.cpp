@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "topologies/support/child_process.hpp"
+#include "topologies/support/child_time_limit.hpp"
 #include "topologies/support/environment_error.hpp"
 #include "workloads/cli/command_line.hpp"
 #include "workloads/cli/exit_status.hpp"
@@ -62,14 +63,26 @@ std::string command_in_child(const std::vector<std::string>& args) {
   return result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// Whether a signal handler of the interpreter's raised (KeyboardInterrupt on SIGINT): Python runs its
+// handlers only when the main thread asks, and that thread is waiting here.
+bool interpreter_interrupted() {
+  py::gil_scoped_acquire held;
+  return PyErr_CheckSignals() != 0;
+}
+
 // The command line's exit status, stdout and stderr for `args` (without the program's name). A child that
-// crashes or passes its time limit raises RuntimeError naming what happened.
+// crashes or passes its time limit raises RuntimeError naming what happened; an interrupt ends the child and
+// raises what the interpreter's handler raised, within tpusim::kInterruptPoll_s.
 std::tuple<int, std::string, std::string> command(const std::vector<std::string>& args) {
   std::string output;
-  {
+  try {
     // Other Python threads go on while the child runs; the child itself never touches the interpreter.
     py::gil_scoped_release released;
-    output = tpusim::run_in_child([&] { return command_in_child(args); }).output;
+    output = tpusim::run_in_child([&] { return command_in_child(args); }, tpusim::child_time_limit_s(),
+                                  interpreter_interrupted)
+                 .output;
+  } catch (const tpusim::ChildInterrupted&) {
+    throw py::error_already_set();
   }
   const auto result = nlohmann::json::parse(output);
   return {result.at("status").get<int>(), result.at("out").get<std::string>(),

@@ -2,7 +2,10 @@
 import fcntl
 import os
 import random
+import signal
 import tempfile
+import threading
+import time
 import unittest
 
 import tpusim
@@ -159,7 +162,37 @@ class RunErrorTest(unittest.TestCase):
                 self.assertIn("is not a whole number", caught.exception.message)
                 self.assertNotIn("\n", caught.exception.message)
 
-    def test_the_exceptions_carry_the_command_lines_table_of_statuses(self):
+    def test_an_interrupt_ends_the_child_and_raises_at_once(self):
+        """SIGINT to the interpreter alone (a notebook's "interrupt kernel") waited for the whole simulation."""
+        def children():
+            mine = []
+            for entry in os.listdir("/proc"):
+                try:
+                    with open(f"/proc/{entry}/stat") as stat:
+                        fields = stat.read().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if entry.isdigit() and int(fields[1]) == os.getpid() and fields[0] != "Z":
+                    mine.append(int(entry))
+            return mine
+
+        signalled = []
+        def interrupt():
+            signalled.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+        timer = threading.Timer(1.0, interrupt)
+        timer.start()
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                tpusim.run("tiny-lm", steps=100000, output=None)  # minutes of simulation uninterrupted
+            raised = time.monotonic()
+        finally:
+            timer.cancel()
+        self.assertEqual(len(signalled), 1)
+        self.assertLess(raised - signalled[0], 1.0)
+        self.assertEqual(children(), [])
+
+
         self.assertEqual(tpusim.errors.error_for(3, "m").meaning,
                          tpusim._tpusim.exit_statuses[3][1])
         self.assertIsInstance(tpusim.errors.error_for(1, "m"), tpusim.RunFailed)
