@@ -79,7 +79,9 @@ int run_command_line(int argc, char** argv) {
     statuses += fmt::format("{}{} {}", statuses.empty() ? "" : "; ", status.code, status.meaning);
   app.footer(
       "Exit status: " + statuses +
-      ". An error is one line, naming file:line: key for a config.\n"
+      " (a command's help above says what each means for it). An error is one line, naming file:line: key "
+      "for "
+      "a config.\n"
       "Every child process has a time limit, past which it is killed and named in one line: a simulation "
       "run in a child process TPUSIM_CHILD_TIME_LIMIT_S seconds (default 86400), gnuplot "
       "TPUSIM_GNUPLOT_TIME_LIMIT_S (default 60; tpusim plot and sweep take --plot-time-limit).");

@@ -189,8 +189,10 @@ void add_fidelity_command(CLI::App& app) {
       "config as 'tpusim run' reads it.\n"
       "Each measurement runs in its own process, -j at once, with a record per measurement in "
       "<output>/points/, so an interrupted run resumes; then <output>/sweep.csv and sweep.json.\n"
-      "Exit status: 0 every measurement was predicted; 1 one could not run; 2 a bad measurement file or "
-      "argument; 3 the results cannot be written, or another tpusim is writing them.");
+      "Exit status: 0 every measurement was predicted, those whose model does not fit its HBM too (their "
+      "step is predicted all the same, and their row says NO under fits); 1 a measurement could not run (its "
+      "row says why, and the last line names the first); 2 a bad measurement file or argument; 3 the results "
+      "cannot be written, or another tpusim is writing them.");
   command->add_option("measurements", args.path, "A measurement file, or a folder of them (*.yaml)");
   command->add_flag("--dry-run", args.dry_run, "Check every measurement and list them, without running");
   command->add_option(

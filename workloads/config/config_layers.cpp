@@ -17,9 +17,6 @@
 namespace tpusim::workloads {
 namespace {
 
-// A base may itself have a base; a chain this long is a loop (the files name each other) or a mistake.
-constexpr int kMaxBaseDepth = 8;
-
 // Keys a config file may hold that are not run config keys: its base, and the section tpusim search reads.
 const std::set<std::string> kLayerKeys = {"base", "search"};
 

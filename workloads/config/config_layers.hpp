@@ -17,6 +17,10 @@
 
 namespace tpusim::workloads {
 
+// A base may itself have a base, up to this many in a chain: a longer chain is a loop (the files name each
+// other) or a mistake.
+inline constexpr int kMaxBaseDepth = 8;
+
 // One key changed over a base: a key of the config's own file, or a --set.
 struct ConfigSetting {
   std::string key;    // dotted config key, "model.d_ff"

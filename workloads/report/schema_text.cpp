@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "workloads/config/config_layers.hpp"
 #include "workloads/config/config_schema.hpp"
 #include "workloads/models/model_kinds.hpp"
 #include "workloads/models/model_section.hpp"
@@ -120,7 +121,12 @@ void print_schema(std::ostream& out) {
          "given\nper processor of a mesh axis, {per: model, value: 8192} (weak scaling: 8192 x the axis's "
          "size; per: "
          "cores for\nevery core), where a plain number stays fixed (strong scaling). The resolved config in "
-         "summary.json holds\nthe sizes these give.\n";
+         "summary.json holds\nthe sizes these give.\n" +
+             fmt::format(
+                 "A config may start from another: base: PRESET, or base: FILE (relative to the config's "
+                 "folder), whose\nkeys it changes; a base may have a base of its own, at most {} in a "
+                 "chain.\n",
+                 kMaxBaseDepth);
   std::string section = "-";
   for (const auto& row : config_schema()) {
     if (row.section() != section) {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "cli_runner.hpp"
 #include "input_rows.hpp"
@@ -104,4 +105,35 @@ TEST_CASE("cli: calibrate refuses to write its profiles where the next fidelity 
     CHECK(result.exit_status == 0);
   }
   CHECK(std::filesystem::exists(scratch.work() / "profiles" / "tpu-v2-core_none.yaml"));
+}
+
+TEST_CASE("cli: the limit of bases in a chain is the one --schema and the README state") {
+  const Scratch scratch;
+  const auto schema = scratch.run({"run", "--schema"});
+  REQUIRE(schema.exit_status == 0);
+  CHECK_THAT(schema.out, Catch::Contains("a base may have a base of its own, at most 8 in a chain"));
+  std::ifstream readme(TPUSIM_README);
+  const std::string readme_text{std::istreambuf_iterator<char>(readme), std::istreambuf_iterator<char>()};
+  CHECK_THAT(readme_text, Catch::Contains("at most 8 in a chain"));
+  // c.yaml -> b1.yaml -> ... -> bN.yaml, the last one the whole config: N bases.
+  const auto chain = [&](int bases) {
+    for (int i = 1; i <= bases; ++i) {
+      std::ofstream(scratch.work() / ("b" + std::to_string(i) + ".yaml"))
+          << (i == bases ? kConfig : "base: b" + std::to_string(i + 1) + ".yaml\n");
+    }
+    std::ofstream(scratch.work() / "c.yaml") << "base: b1.yaml\n";
+    return scratch.run({"run", "c.yaml", "--no-files"});
+  };
+  CHECK(chain(8).exit_status == 0);
+  const auto nine = chain(9);
+  CHECK(nine.exit_status == 2);
+  CHECK_THAT(nine.err, Catch::Contains("b8.yaml:1: base: more than 8 bases in a chain"));
+}
+
+TEST_CASE("cli: fidelity's help says one thing of a model over its HBM, and the footer defers to it") {
+  const Scratch scratch;
+  const auto help = scratch.run({"fidelity", "--help"});
+  REQUIRE(help.exit_status == 0);
+  CHECK_THAT(help.out, Catch::Contains("those whose model does not fit its HBM too"));
+  CHECK_THAT(help.out, Catch::Contains("(a command's help above says what each means for it)"));
 }
