@@ -64,7 +64,8 @@ class KernelFuser {
 
   // What a pass reads from HBM (`first`), and the forward steps a backward pass computes again inside it.
   std::pair<std::set<int>, std::set<int>> hbm_inputs(const Pass& pass, const std::vector<int>& members) const {
-    const auto [kernel_id, backward] = pass;
+    const int kernel_id = pass.first;  // plain variables: lambdas capture them, which C++17 allows only for
+    const bool backward = pass.second;  // variables, not structured bindings (clang refuses those)
     const std::set<int> member_set(members.begin(), members.end());
     std::set<int> inputs, copies;
     std::vector<int> pending;
@@ -86,7 +87,8 @@ class KernelFuser {
   }
 
   void retime(const Pass& pass, const std::vector<int>& members) {
-    const auto [kernel_id, backward] = pass;
+    const int kernel_id = pass.first;  // plain variables: lambdas capture them, which C++17 allows only for
+    const bool backward = pass.second;  // variables, not structured bindings (clang refuses those)
     const AttentionKernel& kernel = program_.attention_kernels[kernel_id];
     const std::set<int> member_set(members.begin(), members.end());
     const auto& [inputs, copies] = inputs_.at(pass);
