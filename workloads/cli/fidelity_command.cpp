@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "topologies/support/atomic_file.hpp"
@@ -43,6 +44,14 @@ std::unique_ptr<workloads::FidelityStudy> make_study(const FidelityArgs& args) {
   std::vector<workloads::TrainingMeasurement> measurements =
       args.path.empty() ? workloads::shipped_measurements() : workloads::load_measurements(args.path);
   for (auto& measurement : measurements) measurement = workloads::with_settings(measurement, sets);
+  // A calibration profile with a parameter at the end of its range, once however many measurements use it.
+  std::set<std::string> profiles;
+  for (const auto& measurement : measurements) {
+    const auto& profile = measurement.config.hardware.calibration;
+    if (!profile || !profiles.insert(profile->name).second) continue;
+    for (const auto& warning : workloads::range_edge_warnings(*profile))
+      std::cerr << "tpusim: warning: " << warning << "\n";
+  }
   return std::make_unique<workloads::FidelityStudy>(args.path.empty() ? "shipped" : args.path,
                                                     std::move(measurements), args.output);
 }
@@ -153,6 +162,10 @@ void calibrate(const FidelityArgs& args, const std::string& profiles_option) {
   }
   const auto run = run_measurements(args, false);
   const workloads::CalibrationResult result = workloads::calibrate(run->rows);
+  for (const auto& profile : result.profiles) {
+    for (const auto& warning : workloads::range_edge_warnings(profile))
+      std::cerr << "tpusim: warning: " << warning << "\n";
+  }
   if (args.json) {
     nlohmann::json body = workloads::to_json(result);
     body["wall_s"] = run->totals.wall_s;

@@ -458,6 +458,8 @@ std::vector<ConfigKey> hardware_keys() {
             if (profile.device != device)
               value.fail(fmt::format("profile '{}' is of {}, but the config's device is {}", profile.name,
                                      profile.device, device));
+            for (const auto& warning : range_edge_warnings(profile))
+              r.config.warnings.push_back(value.where() + ": " + warning);
             r.config.hardware.calibration = profile;
           })
           .reports([](const RunConfig& c) -> nlohmann::json {

@@ -134,15 +134,41 @@ std::string profile_name(const std::string& device, const std::string& software)
   return name;
 }
 
+std::vector<RangeEdge> range_edges(const CalibrationProfile& profile) {
+  std::vector<RangeEdge> edges;
+  const auto& params = calibration_parameters();
+  for (std::size_t i = 0; i < params.size() && i < profile.values.size(); ++i) {
+    const double margin = kRangeEdgeFraction * (params[i].max - params[i].min);
+    const double value = profile.values[i];
+    if (value - params[i].min <= margin)
+      edges.push_back({params[i].name, value, false});
+    else if (params[i].max - value <= margin)
+      edges.push_back({params[i].name, value, true});
+  }
+  return edges;
+}
+
+std::vector<std::string> range_edge_warnings(const CalibrationProfile& profile) {
+  std::vector<std::string> warnings;
+  for (const auto& edge : range_edges(profile)) {
+    const auto& p = *std::find_if(calibration_parameters().begin(), calibration_parameters().end(),
+                                  [&](const CalibrationParameter& q) { return q.name == edge.parameter; });
+    warnings.push_back(fmt::format(
+        "calibration profile {}: {} {:g} is at the {} end of its range ({:g} to {:g}, within {:g}%): the fit "
+        "pressed against a bound, so a mechanism is missing there, not calibrated",
+        profile.name, edge.parameter, edge.value, edge.high ? "high" : "low", p.min, p.max,
+        100 * kRangeEdgeFraction));
+  }
+  return warnings;
+}
+
 nlohmann::json to_json(const CalibrationProfile& profile) {
-  nlohmann::json parameters = nlohmann::json::object();
+  nlohmann::json parameters = nlohmann::json::object(), edges = nlohmann::json::array();
   const auto& params = calibration_parameters();
   for (std::size_t i = 0; i < params.size(); ++i) parameters[params[i].name] = profile.values[i];
-  return {{"name", profile.name},
-          {"device", profile.device},
-          {"software", profile.software},
-          {"parameters", parameters},
-          {"fitted_to", profile.fitted_to}};
+  for (const auto& edge : range_edges(profile)) edges.push_back(edge.parameter);
+  return {{"name", profile.name},     {"device", profile.device}, {"software", profile.software},
+          {"parameters", parameters}, {"at_range_edge", edges},   {"fitted_to", profile.fitted_to}};
 }
 
 std::string profile_yaml(const CalibrationProfile& profile) {

@@ -62,7 +62,19 @@ struct CalibrationProfile {
   CalibrationValues values;
   std::vector<std::string> fitted_to;  // measurement ids
 };
-nlohmann::json to_json(const CalibrationProfile& profile);
+// A fitted value this close to either end of its parameter's range, as a fraction of the range, is at the
+// end: the fit pressed against a physical bound, which says a mechanism is missing rather than calibrated.
+constexpr double kRangeEdgeFraction = 0.02;
+struct RangeEdge {
+  std::string parameter;
+  double value = 0;
+  bool high = false;  // at the high end (else the low end)
+};
+std::vector<RangeEdge> range_edges(const CalibrationProfile& profile);
+// One warning per such parameter: "PROFILE: NAME VALUE is at the low end of its range (MIN to MAX): ...".
+std::vector<std::string> range_edge_warnings(const CalibrationProfile& profile);
+
+nlohmann::json to_json(const CalibrationProfile& profile);  // with "at_range_edge": the parameters' names
 std::string profile_yaml(const CalibrationProfile& profile);
 // "tpu-v3-core" and "TensorFlow 1.14" -> "tpu-v3-core_tensorflow-1.14"
 std::string profile_name(const std::string& device, const std::string& software);

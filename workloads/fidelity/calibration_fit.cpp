@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -64,9 +65,16 @@ std::string calibration_text(const CalibrationResult& result) {
   const auto& params = calibration_parameters();
   for (const auto& p : result.profiles) {
     text += fmt::format("  {}  ({} measurements)\n", p.name, p.fitted_to.size());
-    for (std::size_t i = 0; i < params.size(); ++i)
-      text += fmt::format("    {:<24} {:>10.4g}  ({:g} to {:g})\n", params[i].name, p.values[i],
-                          params[i].min, params[i].max);
+    const auto edges = range_edges(p);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      const auto edge = std::find_if(edges.begin(), edges.end(),
+                                     [&](const RangeEdge& e) { return e.parameter == params[i].name; });
+      text += fmt::format("    {:<24} {:>10.4g}  ({:g} to {:g}){}\n", params[i].name, p.values[i],
+                          params[i].min, params[i].max,
+                          edge == edges.end() ? ""
+                          : edge->high        ? "  at the high end"
+                                              : "  at the low end");
+    }
   }
   text += fmt::format("\n{:<28} {:>10}  {:>18}  {:>18}  {:>22}\n", "measurement", "measured", "uncalibrated",
                       "calibrated (fit)", "leave-one-out");

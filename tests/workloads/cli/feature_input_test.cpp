@@ -23,7 +23,7 @@ namespace {
 std::string profile(const std::string& name) {
   return "name: " + name +
          "\ndevice: tpu-v2-core\nsoftware: \"a test\"\nparameters:\n  matrix_unit_efficiency: 0.5\n"
-         "  hbm_efficiency: 0.8\n  op_overhead_s: 1e-6\n  step_overhead_s: 0.001\nfitted_to:\n  - a\n";
+         "  hbm_efficiency: 0.8\n  op_overhead_s: 1e-6\n  step_overhead_s: 0.002\nfitted_to:\n  - a\n";
 }
 
 // A tiny MLP measurement on an 8-core ring (as fidelity_command_test writes them).

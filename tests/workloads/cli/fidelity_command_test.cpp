@@ -86,3 +86,54 @@ TEST_CASE("cli: a bad measurement file is one line, exit status 2, nothing writt
   const auto empty = scratch.run({"fidelity", "."});
   CHECK(empty.exit_status == 2);
 }
+
+TEST_CASE(
+    "cli: a profile with a parameter at an end of its range is warned of by run, fidelity and calibrate") {
+  const Scratch scratch;
+  // step_overhead_s at the top of its range (0 to 0.05), the others well inside theirs.
+  std::ofstream(scratch.work() / "p.yaml")
+      << "name: edgy\ndevice: tpu-v2-core\nsoftware: \"a test\"\nparameters:\n  matrix_unit_efficiency: 0.6\n"
+         "  hbm_efficiency: 0.8\n  op_overhead_s: 1e-6\n  step_overhead_s: 0.05\nfitted_to:\n  - a\n";
+  const std::string config =
+      "hardware: {topology: ring-8, calibration: p.yaml}\nmesh: {shape: batch:8}\n"
+      "model: {kind: mlp, layers: 2, d_model: 256, d_ff: 512, batch: 512}\n";
+  const std::string warning =
+      "tpusim: warning: calibration profile edgy: step_overhead_s 0.05 is at the high end of its range (0 to "
+      "0.05, within 2%)";
+  std::ofstream(scratch.work() / "c.yaml") << config;
+  const auto run = scratch.run({"run", "c.yaml", "--no-files"});
+  INFO(run.describe());
+  CHECK(run.exit_status == 0);
+  REQUIRE(run.err_lines().size() == 1);
+  CHECK_THAT(run.err,
+             Catch::StartsWith("tpusim: warning: c.yaml:1: hardware.calibration: calibration profile"));
+  CHECK_THAT(run.err, Catch::Contains("step_overhead_s 0.05 is at the high end"));
+  // Two measurements under the profile: one warning.
+  std::filesystem::create_directories(scratch.work() / "m");
+  for (const std::string id : {"a", "b"}) {
+    std::ofstream(scratch.work() / "m" / (id + ".yaml"))
+        << "measurement:\n  id: " << id
+        << "\n  family: mlp\n  source: a test\n  software: none\n  reliability: A\n  step_s: 0.001\n"
+           "  derivation: chosen\nconfig:\n"
+        << "  hardware: {topology: ring-8, calibration: p.yaml}\n  mesh: {shape: batch:8}\n"
+           "  model: {kind: mlp, layers: 2, d_model: 256, d_ff: 512, batch: 512}\n";
+  }
+  const auto fidelity = scratch.run({"fidelity", "m", "--no-files", "--progress", "none"});
+  INFO(fidelity.describe());
+  CHECK(fidelity.exit_status == 0);
+  REQUIRE(fidelity.err_lines().size() == 1);
+  CHECK_THAT(fidelity.err, Catch::StartsWith(warning));
+  // calibrate: a warning for each parameter its table marks at an end (--json's at_range_edge:
+  // calibration_test).
+  write_measurements(scratch);
+  const auto text = scratch.run({"calibrate", "m", "--profiles", "none", "--output", "c1"});
+  INFO(text.describe());
+  REQUIRE(text.exit_status == 0);
+  std::size_t marked = 0;
+  for (auto at = text.out.find(" end\n"); at != std::string::npos; at = text.out.find(" end\n", at + 1))
+    ++marked;
+  std::size_t warned = 0;
+  for (const auto& line : text.err_lines()) warned += line.find("is at the") != std::string::npos;
+  CHECK(marked > 0);
+  CHECK(warned == marked);
+}

@@ -130,3 +130,42 @@ TEST_CASE("calibrated run: a slower matrix unit and HBM lengthen the step, a wro
               "c.yaml:1: hardware.calibration: profile 'test' is of tpu-v3-core, but the config's device is "
               "tpu-v2-core") == 0);
 }
+
+TEST_CASE("calibration: a parameter within 2% of either end of its range is at the edge, by hand") {
+  // Ranges: matrix unit 0.3 to 1 (2%: 0.014), HBM 0.5 to 1 (0.01), op overhead 0 to 1e-5 (2e-7), step
+  // overhead 0 to 0.05 (1e-3).
+  CalibrationProfile profile;
+  profile.name = "p";
+  profile.values = {0.31, 0.995, 5e-6, 0.0005};
+  auto edges = range_edges(profile);
+  REQUIRE(edges.size() == 3);
+  CHECK((edges[0].parameter == "matrix_unit_efficiency" && !edges[0].high && edges[0].value == 0.31));
+  CHECK((edges[1].parameter == "hbm_efficiency" && edges[1].high));
+  CHECK((edges[2].parameter == "step_overhead_s" && !edges[2].high));
+  profile.values = {0.32, 0.985, 1.9e-7, 0.0485};  // 0.02 above, 0.015 below, inside 2e-7, 1.5e-3 below
+  edges = range_edges(profile);
+  REQUIRE(edges.size() == 1);
+  CHECK(edges[0].parameter == "op_overhead_s");
+  CHECK(range_edge_warnings(profile) ==
+        std::vector<std::string>{
+            "calibration profile p: op_overhead_s 1.9e-07 is at the low end of its range (0 to "
+            "1e-05, within 2%): the fit pressed against a bound, so a mechanism is missing "
+            "there, not calibrated"});
+  CHECK(to_json(profile).at("at_range_edge") == nlohmann::json{"op_overhead_s"});
+  // Random values against the rule written out: distance to the nearer end over the range, at most 2%.
+  std::mt19937 random(51);
+  const auto& params = calibration_parameters();
+  for (int round = 0; round < 500; ++round) {
+    std::vector<std::string> expected;
+    profile.values.clear();
+    for (const auto& p : params) {
+      const double u = std::uniform_real_distribution<double>(0, 1)(random);
+      const double x = p.min + (u < 0.3 ? 0.05 * u : u) * (p.max - p.min);  // many near the low end
+      profile.values.push_back(x);
+      if (std::min(x - p.min, p.max - x) <= 0.02 * (p.max - p.min)) expected.push_back(p.name);
+    }
+    std::vector<std::string> found;
+    for (const auto& edge : range_edges(profile)) found.push_back(edge.parameter);
+    REQUIRE(found == expected);
+  }
+}
