@@ -60,7 +60,8 @@ const std::vector<ConfigKey>& config_schema();
 const ConfigKey* find_config_key(const std::string& dotted_key);  // nullptr if none
 
 // The rows of each section, in their files.
-std::vector<ConfigKey> hardware_keys();  // hardware_keys.cpp
+std::vector<ConfigKey> hardware_keys();          // hardware_keys.cpp
+std::vector<ConfigKey> layer_checkpoint_keys();  // layer_checkpoint_keys.cpp, within hardware_keys()
 // What hardware.collectives accepts: the registry's algorithm names, then auto (hardware_keys.cpp).
 std::vector<std::string> collective_algorithm_names();
 std::vector<ConfigKey> mesh_keys();      // mesh_keys.cpp

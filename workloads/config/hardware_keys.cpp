@@ -13,7 +13,6 @@
 #include "topologies/support/name_table.hpp"
 #include "topologies/support/units.hpp"
 #include "workloads/config/config_schema.hpp"
-#include "workloads/config/layer_checkpoints.hpp"
 #include "workloads/fidelity/calibration.hpp"
 
 namespace tpusim::workloads {
@@ -135,13 +134,6 @@ ConfigKey policy_key(const std::string& key, const NameTable<T>& table, T Hardwa
       .reports([&table, member](const RunConfig& c) { return table.name_of(c.hardware.*member); });
 }
 
-// "full, nothing: ...; minimal, every matmul ..." for the key's help.
-std::string layer_checkpoint_summary() {
-  std::vector<std::string> parts;
-  for (const auto& row : layer_checkpoint_rows()) parts.push_back(row.name + ", " + row.doc);
-  return join(parts, "; ");
-}
-
 // The topology with the link parameters of one kind replaced.
 void set_links(ConfigReading& r, bool inter_chip, std::optional<double> bandwidth_Bps,
                std::optional<double> latency_s) {
@@ -165,7 +157,7 @@ std::vector<std::string> collective_algorithm_names() {
 }
 
 std::vector<ConfigKey> hardware_keys() {
-  return {
+  std::vector<ConfigKey> keys = {
       ConfigKey("hardware.topology", "topology preset or spec",
                 "The pod: a preset (tpusim topo describe lists them) or a spec such as "
                 "torus:16x16,cores=2,bw=62GBps,lat=1us.")
@@ -394,50 +386,10 @@ std::vector<ConfigKey> hardware_keys() {
           "recompute_grad around each layer), whatever the memory: each layer holds only what it reads and "
           "hands on, and what its backward pass needs is computed again just before it; or none, buffers "
           "held as assigned."),
-      ConfigKey("hardware.layer_checkpoint", "one of " + join(layer_checkpoint_names()),
-                "Under rematerialization layers, what each layer holds for its backward pass rather than "
-                "compute again, as MaxText's remat_policy names jax.checkpoint's policies "
-                "(config/layer_checkpoints.hpp): " +
-                    layer_checkpoint_summary() +
-                    ". A value held in host memory takes no HBM between its forward and its backward "
-                    "readers; its copies over the host link are not timed.")
-          .defaults_to("full")
-          .needs({"hardware.rematerialization"})
-          .reads([](const ConfigNode& value, ConfigReading& r) {
-            const std::string name = value.one_of(layer_checkpoint_names());
-            if (name != "full" && r.config.hardware.rematerialization != mtf::RematerializationPolicy::layers)
-              value.fail("a layer checkpoint policy applies only with hardware.rematerialization: layers");
-            r.config.hardware.layer_checkpoint = name;
-            for (const auto& row : layer_checkpoint_rows())
-              if (row.name == name) r.config.hardware.layer_checkpoint_policy = row.policy;
-          })
-          .reports([](const RunConfig& c) { return nlohmann::json(c.hardware.layer_checkpoint); }),
-      ConfigKey("hardware.layer_checkpoint_names",
-                "map from MaxText's names of a layer's values to device or offload",
-                "Under layer_checkpoint custom, the values each layer holds, by the names MaxText's "
-                "decoder layers give them (" +
-                    join(checkpoint_value_names()) +
-                    "): device, held in HBM; offload, held in host memory. A value left out is computed "
-                    "again (MaxText's remat).")
-          .absent_means("none: every value computed again")
-          .needs({"hardware.layer_checkpoint"})
-          .with_subkeys("<value name>")
-          .reads([](const ConfigNode& value, ConfigReading& r) {
-            HardwareConfig& h = r.config.hardware;
-            if (h.layer_checkpoint != "custom" && !value.keys().empty())
-              value.fail("names the values of layer_checkpoint custom, but hardware.layer_checkpoint is " +
-                         h.layer_checkpoint);
-            value.expect_map(checkpoint_value_names());
-            for (const auto& name : value.keys()) {
-              const std::string where = value.child(name).one_of({"device", "offload", "remat"});
-              h.layer_checkpoint_names[name] = where;
-              std::vector<std::string>& list =
-                  where == "device" ? h.layer_checkpoint_policy.saved : h.layer_checkpoint_policy.offloaded;
-              if (where == "remat") continue;
-              for (const auto& suffix : checkpoint_op_suffixes(name)) list.push_back(suffix);
-            }
-          })
-          .reports([](const RunConfig& c) { return nlohmann::json(c.hardware.layer_checkpoint_names); }),
+  };
+  // What each checkpointed layer holds (layer_checkpoint_keys.cpp), after the policy it refines.
+  for (auto& key : layer_checkpoint_keys()) keys.push_back(std::move(key));
+  std::vector<ConfigKey> rest = {
       ConfigKey("hardware.calibration", "a shipped profile name, or a profile file (YAML)",
                 "A calibration profile of tpusim calibrate (workloads/fidelity/calibration.hpp): the step is "
                 "timed with the device's matrix unit and HBM at the profile's achieved fractions, its "
@@ -534,6 +486,8 @@ std::vector<ConfigKey> hardware_keys() {
           .reports(
               [](const RunConfig& c) { return nlohmann::json(c.hardware.collective_algorithm_by_axis); }),
   };
+  for (auto& key : rest) keys.push_back(std::move(key));
+  return keys;
 }
 
 }  // namespace tpusim::workloads
