@@ -118,29 +118,13 @@ class KernelFuser {
     const double fraction = kernel.computed_fraction();
     matrix_s *= fraction;
     vector_s *= fraction;
-    const bool on_matrix_unit = matrix_s > 0 && matrix_s >= vector_s;
-    const ComputeBound unit = on_matrix_unit && device_.times_matrix_unit()    ? ComputeBound::matrix_unit
-                              : !on_matrix_unit && device_.times_vector_unit() ? ComputeBound::vector_unit
-                                                                               : ComputeBound::flop_rate;
-    const OpTime time = device_.roofline_time(std::max(matrix_s, vector_s), unit, bytes);
-    const int root = members.back();
     for (const int m : members) {
       Step& s = program_.steps[m];
-      s.bound = time.bound;
       s.flops *= fraction;
       s.executed_flops *= fraction;
       s.reread_bytes = 0;
-      if (m == root) {
-        s.time_s = time.time_s;
-        s.overhead_s = time.overhead_s;
-        s.hbm_bytes = bytes;
-        continue;
-      }
-      s.time_s = 0;
-      s.overhead_s = 0;
-      s.hbm_bytes = 0;
-      s.fused_into = root;
     }
+    time_fusion(program_, device_, members, members.back(), matrix_s, vector_s, bytes);
   }
 
   Program& program_;

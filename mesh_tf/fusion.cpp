@@ -275,25 +275,7 @@ class Fuser {
         (s.fusion == FusionRole::contraction ? matrix_s : vector_s) += s.compute_s;
       }
       for (const int c : copies) vector_s += step(c).compute_s;
-      const bool on_matrix_unit = matrix_s > 0 && matrix_s >= vector_s;
-      const ComputeBound unit = on_matrix_unit && device_.times_matrix_unit()    ? ComputeBound::matrix_unit
-                                : !on_matrix_unit && device_.times_vector_unit() ? ComputeBound::vector_unit
-                                                                                 : ComputeBound::flop_rate;
-      const OpTime time = device_.roofline_time(std::max(matrix_s, vector_s), unit, bytes);
-      for (const int m : members) {
-        Step& s = program_.steps[m];
-        s.bound = time.bound;
-        if (m == root) {
-          s.time_s = time.time_s;
-          s.overhead_s = time.overhead_s;
-          s.hbm_bytes = bytes;
-          continue;
-        }
-        s.time_s = 0;
-        s.overhead_s = 0;
-        s.hbm_bytes = 0;
-        s.fused_into = root;
-      }
+      time_fusion(program_, device_, members, root, matrix_s, vector_s, bytes);
     }
     for (int i = 0; i < n; ++i) {
       if (!duplicated_[i]) continue;
@@ -320,6 +302,29 @@ class Fuser {
 };
 
 }  // namespace
+
+void time_fusion(Program& program, const DeviceModel& device, const std::vector<int>& members, int root,
+                 double matrix_s, double vector_s, double bytes) {
+  const bool on_matrix_unit = matrix_s > 0 && matrix_s >= vector_s;
+  const ComputeBound unit = on_matrix_unit && device.times_matrix_unit()    ? ComputeBound::matrix_unit
+                            : !on_matrix_unit && device.times_vector_unit() ? ComputeBound::vector_unit
+                                                                            : ComputeBound::flop_rate;
+  const OpTime time = device.roofline_time(std::max(matrix_s, vector_s), unit, bytes);
+  for (const int m : members) {
+    Step& s = program.steps[m];
+    s.bound = time.bound;
+    if (m == root) {
+      s.time_s = time.time_s;
+      s.overhead_s = time.overhead_s;
+      s.hbm_bytes = bytes;
+      continue;
+    }
+    s.time_s = 0;
+    s.overhead_s = 0;
+    s.hbm_bytes = 0;
+    s.fused_into = root;
+  }
+}
 
 void fuse_steps(Program& program, const DeviceModel& device, const std::vector<int>& kept,
                 FusionPolicy policy) {

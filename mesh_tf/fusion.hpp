@@ -42,6 +42,11 @@ const NameTable<FusionPolicy>& fusion_policies();  // "xla", "loop", "none"
 void fuse_steps(Program& program, const DeviceModel& device, const std::vector<int>& kept,
                 FusionPolicy policy);
 
+// Times the fusion of `members` as one kernel of matrix_s and vector_s work moving `bytes` of HBM, on the
+// unit that bounds it: `root` carries the kernel's time, overhead and bytes, the others none and point at it.
+void time_fusion(Program& program, const DeviceModel& device, const std::vector<int>& members, int root,
+                 double matrix_s, double vector_s, double bytes);
+
 // attention_fusion.cpp: each kernel's forward and backward pass one fusion, timed as the kernel's blocks run
 // it (attention_kernel.hpp): the roofline of its matrix-unit and vector work, the skipped blocks' share
 // taken off, and of its bytes, with k and v (and backward, q and the context's gradient) read once per block
