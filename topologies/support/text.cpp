@@ -86,7 +86,7 @@ double parse_plain_number(const std::string& text) {
 std::string plain_name_problem(const std::string& name, const std::string& what) {
   for (const char c : name) {
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
-      return fmt::format("'{}' is not a {}: use letters, digits, '-', '_' and '.'", name, what);
+      return fmt::format("'{}' is not a {}: use letters, digits, '-', '_' and '.'", one_line(name), what);
   }
   if (name.empty() || name[0] == '.') return fmt::format("a {} must not be empty or start with '.'", what);
   return "";

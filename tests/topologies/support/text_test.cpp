@@ -106,6 +106,9 @@ TEST_CASE("plain_name_problem accepts letters, digits, '-', '_' and '.' only, no
     CHECK(plain_name_problem(name, "run name").empty());
   CHECK(plain_name_problem("", "profile name") == "a profile name must not be empty or start with '.'");
   CHECK(plain_name_problem("..", "run name") == "a run name must not be empty or start with '.'");
+  // The name quoted on one line, a NUL in it shown rather than ending the message.
+  CHECK(plain_name_problem(std::string("a\0b\n", 4), "run name") ==
+        "'a\\x00b\\n' is not a run name: use letters, digits, '-', '_' and '.'");
   for (const std::string& name :
        std::vector<std::string>{"../x", "a/b", "/root", "a b", std::string("a\0b", 3), "caf\xc3\xa9"}) {
     CHECK_THAT(plain_name_problem(name, "run name"),
