@@ -25,17 +25,22 @@ def set_options(overrides):
     return arguments
 
 
+def _unencodable(text):
+    """Whether UTF-8 cannot hold the string (a lone surrogate): the command line takes UTF-8 only."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def check_text(value, key):
     """Raises BadInput naming the key of the first string in a config dict that UTF-8 cannot hold."""
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for inner, item in items:
         dotted = f"{key}.{inner}" if key else str(inner)
-        for text in (inner, item):
-            if isinstance(text, str):
-                try:
-                    text.encode("utf-8")
-                except UnicodeEncodeError:
-                    raise error_for(2, f"{dotted}: not valid text (a lone surrogate has no UTF-8 form)") from None
+        if any(isinstance(text, str) and _unencodable(text) for text in (inner, item)):
+            raise error_for(2, f"{dotted}: not valid text (a lone surrogate has no UTF-8 form)")
         check_text(item, dotted)
 
 
@@ -96,10 +101,8 @@ def command_word(arg):
     shown = word.encode("unicode_escape").decode("ascii")
     if "\0" in word:
         raise error_for(2, f"'{shown}': an argument must not hold a NUL byte")
-    try:
-        word.encode("utf-8")
-    except UnicodeEncodeError:
-        raise error_for(2, f"'{shown}': not valid text (a lone surrogate has no UTF-8 form)") from None
+    if _unencodable(word):
+        raise error_for(2, f"'{shown}': not valid text (a lone surrogate has no UTF-8 form)")
     return word
 
 
